@@ -1,0 +1,52 @@
+import { Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { AuthenticationGuard } from './auth/authentication.guard.js';
+import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
+import { EnvelopeInterceptor } from './common/envelope.interceptor.js';
+import { AppValidationPipe } from './common/validation.pipe.js';
+import { AuditModule } from './audit/audit.module.js';
+import { AuthModule } from './auth/auth.module.js';
+import { AppConfigModule } from './config/config.module.js';
+import { DatabaseModule } from './database/database.module.js';
+import { FirstStartSeeder, SeedModule } from './database/seeds/seed.module.js';
+import { HealthModule } from './health/health.module.js';
+import { ContentsModule } from './contents/contents.module.js';
+import { LimitsModule } from './limits/limits.module.js';
+import { RateLimitGuard } from './limits/rate-limit.guard.js';
+import { LoggingModule } from './logging/logging.module.js';
+import { OtpModule } from './otp/otp.module.js';
+import { PermissionsGuard } from './rbac/permissions.guard.js';
+import { RbacModule } from './rbac/rbac.module.js';
+import { SettingsModule } from './settings/settings.module.js';
+import { UserAdministrationModule } from './users/user-administration.module.js';
+import { RedisModule } from './redis/redis.module.js';
+
+@Module({
+  imports: [
+    AppConfigModule,
+    LoggingModule,
+    DatabaseModule,
+    RedisModule,
+    AuditModule,
+    LimitsModule,
+    SeedModule,
+    HealthModule,
+    AuthModule,
+    OtpModule,
+    RbacModule,
+    UserAdministrationModule,
+    SettingsModule,
+    ContentsModule,
+  ],
+  providers: [
+    { provide: APP_PIPE, useClass: AppValidationPipe },
+    { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+    { provide: APP_FILTER, useClass: AllExceptionsFilter },
+    // In this order: how often (before any work, so floods of bad tokens count too), who is calling, then may they.
+    { provide: APP_GUARD, useClass: RateLimitGuard },
+    { provide: APP_GUARD, useClass: AuthenticationGuard },
+    { provide: APP_GUARD, useClass: PermissionsGuard },
+    FirstStartSeeder,
+  ],
+})
+export class AppModule {}

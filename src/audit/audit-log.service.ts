@@ -1,0 +1,72 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AuditEvent } from './audit-event.entity.js';
+
+export type AuditEventType =
+  | 'login.success'
+  | 'login.failure'
+  | 'login.locked'
+  | '2fa.challenge'
+  | '2fa.success'
+  | '2fa.failure'
+  | 'otp.sent'
+  | 'otp.success'
+  | 'otp.failure'
+  | 'refresh'
+  | 'refresh.reuse'
+  | 'logout'
+  | 'register'
+  | 'password_reset.request'
+  | 'password_reset.complete'
+  | 'role.create'
+  | 'role.update'
+  | 'role.delete'
+  | 'permission.create'
+  | 'permission.update'
+  | 'permission.delete'
+  | 'user.create'
+  | 'user.update'
+  | 'user.delete'
+  | 'user.roles'
+  | 'settings.update';
+
+export interface AuditEntry {
+  type: AuditEventType;
+  actorId?: string | null;
+  targetType?: 'user' | 'role' | 'permission' | 'settings' | 'session';
+  targetId?: string | null;
+  client?: { ip?: string; userAgent?: string };
+  /** Plain facts only (names, counts, reasons); never a secret. */
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Writes the audit trail: a row per event and a log line. Recording never fails the request it
+ * describes; a lost row is logged as an error instead.
+ */
+@Injectable()
+export class AuditLog {
+  private readonly logger = new Logger('Audit');
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  async record(entry: AuditEntry): Promise<void> {
+    const row = {
+      type: entry.type,
+      actorId: entry.actorId ?? null,
+      targetType: entry.targetType ?? null,
+      targetId: entry.targetId ?? null,
+      ip: entry.client?.ip?.slice(0, 64) ?? null,
+      userAgent: entry.client?.userAgent?.slice(0, 512) ?? null,
+      details: entry.details ?? {},
+    };
+    this.logger.log(
+      `${row.type} actor=${row.actorId ?? '-'} target=${row.targetType ?? '-'}:${row.targetId ?? '-'} ip=${row.ip ?? '-'}`,
+    );
+    try {
+      await this.dataSource.getRepository(AuditEvent).insert(row as never);
+    } catch (error) {
+      this.logger.error(`Audit event ${row.type} not stored: ${(error as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import { Body, Controller, Get, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppConfig } from '../config/app-config.js';
+import type { AuthUser } from '../rbac/auth-user.js';
+import { UsersRepository } from '../users/users.repository.js';
+import { clearAuthCookies, REFRESH_TOKEN_COOKIE, setAuthCookies } from './auth-cookies.js';
+import { ForgotPasswordDto, LoginDto, RefreshDto, RegisterDto, ResetPasswordDto } from './auth.dto.js';
+import { AuthService, type TokenPairResponse } from './auth.service.js';
+import { clientOf } from './client-info.js';
+import { CurrentUser } from './current-user.decorator.js';
+import { PasswordResetService } from './password-reset.service.js';
+import { Public } from './public.decorator.js';
+import { SessionService, type IssuedTokens } from './session.service.js';
+import { invalidToken } from './token.service.js';
+
+@Controller('auth')
+export class AuthController {
+  constructor(
+    private readonly auth: AuthService,
+    private readonly sessions: SessionService,
+    private readonly passwordReset: PasswordResetService,
+    private readonly users: UsersRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Public()
+  @Post('register')
+  async register(@Body() dto: RegisterDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.withCookies(reply, await this.auth.register(dto, clientOf(request)));
+  }
+
+  @Public()
+  @Post('login')
+  @HttpCode(HttpStatus.OK)
+  async login(@Body() dto: LoginDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const outcome = await this.auth.login(dto, clientOf(request));
+    // A two-factor challenge carries a temp token only: no session, no cookies yet.
+    return 'challenge' in outcome ? outcome.challenge : this.withCookies(reply, outcome);
+  }
+
+  @Public()
+  @Post('refresh')
+  @HttpCode(HttpStatus.OK)
+  async refresh(@Body() dto: RefreshDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const token = dto.refresh_token ?? request.cookies?.[REFRESH_TOKEN_COOKIE];
+    if (!token) throw invalidToken();
+    return this.withCookies(reply, await this.auth.refresh(token));
+  }
+
+  @Post('logout')
+  @HttpCode(HttpStatus.OK)
+  async logout(@CurrentUser() user: AuthUser, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, never>> {
+    await this.sessions.revoke(user.sessionId, 'logout');
+    clearAuthCookies(reply);
+    return {};
+  }
+
+  @Get('me')
+  async me(@CurrentUser() user: AuthUser) {
+    const profile = await this.users.findProfile(user.id);
+    if (!profile) throw invalidToken();
+    return { ...profile, roles: user.roles, permissions: user.permissions };
+  }
+
+  @Public()
+  @Post('forgot-password')
+  @HttpCode(HttpStatus.OK)
+  forgotPassword(@Body() dto: ForgotPasswordDto, @Req() request: FastifyRequest) {
+    return this.passwordReset.requestReset(dto.email, clientOf(request));
+  }
+
+  @Public()
+  @Post('reset-password')
+  @HttpCode(HttpStatus.OK)
+  resetPassword(@Body() dto: ResetPasswordDto, @Req() request: FastifyRequest) {
+    return this.passwordReset.reset(dto.token, dto.password, clientOf(request));
+  }
+
+  private withCookies(reply: FastifyReply, issued: { response: TokenPairResponse; tokens: IssuedTokens }): TokenPairResponse {
+    setAuthCookies(reply, issued.tokens, this.config);
+    return issued.response;
+  }
+}

@@ -1,0 +1,109 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AuditLog } from '../audit/audit-log.service.js';
+import { AppException } from '../common/app-exception.js';
+import { AppConfig } from '../config/app-config.js';
+import { LoginLockout, lockoutSubject } from '../limits/login-lockout.service.js';
+import { SystemRoles } from '../rbac/permission-names.js';
+import { UsersRepository, type UserWithPassword } from '../users/users.repository.js';
+import type { LoginDto, RegisterDto } from './auth.dto.js';
+import { PasswordHasher } from './password-hasher.js';
+import { SettingsService } from '../settings/settings.service.js';
+import { TwoFactorService, type TwoFactorChallenge } from '../otp/two-factor.service.js';
+import { SessionService, tokenPairResponse, type ClientInfo, type IssuedSession, type PublicUser, type TokenPairResponse } from './session.service.js';
+import { invalidToken } from './token.service.js';
+
+export type { PublicUser, TokenPairResponse };
+
+const UNIQUE_VIOLATION = '23505';
+
+/** Registration and password logins (email or mobile). */
+@Injectable()
+export class AuthService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly users: UsersRepository,
+    private readonly passwords: PasswordHasher,
+    private readonly sessions: SessionService,
+    private readonly settings: SettingsService,
+    private readonly twoFactor: TwoFactorService,
+    private readonly config: AppConfig,
+    private readonly lockout: LoginLockout,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async register(dto: RegisterDto, client: ClientInfo): Promise<IssuedSession> {
+    // Hashing happens before the transaction: Argon2 is slow and must not hold a connection.
+    const passwordHash = await this.passwords.hash(dto.password);
+    let user: PublicUser;
+    try {
+      user = await this.dataSource.transaction((manager) =>
+        this.users.insertWithRole(manager, { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash }, SystemRoles.User),
+      );
+    } catch (error) {
+      if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
+        // The detail reads `Key (column)=(value) already exists.`; only the column name counts,
+        // since the value (an email such as mobile-team@example.com) may contain any word.
+        const field = /^Key \(mobile\)=/.test(String((error as { detail?: string }).detail)) ? 'mobile' : 'email';
+        throw new AppException('CONFLICT', `This ${field} is already registered.`, [{ field, message: `${field} is already registered` }]);
+      }
+      throw error;
+    }
+    await this.audit.record({ type: 'register', actorId: user.id, targetType: 'user', targetId: user.id, client });
+    return this.startSession(user, client);
+  }
+
+  /** A session, or, for administrators when both login methods are on, a two-factor challenge. */
+  async login(dto: LoginDto, client: ClientInfo): Promise<IssuedSession | { challenge: TwoFactorChallenge }> {
+    const methods = await this.settings.getLoginMethods();
+    if (!methods.emailPassword) {
+      throw new AppException('LOGIN_METHOD_DISABLED', 'Password login is disabled.');
+    }
+    const user = await this.verifyPassword(dto, client);
+    const method = dto.email ? 'email' : 'mobile';
+    if (user.mobile && (await this.twoFactor.applies(user))) {
+      const challenge = await this.twoFactor.challenge({ ...user, mobile: user.mobile }, client);
+      await this.audit.record({ type: '2fa.challenge', actorId: user.id, client, details: { method } });
+      return { challenge };
+    }
+    const session = await this.startSession(user, client);
+    await this.audit.record({ type: 'login.success', actorId: user.id, targetType: 'session', targetId: session.tokens.sessionId, client, details: { method } });
+    return session;
+  }
+
+  /** Same error, and the same Argon2 work, whether the account is unknown or the password wrong. */
+  private async verifyPassword(dto: LoginDto, client: ClientInfo): Promise<UserWithPassword> {
+    const user = dto.email
+      ? await this.users.findByEmailWithPassword(dto.email)
+      : await this.users.findByMobileWithPassword(dto.mobile!);
+    // Counted before the password is checked, so parallel guesses cannot outrun the lockout (429).
+    const subject = lockoutSubject(user?.id ?? null, dto);
+    const method = dto.email ? 'email' : 'mobile';
+    try {
+      await this.lockout.begin(subject);
+    } catch (error) {
+      await this.audit.record({ type: 'login.locked', actorId: user?.id ?? null, client, details: { method } });
+      throw error;
+    }
+    const valid = user ? await this.passwords.verify(user.passwordHash, dto.password) : await this.passwords.verifyAgainstDummy(dto.password);
+    if (!user || !valid) {
+      await this.lockout.failed(subject);
+      await this.audit.record({ type: 'login.failure', actorId: user?.id ?? null, client, details: { method, known_account: Boolean(user) } });
+      throw new AppException('INVALID_CREDENTIALS', 'Invalid credentials.');
+    }
+    await this.lockout.succeeded(subject);
+    return user;
+  }
+
+  async refresh(refreshToken: string): Promise<IssuedSession> {
+    const tokens = await this.sessions.rotate(refreshToken);
+    const user = await this.users.findProfile(tokens.userId);
+    if (!user) throw invalidToken();
+    await this.audit.record({ type: 'refresh', actorId: user.id, targetType: 'session', targetId: tokens.sessionId });
+    return { response: tokenPairResponse(tokens, user, this.config.jwt.accessTokenTtl), tokens };
+  }
+
+  startSession(user: PublicUser, client: ClientInfo): Promise<IssuedSession> {
+    return this.sessions.startWithResponse(user, client);
+  }
+}

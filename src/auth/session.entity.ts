@@ -1,0 +1,51 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn, type Relation } from 'typeorm';
+import { User } from '../users/user.entity.js';
+
+export type SessionRevocationReason = 'logout' | 'refresh_reuse' | 'password_reset' | 'admin';
+
+/**
+ * One login. Refresh tokens rotate inside it: the row holds the generation of the only refresh
+ * token that may still be used, and that token's SHA-256 (never the token).
+ */
+@Entity({ name: 'sessions' })
+export class Session {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Index('IDX_sessions_user_id')
+  @Column({ name: 'user_id', type: 'uuid' })
+  userId!: string;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'FK_sessions_user_id' })
+  user?: Relation<User>;
+
+  /** Counts rotations; a refresh token of an older generation is a replay. */
+  @Column({ type: 'integer', default: 0 })
+  generation!: number;
+
+  @Column({ name: 'refresh_token_hash', type: 'varchar', length: 64 })
+  refreshTokenHash!: string;
+
+  /** Absolute end of the session (SESSION_MAX_AGE after login); rotation stops there. */
+  @Column({ name: 'expires_at', type: 'timestamptz' })
+  expiresAt!: Date;
+
+  @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
+  revokedAt!: Date | null;
+
+  @Column({ name: 'revoked_reason', type: 'varchar', length: 32, nullable: true })
+  revokedReason!: SessionRevocationReason | null;
+
+  @Column({ name: 'ip', type: 'varchar', length: 64, nullable: true })
+  ip!: string | null;
+
+  @Column({ name: 'user_agent', type: 'varchar', length: 512, nullable: true })
+  userAgent!: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}

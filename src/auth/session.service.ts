@@ -1,0 +1,162 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { AuditLog } from '../audit/audit-log.service.js';
+import { AppException } from '../common/app-exception.js';
+import { AppConfig } from '../config/app-config.js';
+import { AuthzVersions } from '../rbac/authz-versions.js';
+import { Session, type SessionRevocationReason } from './session.entity.js';
+import { digestsEqual, sha256Hex } from './token-hash.js';
+import { invalidToken, TokenService, type SessionIdentity } from './token.service.js';
+
+export interface IssuedTokens {
+  accessToken: string;
+  refreshToken: string;
+  sessionId: string;
+  userId: string;
+}
+
+export interface ClientInfo {
+  ip?: string;
+  userAgent?: string;
+}
+
+export interface PublicUser {
+  id: string;
+  name: string;
+  email: string;
+  mobile: string | null;
+}
+
+export interface TokenPairResponse {
+  access_token: string;
+  refresh_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  user: PublicUser;
+}
+
+/** A started or rotated session: the response body, and the tokens for the cookies. */
+export interface IssuedSession {
+  response: TokenPairResponse;
+  tokens: IssuedTokens;
+}
+
+export function tokenPairResponse(tokens: IssuedTokens, user: PublicUser, accessTokenTtl: number): TokenPairResponse {
+  return {
+    access_token: tokens.accessToken,
+    refresh_token: tokens.refreshToken,
+    token_type: 'Bearer',
+    expires_in: accessTokenTtl,
+    user: { id: user.id, name: user.name, email: user.email, mobile: user.mobile },
+  };
+}
+
+type RotationOutcome =
+  | { kind: 'rotated'; tokens: IssuedTokens }
+  | { kind: 'reused' }
+  | { kind: 'invalid' };
+
+/**
+ * Login sessions and refresh-token rotation. PostgreSQL is the source of truth: a refresh takes
+ * the session row's lock, so of two requests with one token exactly one rotates and the other
+ * is a replay that revokes the session.
+ */
+@Injectable()
+export class SessionService {
+  private readonly logger = new Logger('Sessions');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tokens: TokenService,
+    private readonly config: AppConfig,
+    private readonly versions: AuthzVersions,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async start(user: { id: string; email: string }, client: ClientInfo): Promise<IssuedTokens> {
+    const identity: SessionIdentity = { userId: user.id, email: user.email, sessionId: randomUUID() };
+    const expiresAt = new Date(Date.now() + this.config.jwt.sessionMaxAge * 1000);
+    const refreshToken = await this.tokens.signRefresh(identity, 0, expiresAt);
+    await this.dataSource.getRepository(Session).insert({
+      id: identity.sessionId,
+      userId: user.id,
+      generation: 0,
+      refreshTokenHash: sha256Hex(refreshToken),
+      expiresAt,
+      ip: client.ip?.slice(0, 64) ?? null,
+      userAgent: client.userAgent?.slice(0, 512) ?? null,
+    });
+    return { accessToken: await this.tokens.signAccess(identity), refreshToken, sessionId: identity.sessionId, userId: user.id };
+  }
+
+  /** A new session for a user who has just proved who they are, as the token-pair response. */
+  async startWithResponse(user: PublicUser, client: ClientInfo): Promise<IssuedSession> {
+    const tokens = await this.start(user, client);
+    return { response: tokenPairResponse(tokens, user, this.config.jwt.accessTokenTtl), tokens };
+  }
+
+  /** Strict rotation: the current refresh token buys a new pair once; any earlier one revokes the session. */
+  async rotate(refreshToken: string): Promise<IssuedTokens> {
+    const claims = await this.tokens.verify(refreshToken, 'refresh');
+    const presentedHash = sha256Hex(refreshToken);
+    const outcome = await this.dataSource.transaction(async (manager): Promise<RotationOutcome> => {
+      const session = await manager
+        .getRepository(Session)
+        .createQueryBuilder('session')
+        .setLock('pessimistic_write')
+        .where('session.id = :id', { id: claims.sid })
+        .getOne();
+      if (!session || session.userId !== claims.sub || session.revokedAt || session.expiresAt.getTime() <= Date.now()) {
+        return { kind: 'invalid' };
+      }
+      if (claims.gen !== session.generation || !digestsEqual(presentedHash, session.refreshTokenHash)) {
+        await manager.update(Session, { id: session.id }, { revokedAt: new Date(), revokedReason: 'refresh_reuse' });
+        return { kind: 'reused' };
+      }
+      const identity = { userId: session.userId, email: claims.email, sessionId: session.id };
+      const generation = session.generation + 1;
+      const nextRefresh = await this.tokens.signRefresh(identity, generation, session.expiresAt);
+      await manager.update(Session, { id: session.id }, { generation, refreshTokenHash: sha256Hex(nextRefresh) });
+      return {
+        kind: 'rotated',
+        tokens: {
+          accessToken: await this.tokens.signAccess(identity),
+          refreshToken: nextRefresh,
+          sessionId: session.id,
+          userId: session.userId,
+        },
+      };
+    });
+    if (outcome.kind === 'reused') {
+      await this.versions.bumpUser(claims.sub);
+      await this.audit.record({ type: 'refresh.reuse', actorId: claims.sub, targetType: 'session', targetId: claims.sid });
+      this.logger.warn(`Refresh token replayed: session ${claims.sid} of user ${claims.sub} revoked`);
+      throw new AppException('REFRESH_TOKEN_REUSED', 'This refresh token was already used; the session has been revoked. Sign in again.');
+    }
+    if (outcome.kind === 'invalid') throw invalidToken();
+    return outcome.tokens;
+  }
+
+  async revoke(sessionId: string, reason: SessionRevocationReason): Promise<void> {
+    const [rows]: [{ user_id: string }[], number] = await this.dataSource.query(
+      `UPDATE sessions SET revoked_at = now(), revoked_reason = $2, updated_at = now()
+        WHERE id = $1 AND revoked_at IS NULL RETURNING user_id`,
+      [sessionId, reason],
+    );
+    // After the commit: every instance drops its cached caller for this user.
+    for (const row of rows) {
+      await this.versions.bumpUser(row.user_id);
+      if (reason === 'logout') await this.audit.record({ type: 'logout', actorId: row.user_id, targetType: 'session', targetId: sessionId });
+    }
+  }
+
+  /** Is the session behind an access token still live? Checked on every authenticated request. */
+  async isActive(sessionId: string, userId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL AND expires_at > now()`,
+      [sessionId, userId],
+    );
+    return rows.length === 1;
+  }
+}

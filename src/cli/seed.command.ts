@@ -1,0 +1,21 @@
+import { Command, CommandRunner } from 'nest-commander';
+import { printGeneratedPasswords } from '../database/seeds/seed-report.js';
+import { SeedService } from '../database/seeds/seed.service.js';
+
+@Command({ name: 'seed', description: 'Seed the default roles, permissions and accounts (idempotent)' })
+export class SeedCommand extends CommandRunner {
+  constructor(private readonly seeds: SeedService) {
+    super();
+  }
+
+  async run(): Promise<void> {
+    const report = await this.seeds.run();
+    printGeneratedPasswords(report);
+    process.stdout.write(
+      `Seeding done: ${report.permissionsCreated} permissions, ${report.rolesCreated} roles, ` +
+        `${report.adminLinksCreated} admin links and ${report.accountsCreated.length} accounts created` +
+        (report.accountsSkipped.length ? `; existing accounts left as they are: ${report.accountsSkipped.join(', ')}` : '') +
+        '.\n',
+    );
+  }
+}

@@ -1,0 +1,37 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppException } from './app-exception.js';
+import { toErrorResponse } from './error-response.js';
+
+/**
+ * The JSON body parser: Fastify's own (prototype-poisoning checks, empty-body handling), fed text
+ * decoded strictly. Fastify's default decoding turns bytes that are not UTF-8 into U+FFFD, so a
+ * broken body would be stored as something the client never sent; JSON text must be UTF-8
+ * (RFC 8259), so such a body is refused as 400 INVALID_JSON instead.
+ */
+export function useStrictJsonParser(fastify: FastifyInstance): void {
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = decoder.decode(body as Buffer);
+    } catch {
+      done(new AppException('INVALID_JSON', 'Request body is not valid UTF-8 JSON.'), undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+}
+
+/**
+ * Fastify answers a malformed URL (bad percent-encoding) or an over-long path parameter itself,
+ * before any hook runs and in its own shape; this answers them in the contract's shape instead.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const { status, body, headers } = toErrorResponse(error, String(request.id));
+  void reply
+    .headers({ ...headers, 'x-request-id': String(request.id), 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })
+    .status(status)
+    .send(body);
+}

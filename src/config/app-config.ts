@@ -1,0 +1,190 @@
+import { Logger } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { Environment, parseEnvironment } from './environment.js';
+
+/** Production refuses a signing secret shorter than this many bytes. */
+export const MIN_JWT_SECRET_BYTES = 32;
+
+export type AppEnv = 'development' | 'test' | 'staging' | 'production';
+
+export interface SeedAccountConfig {
+  email?: string;
+  password?: string;
+  mobile?: string;
+}
+
+/**
+ * The service's configuration, grouped by concern. Built once from the validated environment;
+ * injected everywhere by its class token.
+ */
+export abstract class AppConfig {
+  abstract readonly env: AppEnv;
+  /** `development` only: the fixed OTP and other conveniences that must never reach production. */
+  abstract readonly isDevelopment: boolean;
+  abstract readonly isProduction: boolean;
+  abstract readonly http: {
+    port: number;
+    appUrl: string;
+    bodyLimitBytes: number;
+    trustProxy?: number;
+    corsOrigins: string[];
+  };
+  abstract readonly database: {
+    url?: string;
+    dataDir: string;
+    migrationsRun: boolean;
+    poolSize: number;
+    connectTimeoutMs: number;
+  };
+  abstract readonly redisUrl?: string;
+  abstract readonly jwt: {
+    secret: string;
+    secretWasGenerated: boolean;
+    accessTokenTtl: number;
+    refreshTokenTtl: number;
+    sessionMaxAge: number;
+  };
+  abstract readonly passwordHashing: { memoryKib: number; iterations: number; parallelism: number };
+  abstract readonly resetTokenTtl: number;
+  abstract readonly otp: {
+    length: number;
+    ttl: number;
+    resendSeconds: number;
+    hourlyCap: number;
+  };
+  abstract readonly loginMethods: { emailPassword: boolean; mobileOtp: boolean };
+  abstract readonly mail: { smtpUrl?: string; from: string };
+  abstract readonly sms: {
+    transport: 'log' | 'webhook' | 'twilio';
+    webhookUrl?: string;
+    twilio: { accountSid?: string; authToken?: string; from?: string; apiBase: string };
+  };
+  abstract readonly limits: {
+    /** Per client address and per account, on each `/api/auth` endpoint. */
+    ratePerMinute: number;
+    /** Per client address on every other route: generous, against floods. */
+    globalRatePerMinute: number;
+    lockoutThreshold: number;
+    lockoutSeconds: number;
+  };
+  abstract readonly logLevel: Environment['LOG_LEVEL'];
+  abstract readonly seed: { admin: SeedAccountConfig; user: SeedAccountConfig };
+}
+
+export class ConfigurationError extends Error {
+  override name = 'ConfigurationError';
+}
+
+export function buildAppConfig(env: Environment): AppConfig {
+  const appEnv: AppEnv = env.APP_ENV ?? 'development';
+  const isProduction = appEnv === 'production';
+  const jwt = resolveJwtSecret(env.JWT_SECRET, isProduction);
+  return Object.freeze({
+    env: appEnv,
+    // The fixed OTP depends on APP_ENV being exactly "development", never on a default.
+    isDevelopment: env.APP_ENV === 'development',
+    isProduction,
+    http: {
+      port: env.PORT,
+      appUrl: env.APP_URL.replace(/\/+$/, ''),
+      bodyLimitBytes: env.BODY_LIMIT_BYTES,
+      trustProxy: env.TRUST_PROXY,
+      corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean),
+    },
+    database: {
+      url: env.DATABASE_URL,
+      dataDir: path.resolve(env.DATA_DIR),
+      migrationsRun: env.DB_MIGRATIONS_RUN,
+      poolSize: env.DB_POOL_SIZE,
+      connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
+    },
+    redisUrl: env.REDIS_URL,
+    jwt: {
+      ...jwt,
+      accessTokenTtl: env.ACCESS_TOKEN_EXPIRY,
+      refreshTokenTtl: env.REFRESH_TOKEN_EXPIRY,
+      sessionMaxAge: env.SESSION_MAX_AGE,
+    },
+    passwordHashing: {
+      memoryKib: env.ARGON2_MEMORY_KIB,
+      iterations: env.ARGON2_ITERATIONS,
+      parallelism: env.ARGON2_PARALLELISM,
+    },
+    resetTokenTtl: env.RESET_TOKEN_EXPIRY,
+    otp: {
+      length: env.OTP_LENGTH,
+      ttl: env.OTP_EXPIRY,
+      resendSeconds: env.OTP_RESEND_SECONDS,
+      hourlyCap: env.OTP_HOURLY_CAP,
+    },
+    loginMethods: { emailPassword: env.AUTH_EMAIL_PASSWORD, mobileOtp: env.AUTH_MOBILE_OTP },
+    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
+    sms: {
+      transport: env.SMS_TRANSPORT,
+      webhookUrl: env.SMS_WEBHOOK_URL,
+      twilio: {
+        accountSid: env.TWILIO_ACCOUNT_SID,
+        authToken: env.TWILIO_AUTH_TOKEN,
+        from: env.TWILIO_FROM,
+        apiBase: env.TWILIO_API_BASE.replace(/\/+$/, ''),
+      },
+    },
+    limits: {
+      ratePerMinute: env.RATE_LIMIT_PER_MINUTE,
+      globalRatePerMinute: env.RATE_LIMIT_GLOBAL_PER_MINUTE,
+      lockoutThreshold: env.LOCKOUT_THRESHOLD,
+      lockoutSeconds: env.LOCKOUT_SECONDS,
+    },
+    logLevel: env.LOG_LEVEL,
+    seed: {
+      admin: { email: env.SEED_ADMIN_EMAIL, password: env.SEED_ADMIN_PASSWORD, mobile: env.SEED_ADMIN_MOBILE },
+      user: { email: env.SEED_USER_EMAIL, password: env.SEED_USER_PASSWORD, mobile: env.SEED_USER_MOBILE },
+    },
+  }) as AppConfig;
+}
+
+function resolveJwtSecret(secret: string | undefined, isProduction: boolean) {
+  if (secret && Buffer.byteLength(secret, 'utf8') >= MIN_JWT_SECRET_BYTES) {
+    return { secret, secretWasGenerated: false };
+  }
+  if (isProduction) {
+    throw new ConfigurationError(
+      secret
+        ? `JWT_SECRET is too short: production needs at least ${MIN_JWT_SECRET_BYTES} bytes of random data.`
+        : 'JWT_SECRET is required in production (at least 32 bytes of random data, e.g. `openssl rand -base64 48`).',
+    );
+  }
+  if (secret) {
+    new Logger('Config').warn(`JWT_SECRET is shorter than ${MIN_JWT_SECRET_BYTES} bytes; production would refuse it.`);
+    return { secret, secretWasGenerated: false };
+  }
+  new Logger('Config').warn(
+    'JWT_SECRET is not set: a random secret was generated for this process. Tokens will not survive a restart ' +
+      'and other instances will not accept them. Set JWT_SECRET for anything but local development.',
+  );
+  return { secret: randomBytes(48).toString('base64url'), secretWasGenerated: true };
+}
+
+let cached: AppConfig | undefined;
+
+/**
+ * Reads and validates `process.env` once per process, after an optional `.env` file in the
+ * working directory (whose values never override the real environment). The only reader of
+ * `process.env`.
+ */
+export function loadAppConfig(): AppConfig {
+  if (!cached) {
+    loadDotEnv();
+    cached = buildAppConfig(parseEnvironment(process.env));
+  }
+  return cached;
+}
+
+function loadDotEnv(): void {
+  try {
+    process.loadEnvFile('.env');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}

@@ -1,0 +1,198 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
+
+const toBoolean = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const normalized = value.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(normalized)) return true;
+  if (['false', '0', 'no', 'off'].includes(normalized)) return false;
+  return value;
+};
+
+// Empty strings in .env files mean "unset", not "the empty value".
+const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+const toInt = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string' || value.trim() === '') return value;
+  return /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+};
+
+/**
+ * The raw environment, typed and validated. Every variable of the contract is declared here,
+ * and nothing else in the code base reads `process.env`.
+ */
+export class Environment {
+  @IsOptional() @IsIn(['development', 'test', 'staging', 'production'])
+  APP_ENV?: 'development' | 'test' | 'staging' | 'production';
+
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT = 3000;
+
+  @Transform(emptyToUndefined) @IsOptional() @IsString() @MinLength(1)
+  JWT_SECRET?: string;
+
+  @Transform(toInt) @IsInt() @Min(1)
+  ACCESS_TOKEN_EXPIRY = 900;
+
+  @Transform(toInt) @IsInt() @Min(1)
+  REFRESH_TOKEN_EXPIRY = 604800;
+
+  @Transform(toInt) @IsInt() @Min(1)
+  RESET_TOKEN_EXPIRY = 3600;
+
+  @Transform(toInt) @IsInt() @Min(1)
+  SESSION_MAX_AGE = 2592000;
+
+  @Transform(toInt) @IsInt() @Min(4) @Max(10)
+  OTP_LENGTH = 6;
+
+  @Transform(toInt) @IsInt() @Min(1)
+  OTP_EXPIRY = 300;
+
+  @Transform(toInt) @IsInt() @Min(0)
+  OTP_RESEND_SECONDS = 60;
+
+  @Transform(toInt) @IsInt() @Min(1)
+  OTP_HOURLY_CAP = 10;
+
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^postgres(ql)?:\/\/.+/, {
+    message: 'DATABASE_URL must be a postgres:// URL',
+  })
+  DATABASE_URL?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  DATA_DIR = './data';
+
+  @Transform(toBoolean) @IsBoolean()
+  DB_MIGRATIONS_RUN = true;
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(100)
+  DB_POOL_SIZE = 10;
+
+  @Transform(toInt) @IsInt() @Min(100)
+  DB_CONNECT_TIMEOUT_MS = 5000;
+
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// URL' })
+  REDIS_URL?: string;
+
+  @Transform(toBoolean) @IsBoolean()
+  AUTH_EMAIL_PASSWORD = true;
+
+  @Transform(toBoolean) @IsBoolean()
+  AUTH_MOBILE_OTP = false;
+
+  @IsUrl({ require_tld: false, require_protocol: true })
+  APP_URL = 'http://localhost:3000';
+
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^smtps?:\/\/.+/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
+  SMTP_URL?: string;
+
+  @IsString()
+  MAIL_FROM = 'Auth Service <no-reply@localhost>';
+
+  @IsIn(['log', 'webhook', 'twilio'])
+  SMS_TRANSPORT: 'log' | 'webhook' | 'twilio' = 'log';
+
+  @Transform(emptyToUndefined) @IsOptional() @IsUrl({ require_tld: false, require_protocol: true })
+  SMS_WEBHOOK_URL?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  TWILIO_ACCOUNT_SID?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  TWILIO_AUTH_TOKEN?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  TWILIO_FROM?: string;
+
+  @IsUrl({ require_tld: false, require_protocol: true })
+  TWILIO_API_BASE = 'https://api.twilio.com';
+
+  @Transform(toInt) @IsInt() @Min(1)
+  RATE_LIMIT_PER_MINUTE = 30;
+
+  @Transform(toInt) @IsInt() @Min(1)
+  RATE_LIMIT_GLOBAL_PER_MINUTE = 1200;
+
+  @Transform(toInt) @IsInt() @Min(1)
+  LOCKOUT_THRESHOLD = 10;
+
+  @Transform(toInt) @IsInt() @Min(1)
+  LOCKOUT_SECONDS = 900;
+
+  @Transform(toInt) @IsOptional() @IsInt() @Min(1) @Max(10)
+  TRUST_PROXY?: number;
+
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  CORS_ORIGINS?: string;
+
+  @Transform(toInt) @IsInt() @Min(1024) @Max(10 * 1024 * 1024)
+  BODY_LIMIT_BYTES = 16384;
+
+  @Transform(toInt) @IsInt() @Min(1024)
+  ARGON2_MEMORY_KIB = 19456;
+
+  @Transform(toInt) @IsInt() @Min(1)
+  ARGON2_ITERATIONS = 2;
+
+  @Transform(toInt) @IsInt() @Min(1)
+  ARGON2_PARALLELISM = 1;
+
+  @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
+  LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose' = 'log';
+
+  @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_EMAIL?: string;
+  @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_PASSWORD?: string;
+  @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_MOBILE?: string;
+  @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_USER_EMAIL?: string;
+  @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_USER_PASSWORD?: string;
+  @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_USER_MOBILE?: string;
+}
+
+export class InvalidEnvironmentError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'InvalidEnvironmentError';
+  }
+}
+
+/** Validates a raw environment; the error names every offending variable. */
+export function parseEnvironment(raw: Record<string, string | undefined>): Environment {
+  const known = Object.keys(new Environment());
+  const declared = new Set([...known, ...declaredOptionalKeys]);
+  const relevant = Object.fromEntries(Object.entries(raw).filter(([key]) => declared.has(key)));
+  const env = plainToInstance(Environment, relevant, { exposeDefaultValues: true });
+  const errors = validateSync(env, { whitelist: true, forbidUnknownValues: true });
+  if (errors.length > 0) {
+    throw new InvalidEnvironmentError(
+      errors.map((error) => {
+        const value = error.property.includes('SECRET') || error.property.includes('PASSWORD') || error.property.includes('TOKEN')
+          ? '(hidden)'
+          : JSON.stringify(error.value);
+        return `${error.property}=${value}: ${Object.values(error.constraints ?? {}).join('; ')}`;
+      }),
+    );
+  }
+  return env;
+}
+
+// Optional variables have no default, so they are not own keys of a fresh instance.
+const declaredOptionalKeys = [
+  'APP_ENV', 'JWT_SECRET', 'DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'SMS_WEBHOOK_URL',
+  'TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM', 'TRUST_PROXY', 'CORS_ORIGINS',
+  'SEED_ADMIN_EMAIL', 'SEED_ADMIN_PASSWORD', 'SEED_ADMIN_MOBILE',
+  'SEED_USER_EMAIL', 'SEED_USER_PASSWORD', 'SEED_USER_MOBILE',
+];

@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '../common/app-exception.js';
+import type { ContentListResponse, ContentResponse, CreateContentDto, ListContentsQuery, UpdateContentDto } from './contents.dto.js';
+import { ContentsRepository } from './contents.repository.js';
+
+const notFound = () => new AppException('NOT_FOUND', 'Content not found.');
+
+@Injectable()
+export class ContentsService {
+  constructor(private readonly contents: ContentsRepository) {}
+
+  async list(query: ListContentsQuery): Promise<ContentListResponse> {
+    const [items, total] = await Promise.all([
+      this.contents.findPage((query.page - 1) * query.limit, query.limit),
+      this.contents.count(),
+    ]);
+    return { items, total, page: query.page, limit: query.limit };
+  }
+
+  async get(id: string): Promise<ContentResponse> {
+    const content = await this.contents.findById(id);
+    if (!content) throw notFound();
+    return content;
+  }
+
+  create(dto: CreateContentDto, authorId: string): Promise<ContentResponse> {
+    return this.contents.insert({ title: dto.title, body: dto.body, authorId });
+  }
+
+  async update(id: string, dto: UpdateContentDto): Promise<ContentResponse> {
+    // Nothing to change: answer the row as it is, without touching updated_at.
+    if (dto.title === undefined && dto.body === undefined) return this.get(id);
+    const content = await this.contents.update(id, { title: dto.title, body: dto.body });
+    if (!content) throw notFound();
+    return content;
+  }
+
+  async delete(id: string): Promise<Record<string, never>> {
+    if (!(await this.contents.delete(id))) throw notFound();
+    return {};
+  }
+}

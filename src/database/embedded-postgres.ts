@@ -1,0 +1,170 @@
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { Logger } from '@nestjs/common';
+import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+
+export interface EmbeddedPostgres {
+  /** A `postgres://` URL the ordinary `pg` driver connects to. */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts PGlite on `dataDir` (or in memory) and serves it on a loopback port, so the service
+ * keeps one driver (`pg`), one dialect and one set of migrations for both databases.
+ *
+ * PGlite runs one query at a time: the socket server queues connections' statements, and an
+ * open transaction holds the queue until it ends. Code must therefore never query outside a
+ * transaction's own manager while that transaction is open, or it waits on itself.
+ */
+export async function startEmbeddedPostgres(options: {
+  dataDir?: string;
+  maxConnections: number;
+}): Promise<EmbeddedPostgres> {
+  const logger = new Logger('EmbeddedPostgres');
+  const release = options.dataDir ? await lockDataDir(options.dataDir) : async () => undefined;
+  try {
+    const db = await PGlite.create({
+      dataDir: options.dataDir ? path.join(options.dataDir, 'pgdata') : undefined,
+    });
+    const server = new PGLiteSocketServer({
+      db,
+      host: '127.0.0.1',
+      port: 0,
+      maxConnections: options.maxConnections,
+    });
+    batchExtendedProtocolMessages(server, db);
+    await server.start();
+    const url = `postgres://postgres@${server.getServerConn()}/postgres`;
+    logger.log(`Embedded PostgreSQL ready (${options.dataDir ? `data in ${options.dataDir}` : 'in memory'})`);
+    let stopped = false;
+    return {
+      url,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        await server.stop();
+        await db.close();
+        await release();
+      },
+    };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+/**
+ * PGlite's files must only ever be opened by one process; a second one would corrupt them.
+ * A lock file holding the owner's pid refuses a second opener and survives a crash safely.
+ */
+async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  await mkdir(dataDir, { recursive: true });
+  const lockPath = path.join(dataDir, 'embedded-postgres.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(lockPath, 'wx', 0o600);
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return () => rm(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
+      if (owner && owner !== process.pid && isAlive(owner)) {
+        throw new Error(
+          `The embedded database in ${dataDir} is in use by process ${owner}. Stop it first, ` +
+            'or set DATABASE_URL to share a PostgreSQL server between processes.',
+        );
+      }
+      await rm(lockPath, { force: true });
+    }
+  }
+  throw new Error(`Could not lock the embedded database in ${dataDir}.`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** What the socket server keeps of one protocol message waiting for PGlite. */
+interface QueuedMessage {
+  handlerId: number;
+  message: Uint8Array;
+  resolve(bytes: number): void;
+  reject(error: Error): void;
+  onData(data: Uint8Array): void;
+}
+
+interface SocketServerQueue {
+  queue: QueuedMessage[];
+  processing: boolean;
+  lastHandlerId: number | null;
+  processQueue(): Promise<void>;
+  clearQueueForHandler(handlerId: number): void;
+}
+
+/** Parse, Bind, Describe, Execute, Close: parts of one extended-protocol exchange that ends with Sync. */
+const MID_EXCHANGE = new Set(['P', 'B', 'D', 'E', 'C'].map((letter) => letter.charCodeAt(0)));
+
+/**
+ * pglite-socket runs the messages of all connections in one queue, one message at a time, and
+ * keeps a connection's turn only inside an explicit transaction. The `pg` driver sends each
+ * parameterised query as Parse, Bind, Describe, Execute, Sync; another connection's message in
+ * between replaces the unnamed statement or portal under it ("unnamed prepared statement does
+ * not exist"), and a failing message left the queue stuck. This keeps a connection's turn from
+ * its first extended-protocol message to its Sync (as well as through its transactions), and
+ * keeps the queue running after a failure.
+ */
+function batchExtendedProtocolMessages(server: PGLiteSocketServer, db: PGlite): void {
+  const queue = (server as unknown as { queryQueue: SocketServerQueue }).queryQueue;
+  let exchangeOwner: number | null = null;
+
+  queue.processQueue = async function processQueue(this: SocketServerQueue): Promise<void> {
+    if (this.processing || this.queue.length === 0) return;
+    this.processing = true;
+    try {
+      while (this.queue.length > 0) {
+        const owner = exchangeOwner ?? (db.isInTransaction() ? this.lastHandlerId : null);
+        const index = owner === null ? 0 : this.queue.findIndex((queued) => queued.handlerId === owner);
+        // The owner has not sent its next message yet; its arrival restarts the queue.
+        if (index === -1) break;
+        const [queued] = this.queue.splice(index, 1);
+        let bytes = 0;
+        try {
+          await db.runExclusive(() =>
+            db.execProtocolRawStream(queued.message, {
+              onRawData: (data: Uint8Array) => {
+                bytes += data.length;
+                queued.onData(data);
+              },
+            }),
+          );
+        } catch (error) {
+          exchangeOwner = null;
+          queued.reject(error as Error);
+          continue;
+        }
+        exchangeOwner = MID_EXCHANGE.has(queued.message[0]) ? queued.handlerId : null;
+        this.lastHandlerId = queued.handlerId;
+        queued.resolve(bytes);
+      }
+    } finally {
+      this.processing = false;
+    }
+  };
+
+  const clearQueueForHandler = queue.clearQueueForHandler.bind(queue);
+  queue.clearQueueForHandler = (handlerId: number) => {
+    clearQueueForHandler(handlerId);
+    if (exchangeOwner === handlerId) {
+      exchangeOwner = null;
+      void queue.processQueue();
+    }
+  };
+}

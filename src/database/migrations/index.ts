@@ -1,0 +1,18 @@
+import { InitialSchema1763700000000 } from './1763700000000-initial-schema.js';
+import { SessionsAndResetTokens1763800000000 } from './1763800000000-sessions-and-reset-tokens.js';
+import { Settings1763900000000 } from './1763900000000-settings.js';
+import { Contents1763900000001 } from './1763900000001-contents.js';
+import { OtpCodes1764000000000 } from './1764000000000-otp-codes.js';
+import { LoginLockout1764100000000 } from './1764100000000-login-lockout.js';
+import { AuditEvents1764200000000 } from './1764200000000-audit-events.js';
+
+/** In order of application. Listed explicitly so the build and the tests load the same set. */
+export const migrations = [
+  InitialSchema1763700000000,
+  SessionsAndResetTokens1763800000000,
+  Settings1763900000000,
+  Contents1763900000001,
+  OtpCodes1764000000000,
+  LoginLockout1764100000000,
+  AuditEvents1764200000000,
+];

@@ -1,0 +1,101 @@
+import { HttpException } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { randomUUID } from 'node:crypto';
+import { AccessTokenVerifier, extractAccessToken, readCookie } from './access-token.js';
+
+const SECRET = 'consumer-spec-secret-0123456789-abcdefghij';
+const jwt = new JwtService({ secret: SECRET });
+const claims = () => ({ sub: randomUUID(), sid: randomUUID(), email: 'a@example.com', token_type: 'access', jti: randomUUID() });
+const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+async function refusal(promise: Promise<unknown>): Promise<{ status: number; body: unknown }> {
+  const error = await promise.then(
+    () => {
+      throw new Error('expected a refusal');
+    },
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(HttpException);
+  return { status: (error as HttpException).getStatus(), body: (error as HttpException).getResponse() };
+}
+
+const UNAUTHENTICATED = {
+  status: 401,
+  body: { success: false, error: { code: 'UNAUTHENTICATED', message: 'The token is missing, invalid, expired or revoked.' } },
+};
+
+describe('extractAccessToken', () => {
+  const token = 'aaa.bbb.ccc';
+
+  it('takes the Bearer token first', () => {
+    expect(extractAccessToken({ authorization: `Bearer ${token}`, cookie: 'access_token=x.y.z' })).toBe(token);
+  });
+
+  it('does not fall back to the cookie when the Authorization header is malformed', () => {
+    expect(extractAccessToken({ authorization: 'Basic dXNlcjpwYXNz', cookie: `access_token=${token}` })).toBeNull();
+    expect(extractAccessToken({ authorization: `Bearer ${token} extra` })).toBeNull();
+  });
+
+  it('reads the access_token cookie from the Cookie header itself', () => {
+    expect(extractAccessToken({ cookie: `theme=dark; access_token=${token}; refresh_token=r.r.r` })).toBe(token);
+    expect(extractAccessToken({ cookie: `my_access_token=${token}` })).toBeNull();
+    expect(extractAccessToken({})).toBeNull();
+  });
+
+  it('parses quoted and encoded cookie values, and ignores broken ones', () => {
+    expect(readCookie('a="x%20y"', 'a')).toBe('x y');
+    expect(readCookie('a=%E0%A4%A', 'a')).toBeNull();
+    expect(readCookie('a=', 'a')).toBeNull();
+    expect(readCookie('novalue; a=1', 'a')).toBe('1');
+  });
+});
+
+describe('AccessTokenVerifier', () => {
+  const verifier = new AccessTokenVerifier(SECRET);
+
+  it('accepts an access token signed with the secret (HS256, its UTF-8 bytes)', async () => {
+    const payload = claims();
+    const token = await jwt.signAsync(payload, { expiresIn: 60 });
+    await expect(verifier.verify(token)).resolves.toEqual({
+      userId: payload.sub,
+      sessionId: payload.sid,
+      email: payload.email,
+      expiresAt: expect.any(Number),
+    });
+  });
+
+  it('refuses a token signed with another secret', async () => {
+    const token = await new JwtService({ secret: `${SECRET}-other` }).signAsync(claims(), { expiresIn: 60 });
+    expect(await refusal(verifier.verify(token))).toEqual(UNAUTHENTICATED);
+  });
+
+  it('refuses an expired token', async () => {
+    const token = await jwt.signAsync({ ...claims(), exp: Math.floor(Date.now() / 1000) - 10 });
+    expect(await refusal(verifier.verify(token))).toEqual(UNAUTHENTICATED);
+  });
+
+  it('refuses alg none and any algorithm other than HS256, even with the right secret', async () => {
+    const none = `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url({ ...claims(), exp: Math.floor(Date.now() / 1000) + 60 })}.`;
+    expect(await refusal(verifier.verify(none))).toEqual(UNAUTHENTICATED);
+    const hs512 = await jwt.signAsync(claims(), { expiresIn: 60, algorithm: 'HS512' });
+    expect(await refusal(verifier.verify(hs512))).toEqual(UNAUTHENTICATED);
+  });
+
+  it('refuses refresh and 2FA tokens, and tokens without a session or expiry', async () => {
+    for (const tokenType of ['refresh', '2fa', undefined]) {
+      const token = await jwt.signAsync({ ...claims(), token_type: tokenType }, { expiresIn: 60 });
+      expect(await refusal(verifier.verify(token))).toEqual(UNAUTHENTICATED);
+    }
+    const { sid: _sid, ...withoutSession } = claims();
+    expect(await refusal(verifier.verify(await jwt.signAsync(withoutSession, { expiresIn: 60 })))).toEqual(UNAUTHENTICATED);
+    expect(await refusal(verifier.verify(await jwt.signAsync(claims())))).toEqual(UNAUTHENTICATED);
+  });
+
+  it('refuses garbage', async () => {
+    expect(await refusal(verifier.verify('not-a-token'))).toEqual(UNAUTHENTICATED);
+  });
+
+  it('needs a secret', () => {
+    expect(() => new AccessTokenVerifier('')).toThrow(/secret/);
+  });
+});

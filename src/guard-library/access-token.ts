@@ -1,0 +1,87 @@
+import { JwtService } from '@nestjs/jwt';
+import { createSecretKey } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { unauthenticated } from './library-errors.js';
+
+export const ACCESS_TOKEN_COOKIE = 'access_token';
+
+const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
+
+/**
+ * `Authorization: Bearer` first, else the `access_token` cookie, as the auth service reads them.
+ * The Cookie header is parsed here so the importing service needs no cookie plugin, on Fastify
+ * or Express alike. A malformed Authorization header does not fall back to the cookie.
+ */
+export function extractAccessToken(headers: IncomingHttpHeaders): string | null {
+  const authorization = headers.authorization;
+  if (typeof authorization === 'string') {
+    const match = BEARER.exec(authorization.trim());
+    return match ? match[1] : null;
+  }
+  return readCookie(headers.cookie, ACCESS_TOKEN_COOKIE);
+}
+
+export function readCookie(header: string | undefined, name: string): string | null {
+  if (!header) return null;
+  for (const pair of header.split(';')) {
+    const separator = pair.indexOf('=');
+    if (separator < 0 || pair.slice(0, separator).trim() !== name) continue;
+    let value = pair.slice(separator + 1).trim();
+    if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
+    try {
+      return decodeURIComponent(value) || null;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/** What the guard needs from a verified access token. */
+export interface VerifiedAccessToken {
+  userId: string;
+  sessionId: string;
+  email: string;
+  expiresAt: number;
+}
+
+/**
+ * Verifies the auth service's access tokens locally: HS256 only (so `alg: none` and every other
+ * algorithm are refused), signature, expiry, and `token_type: "access"` (a refresh or 2FA token
+ * signed with the same secret is not an access token).
+ */
+export class AccessTokenVerifier {
+  private readonly jwt: JwtService;
+
+  constructor(secret: string) {
+    if (typeof secret !== 'string' || secret.length === 0) {
+      throw new Error('AuthGuardModule: `secret` (the auth service JWT_SECRET) is required.');
+    }
+    // The secret's UTF-8 bytes are the HMAC key, exactly as the auth service signs.
+    const key = createSecretKey(Buffer.from(secret, 'utf8'));
+    this.jwt = new JwtService({ secret: key, verifyOptions: { algorithms: ['HS256'] } });
+  }
+
+  async verify(token: string): Promise<VerifiedAccessToken> {
+    let claims: Record<string, unknown>;
+    try {
+      claims = await this.jwt.verifyAsync<Record<string, unknown>>(token);
+    } catch {
+      throw unauthenticated();
+    }
+    if (
+      claims.token_type !== 'access' ||
+      typeof claims.sub !== 'string' ||
+      typeof claims.sid !== 'string' ||
+      typeof claims.exp !== 'number'
+    ) {
+      throw unauthenticated();
+    }
+    return {
+      userId: claims.sub,
+      sessionId: claims.sid,
+      email: typeof claims.email === 'string' ? claims.email : '',
+      expiresAt: claims.exp * 1000,
+    };
+  }
+}

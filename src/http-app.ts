@@ -1,0 +1,102 @@
+import { RequestMethod, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import fastifyCookie from '@fastify/cookie';
+import fastifyCors from '@fastify/cors';
+import fastifyHelmet from '@fastify/helmet';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { Logger as PinoLogger } from 'nestjs-pino';
+import { frameworkErrorHandler, useStrictJsonParser } from './common/request-parsing.js';
+import { AppConfig } from './config/app-config.js';
+
+/** Request ids from a client are kept only when they look like ids, never as free text for logs. */
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+export function createHttpAdapter(config: AppConfig): FastifyAdapter {
+  return new FastifyAdapter({
+    bodyLimit: config.http.bodyLimitBytes,
+    trustProxy: trustProxyHops(config.http.trustProxy),
+    // Keeps the event loop's time for requests: a refused poisoned body costs nothing.
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    frameworkErrors: frameworkErrorHandler,
+    return503OnClosing: true,
+    genReqId: (request: IncomingMessage) => {
+      const header = request.headers['x-request-id'];
+      return typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : randomUUID();
+    },
+  });
+}
+
+/**
+ * TRUST_PROXY is the number of proxies in front of the service: the client address is taken that
+ * many hops back along X-Forwarded-For. Fastify 5.12 ignores a bare number (it cannot check the
+ * peer is a proxy), so the count is given as a function; unset, X-Forwarded-For is never read.
+ */
+function trustProxyHops(hops: number | undefined): false | ((address: string, hop: number) => boolean) {
+  if (!hops) return false;
+  return (_address, hop) => hop < hops;
+}
+
+/**
+ * Everything about the HTTP layer that lives outside Nest's modules, shared by `main.ts` and the
+ * tests so both serve exactly the same thing.
+ */
+export async function configureHttpApp(app: NestFastifyApplication): Promise<void> {
+  const config = app.get(AppConfig);
+  await app.register(fastifyCookie as never);
+  await app.register(fastifyHelmet as never, {
+    // An API serves no documents: nothing may be framed, loaded or run from its responses.
+    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    hsts: { maxAge: 31_536_000, includeSubDomains: true },
+  } as never);
+  await app.register(fastifyCors as never, {
+    // Credentials (cookies) only ever for the configured origins; none by default.
+    origin: config.http.corsOrigins.length > 0 ? config.http.corsOrigins : false,
+    credentials: true,
+  } as never);
+  app.setGlobalPrefix('api', {
+    exclude: [
+      { path: 'health', method: RequestMethod.ALL },
+      { path: 'health/ready', method: RequestMethod.ALL },
+    ],
+  });
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  // Bodies are JSON only: anything else is 415 before it reaches a handler.
+  for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+    if (fastify.hasContentTypeParser(type)) fastify.removeContentTypeParser(type);
+  }
+  useStrictJsonParser(fastify);
+  fastify.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+    // Responses of an auth service carry tokens and personal data: no cache may keep them.
+    void reply.header('cache-control', 'no-store');
+  });
+  app.enableShutdownHooks();
+}
+
+/**
+ * Fastify's own JSON parser (prototype-poisoning checks, the body limit) is the only body parser;
+ * Nest's would add a form-urlencoded one, and the API takes JSON only.
+ */
+export const APP_OPTIONS = { bodyParser: false } as const;
+
+export async function createApp(module: unknown, config: AppConfig): Promise<NestFastifyApplication> {
+  // Start-up lines wait in a buffer until the JSON logger exists, then leave through it.
+  const app = await NestFactory.create<NestFastifyApplication>(module as never, createHttpAdapter(config), {
+    ...APP_OPTIONS,
+    bufferLogs: true,
+  });
+  useStructuredLogs(app);
+  await configureHttpApp(app);
+  return app;
+}
+
+/** Nest's `Logger` (every `new Logger('X').log(...)`) writes through pino (src/logging/) from now on. */
+export function useStructuredLogs(app: INestApplication): void {
+  app.useLogger(app.get(PinoLogger));
+}
+
+export type { INestApplication };

@@ -1,0 +1,95 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { sha256Hex } from '../auth/token-hash.js';
+import { rateLimited } from '../common/rate-limited.js';
+import { AppConfig } from '../config/app-config.js';
+
+/** Stale rows (no attempt for LOCKOUT_SECONDS, no live lock) are swept at most this often per process. */
+const SWEEP_INTERVAL_MS = 10 * 60_000;
+
+/** Whose failures a login counts: the account when it exists, else the identifier it named. */
+export function lockoutSubject(userId: string | null, identifier: { email?: string; mobile?: string }): string {
+  if (userId) return `user:${userId}`;
+  // Identifiers of nobody's account are stored hashed: typos of real addresses are personal data.
+  const [kind, value] = identifier.email !== undefined ? ['email', identifier.email] : ['mobile', identifier.mobile ?? ''];
+  return `${kind}:${sha256Hex(value)}`;
+}
+
+/**
+ * The account lockout: after LOCKOUT_THRESHOLD consecutive failed password logins of one account
+ * (by email or mobile alike), its password logins are refused with 429 for LOCKOUT_SECONDS, a
+ * correct password included; a success starts the count over.
+ *
+ * Each attempt is counted *before* its password is checked, in one atomic statement, and a
+ * success removes the count. So parallel guesses cannot outrun the lockout: of N attempts in
+ * flight at once, at most LOCKOUT_THRESHOLD have their password checked. Identifiers that name
+ * no account are counted the same way, so the lockout does not reveal which accounts exist.
+ */
+@Injectable()
+export class LoginLockout {
+  private readonly logger = new Logger('LoginLockout');
+  private lastSweep = Date.now();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Counts one attempt for the subject, or refuses it (429) while the subject is locked out. */
+  async begin(subject: string): Promise<void> {
+    await this.sweepIfDue();
+    const { lockoutThreshold, lockoutSeconds } = this.config.limits;
+    const [row]: { failures: number; retry_after: number | null }[] = await this.dataSource.query(
+      `INSERT INTO login_failures AS f (subject, failures, locked_until, last_attempt_at)
+       VALUES ($1, 1, NULL, now())
+       ON CONFLICT (subject) DO UPDATE SET
+         failures = CASE
+           WHEN f.locked_until > now() THEN f.failures
+           WHEN f.locked_until IS NOT NULL OR f.last_attempt_at <= now() - make_interval(secs => $2) THEN 1
+           ELSE f.failures + 1 END,
+         locked_until = CASE WHEN f.locked_until > now() THEN f.locked_until END,
+         last_attempt_at = CASE WHEN f.locked_until > now() THEN f.last_attempt_at ELSE now() END
+       RETURNING failures, ceil(extract(epoch FROM locked_until - now()))::int AS retry_after`,
+      [subject, lockoutSeconds],
+    );
+    if (row.retry_after !== null) throw lockedOut(row.retry_after);
+    if (row.failures > lockoutThreshold) {
+      // Earlier attempts still in flight have used up the threshold: this one is not checked, and
+      // the lock starts now (a success among those in flight lifts it again).
+      await this.failed(subject);
+      throw lockedOut(lockoutSeconds);
+    }
+  }
+
+  /** The attempt failed: lock the subject out once its count has reached the threshold. */
+  async failed(subject: string): Promise<void> {
+    const { lockoutThreshold, lockoutSeconds } = this.config.limits;
+    // TypeORM answers an UPDATE with [rows, affected].
+    const [, locked]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE login_failures SET locked_until = now() + make_interval(secs => $3)
+        WHERE subject = $1 AND failures >= $2 AND (locked_until IS NULL OR locked_until <= now())`,
+      [subject, lockoutThreshold, lockoutSeconds],
+    );
+    // The subject is a user id or a digest, never an email or a mobile.
+    if (locked > 0) this.logger.warn(`Password logins of ${subject} locked for ${lockoutSeconds} s after ${lockoutThreshold} failed attempts`);
+  }
+
+  /** The password was right (or was reset): the count starts over. */
+  async succeeded(subject: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM login_failures WHERE subject = $1`, [subject]);
+  }
+
+  private async sweepIfDue(): Promise<void> {
+    if (Date.now() - this.lastSweep < SWEEP_INTERVAL_MS) return;
+    this.lastSweep = Date.now();
+    await this.dataSource.query(
+      `DELETE FROM login_failures
+        WHERE last_attempt_at <= now() - make_interval(secs => $1) AND (locked_until IS NULL OR locked_until <= now())`,
+      [this.config.limits.lockoutSeconds],
+    );
+  }
+}
+
+function lockedOut(retryAfterSeconds: number) {
+  return rateLimited('Too many failed sign-in attempts. Try again later.', retryAfterSeconds);
+}

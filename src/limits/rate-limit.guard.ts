@@ -1,0 +1,74 @@
+import { Injectable, type ExecutionContext } from '@nestjs/common';
+import { SkipThrottle, ThrottlerGuard, type ThrottlerLimitDetail, type ThrottlerModuleOptions } from '@nestjs/throttler';
+import type { FastifyRequest } from 'fastify';
+import { normalizeEmail } from '../common/normalize.js';
+import { rateLimited } from '../common/rate-limited.js';
+import type { AppConfig } from '../config/app-config.js';
+
+/** The named limits; each counts on its own key, so one never spends another's budget. */
+export const RateLimits = {
+  /** Every route, per client address: generous, against floods. */
+  Address: 'address',
+  /** Each `/api/auth` endpoint, per client address. */
+  AuthAddress: 'auth-address',
+  /** Each `/api/auth` endpoint, per account or mobile named in the body, whatever the address. */
+  AuthAccount: 'auth-account',
+} as const;
+
+const WINDOW_MS = 60_000;
+const AUTH_ROUTES = '/api/auth/';
+
+/** For routes that must answer whatever the load, such as health checks for a load balancer. */
+export const SkipRateLimits = () =>
+  SkipThrottle(Object.fromEntries(Object.values(RateLimits).map((name) => [name, true])));
+
+/**
+ * The account or mobile a request to an auth endpoint names, normalised as the service stores
+ * it (so `Ann@Example.com ` and `ann@example.com` share one budget), or undefined. Read before
+ * validation: anything that is not a string names nothing and is refused by validation later.
+ */
+export function accountOf(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { email, mobile } = body as Record<string, unknown>;
+  if (typeof email === 'string' && email.trim() !== '') return `email:${normalizeEmail(email)}`;
+  // Digits only: `+44 7700 900123` and `447700900123` are one target for someone trying codes.
+  const digits = typeof mobile === 'string' ? mobile.replace(/\D/g, '') : '';
+  return digits ? `mobile:${digits}` : undefined;
+}
+
+const requestOf = (context: ExecutionContext) => context.switchToHttp().getRequest<FastifyRequest>();
+
+/** The route's pattern (`/api/auth/login`), not the raw URL, so a query string changes nothing. */
+const isAuthRoute = (context: ExecutionContext) => requestOf(context).routeOptions?.url?.startsWith(AUTH_ROUTES) === true;
+
+export function rateLimitOptions(config: AppConfig): ThrottlerModuleOptions {
+  const { ratePerMinute, globalRatePerMinute } = config.limits;
+  return {
+    // Only the refusal says when to come back (Retry-After); no X-RateLimit-* on every response.
+    setHeaders: false,
+    throttlers: [
+      { name: RateLimits.Address, ttl: WINDOW_MS, limit: globalRatePerMinute },
+      { name: RateLimits.AuthAddress, ttl: WINDOW_MS, limit: ratePerMinute, skipIf: (context) => !isAuthRoute(context) },
+      {
+        name: RateLimits.AuthAccount,
+        ttl: WINDOW_MS,
+        limit: ratePerMinute,
+        skipIf: (context) => !isAuthRoute(context) || accountOf(requestOf(context).body) === undefined,
+        getTracker: (request) => accountOf(request.body)!,
+      },
+    ],
+  };
+}
+
+/**
+ * The throttler guard with the contract's refusal: 429 `RATE_LIMITED` with `Retry-After` in
+ * seconds. The client address is `request.ip`, which Fastify takes from the socket unless
+ * TRUST_PROXY says how many proxy hops to believe in `X-Forwarded-For`. Keys are per endpoint
+ * (controller and handler) and per limit name.
+ */
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  protected override async throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+    throw rateLimited('Too many requests. Try again later.', detail.timeToBlockExpire);
+  }
+}

@@ -1,0 +1,173 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { SessionService, type ClientInfo, type IssuedSession } from '../auth/session.service.js';
+import { AuditLog } from '../audit/audit-log.service.js';
+import { AppException } from '../common/app-exception.js';
+import { rateLimited } from '../common/rate-limited.js';
+import { AppConfig } from '../config/app-config.js';
+import { SystemRoles } from '../rbac/permission-names.js';
+import { SettingsService } from '../settings/settings.service.js';
+import { checkOtp } from './otp-check.js';
+import { OtpCode } from './otp-code.entity.js';
+import { OtpCodes } from './otp-codes.js';
+import { assertCodeLength } from './otp.dto.js';
+import { SmsDeliveryError, SmsSender } from './sms/sms-sender.js';
+
+interface Account {
+  id: string;
+  name: string;
+  email: string;
+  mobile: string | null;
+  is_admin: boolean;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Mobile + SMS code sign-in. `send-otp` answers the same whether or not the mobile has an account
+ * (an SMS only goes to an account's mobile); cooldowns and hourly caps per mobile and per client
+ * address hold against SMS pumping; wrong attempts carry over to the next code for LOCKOUT_SECONDS.
+ */
+@Injectable()
+export class MobileOtpService {
+  private readonly logger = new Logger('MobileOtp');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly codes: OtpCodes,
+    private readonly sms: SmsSender,
+    private readonly settings: SettingsService,
+    private readonly sessions: SessionService,
+    private readonly config: AppConfig,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async send(mobile: string, client: ClientInfo): Promise<{ expires_in: number }> {
+    await this.assertEnabled();
+    const code = this.codes.generate();
+    const { row, account } = await this.dataSource.transaction(async (manager) => {
+      // One sender per mobile at a time, so the cooldown and caps cannot be raced.
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`otp:login:${mobile}`]);
+      await this.assertSendAllowed(manager, mobile, client.ip);
+      const [account] = await this.findAccount(manager, mobile);
+      const inheritedAttempts = await this.recentFailedAttempts(manager, mobile);
+      await manager.query(
+        `UPDATE otp_codes SET ended_at = now(), end_reason = 'replaced'
+          WHERE mobile = $1 AND purpose = 'login' AND ended_at IS NULL`,
+        [mobile],
+      );
+      const row = await manager.save(
+        manager.create(OtpCode, {
+          purpose: 'login',
+          mobile,
+          userId: account?.id ?? null,
+          codeHash: this.codes.hash('login', mobile, code),
+          attempts: inheritedAttempts,
+          clientIp: client.ip?.slice(0, 64) ?? null,
+          expiresAt: new Date(Date.now() + this.config.otp.ttl * 1000),
+        }),
+      );
+      return { row, account: account as Account | undefined };
+    });
+    if (account) {
+      await this.deliver(row, mobile, code);
+      await this.audit.record({ type: 'otp.sent', actorId: account.id, client });
+    }
+    return { expires_in: this.config.otp.ttl };
+  }
+
+  async verify(mobile: string, code: string, client: ClientInfo): Promise<IssuedSession> {
+    const methods = await this.assertEnabled();
+    assertCodeLength(code, this.config.otp.length, 'otp');
+    const result = await this.dataSource.transaction(async (manager) => {
+      const row = await manager
+        .getRepository(OtpCode)
+        .createQueryBuilder('otp')
+        .setLock('pessimistic_write')
+        .where(`otp.mobile = :mobile AND otp.purpose = 'login'`, { mobile })
+        .orderBy('otp.created_at', 'DESC')
+        .limit(1)
+        .getOne();
+      return checkOtp(manager, this.codes, row, mobile, code);
+    });
+    if (!result.ok) {
+      await this.audit.record({ type: 'otp.failure', client, details: { reason: result.error.code } });
+      throw result.error;
+    }
+    const [account] = await this.findAccount(this.dataSource.manager, mobile);
+    if (!account || account.id !== result.row.userId) throw new AppException('INVALID_OTP', 'The code is wrong.');
+    // With two-factor on, a code alone is one factor: administrators must use their password too.
+    if (account.is_admin && methods.emailPassword) {
+      throw new AppException('LOGIN_METHOD_DISABLED', 'Administrators must sign in with their password and a code.');
+    }
+    const session = await this.sessions.startWithResponse(account, client);
+    await this.audit.record({ type: 'otp.success', actorId: account.id, targetType: 'session', targetId: session.tokens.sessionId, client });
+    return session;
+  }
+
+  private async assertEnabled() {
+    const methods = await this.settings.getLoginMethods();
+    if (!methods.mobileOtp) throw new AppException('LOGIN_METHOD_DISABLED', 'Sign-in with a mobile code is disabled.');
+    return methods;
+  }
+
+  private async assertSendAllowed(manager: EntityManager, mobile: string, ip: string | undefined): Promise<void> {
+    const { resendSeconds, hourlyCap } = this.config.otp;
+    const [stats] = await manager.query(
+      `SELECT max(created_at) FILTER (WHERE mobile = $1) AS last_for_mobile,
+              count(*) FILTER (WHERE mobile = $1)::int AS hour_for_mobile,
+              min(created_at) FILTER (WHERE mobile = $1) AS first_for_mobile,
+              count(*) FILTER (WHERE client_ip = $2)::int AS hour_for_ip,
+              min(created_at) FILTER (WHERE client_ip = $2) AS first_for_ip
+         FROM otp_codes
+        WHERE purpose = 'login' AND created_at > now() - interval '1 hour' AND (mobile = $1 OR client_ip = $2)`,
+      [mobile, ip ?? null],
+    );
+    const now = Date.now();
+    if (stats.last_for_mobile && resendSeconds > 0) {
+      const wait = new Date(stats.last_for_mobile).getTime() + resendSeconds * 1000 - now;
+      if (wait > 0) throw rateLimited('Wait before asking for another code.', wait / 1000);
+    }
+    if (stats.hour_for_mobile >= hourlyCap) {
+      throw rateLimited('Too many codes for this mobile; try again later.', (new Date(stats.first_for_mobile).getTime() + HOUR_MS - now) / 1000);
+    }
+    if (ip && stats.hour_for_ip >= hourlyCap) {
+      throw rateLimited('Too many codes requested; try again later.', (new Date(stats.first_for_ip).getTime() + HOUR_MS - now) / 1000);
+    }
+  }
+
+  /**
+   * Wrong attempts of the mobile's latest code, when it is recent and was not used: a new code
+   * does not reset them, so asking for codes does not buy more guesses.
+   */
+  private async recentFailedAttempts(manager: EntityManager, mobile: string): Promise<number> {
+    const [latest] = await manager.query(
+      `SELECT attempts, end_reason FROM otp_codes
+        WHERE mobile = $1 AND purpose = 'login' AND created_at > now() - make_interval(secs => $2)
+        ORDER BY created_at DESC LIMIT 1`,
+      [mobile, this.config.limits.lockoutSeconds],
+    );
+    return latest && latest.end_reason !== 'used' ? latest.attempts : 0;
+  }
+
+  private findAccount(manager: EntityManager, mobile: string): Promise<Account[]> {
+    return manager.query(
+      `SELECT u.id, u.name, u.email, u.mobile,
+              EXISTS (SELECT 1 FROM user_roles ur JOIN roles r ON r.id = ur.role_id
+                       WHERE ur.user_id = u.id AND r.name = $2) AS is_admin
+         FROM users u WHERE u.mobile = $1`,
+      [mobile, SystemRoles.Admin],
+    );
+  }
+
+  /** A code that could not be sent is voided, and the client told to try again (503). */
+  private async deliver(row: OtpCode, mobile: string, code: string): Promise<void> {
+    try {
+      await this.sms.send(mobile, this.codes.message(code));
+    } catch (error) {
+      await this.dataSource.manager.update(OtpCode, { id: row.id }, { endedAt: new Date(), endReason: 'undelivered' });
+      this.logger.error(`SMS for code ${row.id} not delivered: ${error instanceof SmsDeliveryError ? error.message : 'unexpected error'}`);
+      throw new AppException('SERVICE_UNAVAILABLE', 'The code could not be sent. Try again shortly.');
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import { Body, Controller, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { setAuthCookies } from '../auth/auth-cookies.js';
+import { clientOf } from '../auth/client-info.js';
+import { Public } from '../auth/public.decorator.js';
+import type { IssuedSession, TokenPairResponse } from '../auth/session.service.js';
+import { AppConfig } from '../config/app-config.js';
+import { MobileOtpService } from './mobile-otp.service.js';
+import { SendOtpDto, VerifyOtpDto, VerifyTwoFactorDto } from './otp.dto.js';
+import { TwoFactorService } from './two-factor.service.js';
+
+@Controller('auth')
+@Public()
+export class OtpController {
+  constructor(
+    private readonly mobileOtp: MobileOtpService,
+    private readonly twoFactor: TwoFactorService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Post('send-otp')
+  @HttpCode(HttpStatus.OK)
+  sendOtp(@Body() dto: SendOtpDto, @Req() request: FastifyRequest) {
+    return this.mobileOtp.send(dto.mobile, clientOf(request));
+  }
+
+  @Post('verify-otp')
+  @HttpCode(HttpStatus.OK)
+  async verifyOtp(@Body() dto: VerifyOtpDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.withCookies(reply, await this.mobileOtp.verify(dto.mobile, dto.otp, clientOf(request)));
+  }
+
+  @Post('otp/verify-2fa')
+  @HttpCode(HttpStatus.OK)
+  async verifyTwoFactor(@Body() dto: VerifyTwoFactorDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.withCookies(reply, await this.twoFactor.verify(dto.temp_token, dto.code, clientOf(request)));
+  }
+
+  private withCookies(reply: FastifyReply, issued: IssuedSession): TokenPairResponse {
+    setAuthCookies(reply, issued.tokens, this.config);
+    return issued.response;
+  }
+}

@@ -1,0 +1,104 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { SessionService, type ClientInfo, type IssuedSession, type PublicUser } from '../auth/session.service.js';
+import { TokenService, TWO_FACTOR_TOKEN_TTL } from '../auth/token.service.js';
+import { AuditLog } from '../audit/audit-log.service.js';
+import { AppException } from '../common/app-exception.js';
+import { AppConfig } from '../config/app-config.js';
+import { SystemRoles } from '../rbac/permission-names.js';
+import { SettingsService } from '../settings/settings.service.js';
+import { UsersRepository } from '../users/users.repository.js';
+import { checkOtp } from './otp-check.js';
+import { OtpCode } from './otp-code.entity.js';
+import { OtpCodes } from './otp-codes.js';
+import { assertCodeLength } from './otp.dto.js';
+import { maskMobile } from './mask-mobile.js';
+import { SmsSender } from './sms/sms-sender.js';
+
+export interface TwoFactorChallenge {
+  requires_otp: true;
+  temp_token: string;
+  mobile_masked: string;
+}
+
+/**
+ * The administrators' second factor. When both login methods are on, a correct password of an
+ * account holding `admin` that has a mobile earns a temp token (5 minutes, single use) and an SMS
+ * code bound to it; `verify-2fa` with both completes the sign-in. Three wrong codes end it.
+ */
+@Injectable()
+export class TwoFactorService {
+  private readonly logger = new Logger('TwoFactor');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly codes: OtpCodes,
+    private readonly sms: SmsSender,
+    private readonly settings: SettingsService,
+    private readonly tokens: TokenService,
+    private readonly sessions: SessionService,
+    private readonly users: UsersRepository,
+    private readonly config: AppConfig,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async applies(user: { id: string; mobile: string | null }): Promise<boolean> {
+    if (!user.mobile) return false;
+    const methods = await this.settings.getLoginMethods();
+    if (!methods.emailPassword || !methods.mobileOtp) return false;
+    const [{ is_admin }] = await this.dataSource.query(
+      `SELECT EXISTS (SELECT 1 FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE ur.user_id = $1 AND r.name = $2) AS is_admin`,
+      [user.id, SystemRoles.Admin],
+    );
+    return is_admin === true;
+  }
+
+  async challenge(user: PublicUser & { mobile: string }, client: ClientInfo): Promise<TwoFactorChallenge> {
+    const jti = randomUUID();
+    const code = this.codes.generate();
+    const tempToken = await this.tokens.signTwoFactor({ userId: user.id, email: user.email }, jti);
+    const ttl = Math.min(this.config.otp.ttl, TWO_FACTOR_TOKEN_TTL);
+    const row = await this.dataSource.getRepository(OtpCode).save({
+      purpose: '2fa',
+      mobile: user.mobile,
+      userId: user.id,
+      tempTokenJti: jti,
+      codeHash: this.codes.hash('2fa', jti, code),
+      clientIp: client.ip?.slice(0, 64) ?? null,
+      expiresAt: new Date(Date.now() + ttl * 1000),
+    });
+    try {
+      await this.sms.send(user.mobile, this.codes.message(code));
+    } catch {
+      await this.dataSource.getRepository(OtpCode).update({ id: row.id }, { endedAt: new Date(), endReason: 'undelivered' });
+      this.logger.error(`Two-factor SMS for user ${user.id} not delivered`);
+      throw new AppException('SERVICE_UNAVAILABLE', 'The code could not be sent. Try again shortly.');
+    }
+    return { requires_otp: true, temp_token: tempToken, mobile_masked: maskMobile(user.mobile) };
+  }
+
+  async verify(tempToken: string, code: string, client: ClientInfo): Promise<IssuedSession> {
+    const claims = await this.tokens.verifyTwoFactor(tempToken);
+    assertCodeLength(code, this.config.otp.length, 'code');
+    // The row lock makes parallel attempts with one temp token take turns: at most three are judged.
+    const result = await this.dataSource.transaction(async (manager) => {
+      const row = await manager
+        .getRepository(OtpCode)
+        .createQueryBuilder('otp')
+        .setLock('pessimistic_write')
+        .where(`otp.temp_token_jti = :jti AND otp.purpose = '2fa'`, { jti: claims.jti })
+        .getOne();
+      return checkOtp(manager, this.codes, row, claims.jti, code);
+    });
+    if (!result.ok) {
+      await this.audit.record({ type: '2fa.failure', actorId: claims.sub, client, details: { reason: result.error.code } });
+      throw result.error;
+    }
+    const user = await this.users.findProfile(claims.sub);
+    if (!user || result.row.userId !== user.id) throw new AppException('UNAUTHENTICATED', 'The token is missing, invalid, expired or revoked.');
+    const session = await this.sessions.startWithResponse(user, client);
+    await this.audit.record({ type: '2fa.success', actorId: user.id, targetType: 'session', targetId: session.tokens.sessionId, client });
+    return session;
+  }
+}

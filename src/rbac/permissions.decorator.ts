@@ -1,0 +1,17 @@
+import { SetMetadata } from '@nestjs/common';
+import type { PermissionName } from './permission-names.js';
+
+export const REQUIRED_PERMISSIONS_KEY = 'rbac:requiredPermissions';
+
+export interface PermissionRequirement {
+  mode: 'all' | 'any';
+  permissions: string[];
+}
+
+/** The caller must hold every one of these permissions. */
+export const RequirePermissions = (...permissions: (PermissionName | string)[]) =>
+  SetMetadata<string, PermissionRequirement>(REQUIRED_PERMISSIONS_KEY, { mode: 'all', permissions });
+
+/** The caller must hold at least one of these permissions. */
+export const RequireAnyPermission = (...permissions: (PermissionName | string)[]) =>
+  SetMetadata<string, PermissionRequirement>(REQUIRED_PERMISSIONS_KEY, { mode: 'any', permissions });

@@ -1,0 +1,55 @@
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsString, IsUUID, Length, Matches, MaxLength } from 'class-validator';
+import { UnlessAbsent } from '../common/unless-absent.js';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+/** `resource.action`: lower-case words of letters, digits, `_` or `-`. */
+export const PERMISSION_NAME = /^[a-z][a-z0-9_-]*\.[a-z][a-z0-9_-]*$/;
+
+/** What a role body may carry besides its name, in create and update alike. */
+class RoleFields {
+  @UnlessAbsent() @IsString() @MaxLength(255)
+  display_name?: string;
+
+  @UnlessAbsent() @IsString() @MaxLength(10_000)
+  description?: string;
+
+  /** The role's whole permission set (an update replaces it). */
+  @UnlessAbsent() @IsArray() @ArrayMaxSize(1000) @ArrayUnique() @IsUUID('all', { each: true })
+  permission_ids?: string[];
+}
+
+export class CreateRoleDto extends RoleFields {
+  @Transform(trim) @IsString() @Length(1, 255)
+  name!: string;
+}
+
+export class UpdateRoleDto extends RoleFields {
+  @UnlessAbsent() @Transform(trim) @IsString() @Length(1, 255)
+  name?: string;
+}
+
+const PERMISSION_NAME_MESSAGE = 'name must have the form resource.action, e.g. reports.view';
+
+/** What a permission body may carry besides its name, in create and update alike. */
+class PermissionFields {
+  @UnlessAbsent() @IsString() @MaxLength(255)
+  display_name?: string;
+
+  @UnlessAbsent() @IsString() @MaxLength(10_000)
+  description?: string;
+
+  @UnlessAbsent() @IsString() @MaxLength(255)
+  group_name?: string;
+}
+
+export class CreatePermissionDto extends PermissionFields {
+  @Transform(trim) @IsString() @Length(3, 255) @Matches(PERMISSION_NAME, { message: PERMISSION_NAME_MESSAGE })
+  name!: string;
+}
+
+export class UpdatePermissionDto extends PermissionFields {
+  @UnlessAbsent() @Transform(trim) @IsString() @Length(3, 255) @Matches(PERMISSION_NAME, { message: PERMISSION_NAME_MESSAGE })
+  name?: string;
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { PermissionsController } from './permissions.controller.js';
+import { PermissionsService } from './permissions.service.js';
+import { RbacCoreModule } from './rbac-core.module.js';
+import { RolesController } from './roles.controller.js';
+import { RolesService } from './roles.service.js';
+
+/** Administration of roles and permissions. */
+@Module({
+  imports: [RbacCoreModule],
+  controllers: [RolesController, PermissionsController],
+  providers: [RolesService, PermissionsService],
+})
+export class RbacModule {}

@@ -1,0 +1,81 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DatabaseEndpoint } from '../database/database-endpoint.js';
+import { REDIS, type RedisClient } from './redis-client.js';
+
+/**
+ * Named counters that tell every instance when something it caches is stale: each change bumps
+ * its counter after it commits, and a cached value is trusted only while the counters it was
+ * loaded under are unchanged.
+ *
+ * - With REDIS_URL, the counters live in Redis and every instance reads them (one round trip).
+ * - With the embedded database, one process owns the data, so in-process counters are exact.
+ * - With a PostgreSQL server and no Redis, there is nowhere cheap to share them: `enabled` is
+ *   false and callers read PostgreSQL every time.
+ */
+export abstract class VersionCounters {
+  abstract readonly enabled: boolean;
+  /** The counters' current values, or null when they cannot be read (then trust no cache). */
+  abstract read(keys: readonly string[]): Promise<string[] | null>;
+  abstract bump(key: string): Promise<void>;
+}
+
+@Injectable()
+export class RedisVersionCounters extends VersionCounters {
+  readonly enabled = true;
+  private readonly logger = new Logger('VersionCounters');
+
+  constructor(private readonly redis: NonNullable<RedisClient>) {
+    super();
+  }
+
+  async read(keys: readonly string[]): Promise<string[] | null> {
+    try {
+      return (await this.redis.mget(...keys)).map((value) => value ?? '0');
+    } catch {
+      return null;
+    }
+  }
+
+  async bump(key: string): Promise<void> {
+    try {
+      await this.redis.incr(key);
+    } catch (error) {
+      // The change is committed in PostgreSQL; other instances may serve a stale cached value
+      // until their cache entry ages out (each cache bounds the age of its entries).
+      this.logger.error(`Could not publish a change (${key}): ${(error as Error).message}`);
+    }
+  }
+}
+
+export class InProcessVersionCounters extends VersionCounters {
+  readonly enabled = true;
+  private readonly counters = new Map<string, number>();
+
+  async read(keys: readonly string[]): Promise<string[]> {
+    return keys.map((key) => String(this.counters.get(key) ?? 0));
+  }
+
+  async bump(key: string): Promise<void> {
+    this.counters.set(key, (this.counters.get(key) ?? 0) + 1);
+  }
+}
+
+export class DisabledVersionCounters extends VersionCounters {
+  readonly enabled = false;
+
+  async read(): Promise<null> {
+    return null;
+  }
+
+  async bump(): Promise<void> {}
+}
+
+export const versionCountersProvider = {
+  provide: VersionCounters,
+  inject: [REDIS, DatabaseEndpoint],
+  useFactory: (redis: RedisClient, endpoint: DatabaseEndpoint): VersionCounters => {
+    if (redis) return new RedisVersionCounters(redis);
+    if (endpoint.embedded) return new InProcessVersionCounters();
+    return new DisabledVersionCounters();
+  },
+};

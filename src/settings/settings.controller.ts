@@ -1,0 +1,24 @@
+import { Body, Controller, Get, Put } from '@nestjs/common';
+import { CurrentUser } from '../auth/current-user.decorator.js';
+import type { AuthUser } from '../rbac/auth-user.js';
+import { Permissions } from '../rbac/permission-names.js';
+import { RequirePermissions } from '../rbac/permissions.decorator.js';
+import { UpdateSettingsDto } from './settings.dto.js';
+import { SettingsService } from './settings.service.js';
+
+@Controller('admin/settings')
+export class SettingsController {
+  constructor(private readonly settings: SettingsService) {}
+
+  @Get()
+  @RequirePermissions(Permissions.SettingsView)
+  view() {
+    return this.settings.getSettings();
+  }
+
+  @Put()
+  @RequirePermissions(Permissions.SettingsEdit)
+  update(@Body() dto: UpdateSettingsDto, @CurrentUser() user: AuthUser) {
+    return this.settings.updateSettings(dto, user.id);
+  }
+}

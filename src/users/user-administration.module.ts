@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { PasswordModule } from '../auth/password.module.js';
+import { RbacCoreModule } from '../rbac/rbac-core.module.js';
+import { UserAdministrationService } from './user-administration.service.js';
+import { UserRolesService } from './user-roles.service.js';
+import { UsersController } from './users.controller.js';
+import { UsersModule } from './users.module.js';
+
+/** `/api/admin/users`: users and their role assignments. */
+@Module({
+  imports: [UsersModule, PasswordModule, RbacCoreModule],
+  controllers: [UsersController],
+  providers: [UserAdministrationService, UserRolesService],
+})
+export class UserAdministrationModule {}

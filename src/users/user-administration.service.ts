@@ -1,0 +1,149 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { PasswordHasher } from '../auth/password-hasher.js';
+import { AuditLog } from '../audit/audit-log.service.js';
+import { AppException } from '../common/app-exception.js';
+import { AuthzVersions } from '../rbac/authz-versions.js';
+import { SystemRoles } from '../rbac/permission-names.js';
+import { isUniqueViolation, notFound } from '../rbac/rbac-errors.js';
+import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './users.dto.js';
+import { UsersRepository } from './users.repository.js';
+
+export interface UserResponse {
+  id: string;
+  name: string;
+  email: string;
+  mobile: string | null;
+  created_at: Date;
+  updated_at: Date;
+  roles: { id: string; name: string }[];
+}
+
+const USER_COLUMNS = `u.id, u.name, u.email, u.mobile, u.created_at, u.updated_at,
+  COALESCE(json_agg(json_build_object('id', r.id, 'name', r.name) ORDER BY r.name) FILTER (WHERE r.id IS NOT NULL), '[]') AS roles`;
+
+/** Users as administrators see them: never a password or hash. */
+@Injectable()
+export class UserAdministrationService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly users: UsersRepository,
+    private readonly passwords: PasswordHasher,
+    private readonly versions: AuthzVersions,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async list(query: ListUsersQuery): Promise<{ items: UserResponse[]; total: number; page: number; limit: number }> {
+    const pattern = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+    const where = pattern ? `WHERE u.name ILIKE $1 OR u.email ILIKE $1` : '';
+    const params = pattern ? [pattern] : [];
+    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM users u ${where}`, params);
+    const items: UserResponse[] = await this.dataSource.query(
+      `SELECT ${USER_COLUMNS} FROM users u
+         LEFT JOIN user_roles ur ON ur.user_id = u.id LEFT JOIN roles r ON r.id = ur.role_id
+         ${where} GROUP BY u.id ORDER BY u.created_at, u.id
+         LIMIT ${query.limit} OFFSET ${(query.page - 1) * query.limit}`,
+      params,
+    );
+    return { items, total, page: query.page, limit: query.limit };
+  }
+
+  async get(id: string, manager: EntityManager = this.dataSource.manager): Promise<UserResponse> {
+    const [user]: UserResponse[] = await manager.query(
+      `SELECT ${USER_COLUMNS} FROM users u
+         LEFT JOIN user_roles ur ON ur.user_id = u.id LEFT JOIN roles r ON r.id = ur.role_id
+        WHERE u.id = $1 GROUP BY u.id`,
+      [id],
+    );
+    if (!user) throw notFound('User');
+    return user;
+  }
+
+  async create(dto: CreateUserDto, actorId: string): Promise<UserResponse> {
+    const passwordHash = await this.passwords.hash(dto.password);
+    const user = await this.conflictsAsHttp(() =>
+      this.dataSource.transaction((manager) =>
+        this.users.insertWithRole(manager, { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash }, SystemRoles.User),
+      ),
+    );
+    await this.audit.record({ type: 'user.create', actorId, targetType: 'user', targetId: user.id });
+    return this.get(user.id);
+  }
+
+  async update(id: string, dto: UpdateUserDto, actorId: string): Promise<UserResponse> {
+    // Argon2 before the transaction: it is slow and must not hold a connection.
+    const passwordHash = dto.password ? await this.passwords.hash(dto.password) : undefined;
+    await this.conflictsAsHttp(() =>
+      this.dataSource.transaction(async (manager) => {
+        const sets: string[] = [];
+        const params: unknown[] = [id];
+        const set = (column: string, value: unknown) => {
+          params.push(value);
+          sets.push(`${column} = $${params.length}`);
+        };
+        if (dto.name !== undefined) set('name', dto.name);
+        if (dto.email !== undefined) set('email', dto.email);
+        if (dto.mobile !== undefined) set('mobile', dto.mobile);
+        if (passwordHash) set('password_hash', passwordHash);
+        const [rows] = await manager.query(
+          `UPDATE users SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING id`,
+          params,
+        );
+        if (rows.length === 0) throw notFound('User');
+        if (passwordHash) {
+          await manager.query(
+            `UPDATE sessions SET revoked_at = now(), revoked_reason = 'admin', updated_at = now()
+              WHERE user_id = $1 AND revoked_at IS NULL`,
+            [id],
+          );
+        }
+      }),
+    );
+    await this.versions.bumpUser(id);
+    await this.audit.record({ type: 'user.update', actorId, targetType: 'user', targetId: id, details: { fields: Object.keys(dto) } });
+    return this.get(id);
+  }
+
+  async delete(id: string, actorId: string): Promise<Record<string, never>> {
+    await this.dataSource.transaction(async (manager) => {
+      await lockAdminRole(manager);
+      await this.get(id, manager);
+      if (await isLastAdmin(manager, id)) {
+        throw new AppException('CONFLICT', 'The last administrator cannot be deleted.');
+      }
+      await manager.query(`DELETE FROM users WHERE id = $1`, [id]);
+    });
+    await this.versions.bumpUser(id);
+    await this.audit.record({ type: 'user.delete', actorId, targetType: 'user', targetId: id });
+    return {};
+  }
+
+  private async conflictsAsHttp<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      const field = /mobile/.test(String((error as { detail?: string }).detail)) ? 'mobile' : 'email';
+      throw new AppException('CONFLICT', `This ${field} is already registered.`, [{ field, message: `${field} is already registered` }]);
+    }
+  }
+}
+
+/**
+ * Every change that can take the admin role away from someone locks the admin role row first,
+ * so two concurrent removals cannot both see "another admin remains".
+ */
+export async function lockAdminRole(manager: EntityManager): Promise<string> {
+  const [role] = await manager.query(`SELECT id FROM roles WHERE name = $1 FOR UPDATE`, [SystemRoles.Admin]);
+  return role?.id;
+}
+
+/** The user holds admin and nobody else does. */
+export async function isLastAdmin(manager: EntityManager, userId: string): Promise<boolean> {
+  const [{ holders, holds }] = await manager.query(
+    `SELECT count(*)::int AS holders, bool_or(ur.user_id = $2) AS holds
+       FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE r.name = $1`,
+    [SystemRoles.Admin, userId],
+  );
+  return holds === true && holders === 1;
+}

@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, In, type EntityManager } from 'typeorm';
+import { AuditLog } from '../audit/audit-log.service.js';
+import { AppException } from '../common/app-exception.js';
+import type { AuthUser } from '../rbac/auth-user.js';
+import { AuthzVersions } from '../rbac/authz-versions.js';
+import { Permissions, SystemRoles } from '../rbac/permission-names.js';
+import { notFound, unknownIds } from '../rbac/rbac-errors.js';
+import { Role } from '../rbac/role.entity.js';
+import { isLastAdmin, lockAdminRole } from './user-administration.service.js';
+
+type RoleRef = { id: string; name: string };
+
+/**
+ * Assigning roles to users. Touching the admin role additionally needs `roles.edit`, and the
+ * last holder of admin cannot lose it.
+ */
+@Injectable()
+export class UserRolesService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly versions: AuthzVersions,
+    private readonly audit: AuditLog,
+  ) {}
+
+  /** Adds roles; already held ones are left as they are. */
+  add(actor: AuthUser, userId: string, roleIds: string[]): Promise<{ roles: RoleRef[] }> {
+    return this.change(actor, userId, async (manager, current) => {
+      const roles = await this.findRoles(manager, roleIds);
+      if (roles.some((role) => role.name === SystemRoles.Admin)) assertMayAssignAdmin(actor);
+      const next = new Map(current.map((role) => [role.id, role]));
+      for (const role of roles) next.set(role.id, role);
+      return [...next.values()];
+    });
+  }
+
+  /** Replaces the whole set. */
+  replace(actor: AuthUser, userId: string, roleIds: string[]): Promise<{ roles: RoleRef[] }> {
+    return this.change(actor, userId, async (manager, current) => {
+      const roles = await this.findRoles(manager, roleIds);
+      // Granting, keeping or taking away admin through a replacement all count as assigning it.
+      if ([...roles, ...current].some((role) => role.name === SystemRoles.Admin)) assertMayAssignAdmin(actor);
+      return roles;
+    });
+  }
+
+  remove(actor: AuthUser, userId: string, roleId: string): Promise<{ roles: RoleRef[] }> {
+    return this.change(actor, userId, async (manager, current) => {
+      const [role] = await this.findRoles(manager, [roleId], 'NOT_FOUND');
+      if (role.name === SystemRoles.Admin) assertMayAssignAdmin(actor);
+      return current.filter((held) => held.id !== roleId);
+    });
+  }
+
+  private async change(
+    actor: AuthUser,
+    userId: string,
+    decide: (manager: EntityManager, current: RoleRef[]) => Promise<RoleRef[]>,
+  ): Promise<{ roles: RoleRef[] }> {
+    const roles = await this.dataSource.transaction(async (manager) => {
+      await lockAdminRole(manager);
+      const [user] = await manager.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, [userId]);
+      if (!user) throw notFound('User');
+      const current: RoleRef[] = await manager.query(
+        `SELECT r.id, r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE ur.user_id = $1`,
+        [userId],
+      );
+      const next = await decide(manager, current);
+      const losesAdmin =
+        current.some((role) => role.name === SystemRoles.Admin) && !next.some((role) => role.name === SystemRoles.Admin);
+      if (losesAdmin && (await isLastAdmin(manager, userId))) {
+        throw new AppException('CONFLICT', 'The last administrator cannot lose the admin role.');
+      }
+      await manager.query(`DELETE FROM user_roles WHERE user_id = $1`, [userId]);
+      if (next.length > 0) {
+        await manager.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, unnest($2::uuid[])`, [
+          userId,
+          next.map((role) => role.id),
+        ]);
+      }
+      return next;
+    });
+    await this.versions.bumpUser(userId);
+    await this.audit.record({ type: 'user.roles', actorId: actor.id, targetType: 'user', targetId: userId, details: { roles: roles.map((role) => role.name).sort() } });
+    return { roles: roles.map(({ id, name }) => ({ id, name })).sort((a, b) => a.name.localeCompare(b.name)) };
+  }
+
+  /** Unknown ids in a body are a bad request; an unknown id in the path is not found. */
+  private async findRoles(manager: EntityManager, ids: string[], missing: 'VALIDATION_FAILED' | 'NOT_FOUND' = 'VALIDATION_FAILED') {
+    const roles = ids.length ? await manager.getRepository(Role).find({ where: { id: In(ids) }, select: { id: true, name: true } }) : [];
+    if (roles.length !== ids.length) {
+      if (missing === 'NOT_FOUND') throw notFound('Role');
+      const known = new Set(roles.map((role) => role.id));
+      throw unknownIds('role_ids', ids.filter((id) => !known.has(id)));
+    }
+    return roles as RoleRef[];
+  }
+}
+
+function assertMayAssignAdmin(actor: AuthUser): void {
+  if (!actor.has(Permissions.RolesEdit)) {
+    throw new AppException('FORBIDDEN', 'You have no permission to assign the admin role.', [
+      { permission: Permissions.RolesEdit },
+    ]);
+  }
+}

@@ -1,0 +1,74 @@
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query } from '@nestjs/common';
+import { CurrentUser } from '../auth/current-user.decorator.js';
+import { AppException } from '../common/app-exception.js';
+import { UuidParam } from '../common/uuid-param.js';
+import type { AuthUser } from '../rbac/auth-user.js';
+import { Permissions } from '../rbac/permission-names.js';
+import { RequirePermissions } from '../rbac/permissions.decorator.js';
+import { UserAdministrationService } from './user-administration.service.js';
+import { UserRolesService } from './user-roles.service.js';
+import { CreateUserDto, ListUsersQuery, RoleIdsDto, UpdateUserDto } from './users.dto.js';
+
+@Controller('admin/users')
+export class UsersController {
+  constructor(
+    private readonly users: UserAdministrationService,
+    private readonly userRoles: UserRolesService,
+  ) {}
+
+  @Get()
+  @RequirePermissions(Permissions.UsersView)
+  list(@Query() query: ListUsersQuery) {
+    return this.users.list(query);
+  }
+
+  @Get(':id')
+  @RequirePermissions(Permissions.UsersView)
+  get(@UuidParam() id: string) {
+    return this.users.get(id);
+  }
+
+  @Post()
+  @RequirePermissions(Permissions.UsersCreate)
+  create(@CurrentUser() actor: AuthUser, @Body() dto: CreateUserDto) {
+    return this.users.create(dto, actor.id);
+  }
+
+  /** The specification's handler-level check, with its own message. */
+  @Put(':id')
+  update(@CurrentUser() actor: AuthUser, @UuidParam() id: string, @Body() dto: UpdateUserDto) {
+    assertMayEditUsers(actor);
+    return this.users.update(id, dto, actor.id);
+  }
+
+  @Delete(':id')
+  @RequirePermissions(Permissions.UsersDelete)
+  delete(@CurrentUser() actor: AuthUser, @UuidParam() id: string) {
+    return this.users.delete(id, actor.id);
+  }
+
+  @Post(':id/roles')
+  @HttpCode(HttpStatus.OK)
+  addRoles(@CurrentUser() actor: AuthUser, @UuidParam() id: string, @Body() dto: RoleIdsDto) {
+    assertMayEditUsers(actor);
+    return this.userRoles.add(actor, id, dto.role_ids);
+  }
+
+  @Put(':id/roles')
+  replaceRoles(@CurrentUser() actor: AuthUser, @UuidParam() id: string, @Body() dto: RoleIdsDto) {
+    assertMayEditUsers(actor);
+    return this.userRoles.replace(actor, id, dto.role_ids);
+  }
+
+  @Delete(':id/roles/:role_id')
+  removeRole(@CurrentUser() actor: AuthUser, @UuidParam() id: string, @UuidParam('role_id') roleId: string) {
+    assertMayEditUsers(actor);
+    return this.userRoles.remove(actor, id, roleId);
+  }
+}
+
+function assertMayEditUsers(actor: AuthUser): void {
+  if (!actor.has(Permissions.UsersEdit)) {
+    throw new AppException('FORBIDDEN', 'You have no permission to edit users.', [{ permission: Permissions.UsersEdit }]);
+  }
+}

@@ -1,0 +1,66 @@
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { IsNotCommonPassword } from '../auth/password-rules.js';
+import { IsAccountEmail, IsAccountMobile } from '../common/contact-fields.js';
+import { UnlessAbsent } from '../common/unless-absent.js';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class ListUsersQuery {
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100_000)
+  page = 1;
+
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100)
+  limit = 20;
+
+  @IsOptional() @IsString() @MaxLength(255)
+  search?: string;
+}
+
+export class CreateUserDto {
+  @Transform(trim) @IsString() @Length(1, 255)
+  name!: string;
+
+  @IsAccountEmail()
+  email!: string;
+
+  @IsString() @Length(8, 128) @IsNotCommonPassword()
+  password!: string;
+
+  @UnlessAbsent() @IsAccountMobile()
+  mobile?: string;
+}
+
+/** Optional fields may be left out; `null` is a wrong type (UnlessAbsent), except where it means "remove". */
+export class UpdateUserDto {
+  @UnlessAbsent() @Transform(trim) @IsString() @Length(1, 255)
+  name?: string;
+
+  @UnlessAbsent() @IsAccountEmail()
+  email?: string;
+
+  /** `null` removes the mobile number. */
+  @IsOptional() @IsAccountMobile()
+  mobile?: string | null;
+
+  /** Setting a password signs the user out everywhere. */
+  @UnlessAbsent() @IsString() @Length(8, 128) @IsNotCommonPassword()
+  password?: string;
+}
+
+export class RoleIdsDto {
+  @IsArray() @ArrayMaxSize(100) @ArrayUnique() @IsUUID('all', { each: true })
+  role_ids!: string[];
+}

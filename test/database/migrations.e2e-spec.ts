@@ -1,0 +1,57 @@
+import { createTestDatabase } from '../support/databases.mjs';
+import { testDataSource } from '../support/test-database.js';
+
+const TABLES = [
+  'audit_events',
+  'contents',
+  'login_failures',
+  'otp_codes',
+  'password_reset_tokens',
+  'permissions',
+  'role_permissions',
+  'roles',
+  'sessions',
+  'settings',
+  'user_roles',
+  'users',
+];
+
+// Both kinds run whenever a server is available; the embedded one always does.
+const kinds: ['server' | 'embedded', string | undefined][] = [
+  ...(process.env.TEST_SERVER_URL ? [['server', process.env.TEST_SERVER_URL] as ['server', string]] : []),
+  ['embedded', undefined],
+];
+
+describe.each(kinds)('migrations on an empty %s database', (_kind, serverUrl) => {
+  it('apply, match the entities exactly, and revert to an empty schema', async () => {
+    const database = await createTestDatabase(serverUrl, 'auth_migrations');
+    const dataSource = testDataSource(database.url);
+    try {
+      await dataSource.initialize();
+      const applied = await dataSource.runMigrations({ transaction: 'each' });
+      expect(applied.length).toBe(dataSource.migrations.length);
+      expect(await userTables(dataSource)).toEqual(expect.arrayContaining(TABLES));
+
+      // The entities and the migrations describe the same schema: nothing left to synchronise.
+      const pending = await dataSource.driver.createSchemaBuilder().log();
+      expect(pending.upQueries.map((query) => query.query)).toEqual([]);
+
+      for (let i = 0; i < applied.length; i++) await dataSource.undoLastMigration({ transaction: 'each' });
+      expect((await userTables(dataSource)).filter((table) => table !== 'migrations')).toEqual([]);
+
+      // And they apply again after a full revert.
+      await dataSource.runMigrations({ transaction: 'each' });
+      expect(await userTables(dataSource)).toEqual(expect.arrayContaining(TABLES));
+    } finally {
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await database.drop();
+    }
+  });
+});
+
+async function userTables(dataSource: ReturnType<typeof testDataSource>): Promise<string[]> {
+  const rows: { table_name: string }[] = await dataSource.query(
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
+  );
+  return rows.map((row) => row.table_name);
+}

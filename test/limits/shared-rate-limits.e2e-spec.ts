@@ -1,0 +1,93 @@
+import type { LoggerService } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { format } from 'node:util';
+import { uniqueEmail } from '../support/auth-factory.js';
+import { createTestApp } from '../support/test-app.js';
+import { expectRateLimited, postFrom, repeat, statuses, uniqueAddress } from './limits-kit.js';
+
+/**
+ * Rate limits with REDIS_URL: counters live in Redis, so a limit holds across instances. Redis
+ * is shared with other test files and earlier runs, so every test uses its own client address
+ * (TRUST_PROXY=1 and X-Forwarded-For) and its own accounts.
+ */
+const ENV = {
+  REDIS_URL: 'redis://127.0.0.1:6379',
+  TRUST_PROXY: '1',
+  RATE_LIMIT_PER_MINUTE: '5',
+  LOCKOUT_THRESHOLD: '1000',
+  DB_POOL_SIZE: '4',
+};
+const WRONG = 'Wrong-Password-000';
+
+const login = (app: NestFastifyApplication, body: object, address: string) => postFrom(app, '/api/auth/login', body, address);
+
+describe('rate limits shared through Redis by two instances', () => {
+  let first: NestFastifyApplication;
+  let second: NestFastifyApplication;
+
+  beforeAll(async () => {
+    first = await createTestApp({ env: ENV });
+    second = await createTestApp({ env: ENV });
+  });
+
+  afterAll(async () => {
+    await Promise.all([first?.close(), second?.close()]);
+  });
+
+  it('counts one client address across both instances', async () => {
+    const address = uniqueAddress();
+    const sent = await statuses(5, (i) => login(i % 2 ? second : first, { email: uniqueEmail(), password: WRONG }, address));
+    expect(sent).toEqual(repeat(401, 5));
+    expectRateLimited(await login(first, { email: uniqueEmail(), password: WRONG }, address));
+    expectRateLimited(await login(second, { email: uniqueEmail(), password: WRONG }, address));
+    // Another address still has its budget on both.
+    expect((await login(second, { email: uniqueEmail(), password: WRONG }, uniqueAddress())).status).toBe(401);
+  });
+
+  it('counts one account across both instances and many addresses', async () => {
+    const email = uniqueEmail('shared-target');
+    const sent = await statuses(5, (i) => login(i % 2 ? second : first, { email, password: WRONG }, uniqueAddress()));
+    expect(sent).toEqual(repeat(401, 5));
+    expectRateLimited(await login(second, { email, password: WRONG }, uniqueAddress()));
+    expectRateLimited(await login(first, { email: email.toUpperCase(), password: WRONG }, uniqueAddress()));
+  });
+
+  it('keeps separate budgets per endpoint in Redis too', async () => {
+    const address = uniqueAddress();
+    await statuses(6, () => login(first, { email: uniqueEmail(), password: WRONG }, address));
+    expectRateLimited(await login(second, { email: uniqueEmail(), password: WRONG }, address));
+    const forgot = () => postFrom(second, '/api/auth/forgot-password', { email: uniqueEmail() }, address);
+    expect(await statuses(5, forgot)).toEqual(repeat(200, 5));
+    expectRateLimited(await forgot());
+  });
+});
+
+/** Records what the application logs, to see the warning about Redis appear once. */
+class RecordingLogger implements LoggerService {
+  readonly lines: string[] = [];
+  log(message: unknown, ...params: unknown[]) { this.lines.push(`log ${format(message, ...params)}`); }
+  error(message: unknown, ...params: unknown[]) { this.lines.push(`error ${format(message, ...params)}`); }
+  warn(message: unknown, ...params: unknown[]) { this.lines.push(`warn ${format(message, ...params)}`); }
+  debug() {}
+  verbose() {}
+  fatal(message: unknown, ...params: unknown[]) { this.lines.push(`fatal ${format(message, ...params)}`); }
+}
+
+describe('rate limits when Redis does not answer', () => {
+  it('counts in process instead: requests are served, limits still hold, one warning is logged', async () => {
+    const logger = new RecordingLogger();
+    // Nothing listens on port 1: every Redis command fails at once.
+    const app = await createTestApp({ env: { ...ENV, REDIS_URL: 'redis://127.0.0.1:1' }, logger });
+    try {
+      const address = uniqueAddress();
+      const sent = await statuses(5, () => login(app, { email: uniqueEmail(), password: WRONG }, address));
+      expect(sent).toEqual(repeat(401, 5));
+      expectRateLimited(await login(app, { email: uniqueEmail(), password: WRONG }, address));
+      expect((await login(app, { email: uniqueEmail(), password: WRONG }, uniqueAddress())).status).toBe(401);
+      const warnings = logger.lines.filter((line) => line.includes('Redis unavailable for rate limits'));
+      expect(warnings).toHaveLength(1);
+    } finally {
+      await app.close();
+    }
+  });
+});

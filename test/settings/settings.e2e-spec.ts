@@ -1,0 +1,180 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import type { DataSource } from 'typeorm';
+import { Permissions } from '../../src/rbac/permission-names.js';
+import type { TestDatabase } from '../support/databases.mjs';
+import { call, callerWithPermissions, type Caller } from '../support/rbac-factory.js';
+import { createTestApp } from '../support/test-app.js';
+import { testDataSource } from '../support/test-database.js';
+import { createIsolatedDatabase } from '../support/isolated-database.js';
+
+const SETUPS: [string, Record<string, string>][] = [
+  ['without Redis (PostgreSQL read every time)', {}],
+  ['with Redis (cached, shared version)', { REDIS_URL: 'redis://127.0.0.1:6379' }],
+];
+
+const PATH = '/api/admin/settings';
+
+describe.each(SETUPS)('settings API on two instances %s', (_name, env) => {
+  let database: TestDatabase;
+  let db: DataSource;
+  let first: NestFastifyApplication;
+  let second: NestFastifyApplication;
+  let nobody: Caller;
+  let viewer: Caller;
+  let editor: Caller;
+
+  beforeAll(async () => {
+    database = await createIsolatedDatabase({ seed: true });
+    // Test files share Redis; a limiter there must not refuse this file's registrations.
+    const appEnv = { ...env, DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '10000' };
+    first = await createTestApp({ env: appEnv });
+    second = await createTestApp({ env: appEnv });
+    db = testDataSource(database.url);
+    await db.initialize();
+    // Every caller signs in before any test switches a login method off.
+    nobody = await callerWithPermissions(first, db, []);
+    viewer = await callerWithPermissions(first, db, [Permissions.SettingsView]);
+    editor = await callerWithPermissions(first, db, [Permissions.SettingsView, Permissions.SettingsEdit]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([first?.close(), second?.close()]);
+    if (db?.isInitialized) await db.destroy();
+    await database?.drop();
+  });
+
+  const put = (app: NestFastifyApplication, body: unknown, token = editor.token) => call(app, 'put', PATH, token, body);
+  const get = async (app: NestFastifyApplication) => {
+    const res = await call(app, 'get', PATH, viewer.token);
+    expect(res.status).toBe(200);
+    return res.body.data;
+  };
+  const stored = async () => {
+    const rows: { key: string; value: unknown }[] = await db.query(`SELECT key, value FROM settings ORDER BY key`);
+    return Object.fromEntries(rows.map((row) => [row.key, row.value]));
+  };
+
+  describe('GET /api/admin/settings', () => {
+    it('refuses a request without a token (401 UNAUTHENTICATED)', async () => {
+      const res = await call(first, 'get', PATH);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ success: false, error: { code: 'UNAUTHENTICATED', message: expect.any(String) } });
+    });
+
+    it('refuses a caller without settings.view (403 FORBIDDEN naming it)', async () => {
+      const res = await call(first, 'get', PATH, nobody.token);
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('FORBIDDEN');
+      expect(res.body.error.message).toContain('settings.view');
+    });
+
+    it('answers both flags to a caller with settings.view, from rows in the database', async () => {
+      const res = await call(second, 'get', PATH, viewer.token);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ success: true, data: { email_password: expect.any(Boolean), mobile_otp: expect.any(Boolean) } });
+      expect(await stored()).toEqual({ email_password: res.body.data.email_password, mobile_otp: res.body.data.mobile_otp });
+    });
+  });
+
+  describe('PUT /api/admin/settings', () => {
+    it('refuses a request without a token (401 UNAUTHENTICATED)', async () => {
+      const res = await call(first, 'put', PATH, undefined, { mobile_otp: true });
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('UNAUTHENTICATED');
+    });
+
+    it('refuses a caller with settings.view but not settings.edit (403 FORBIDDEN naming it), changing nothing', async () => {
+      const before = await stored();
+      const res = await put(first, { mobile_otp: !before.mobile_otp }, viewer.token);
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('FORBIDDEN');
+      expect(res.body.error.message).toContain('settings.edit');
+      expect(await stored()).toEqual(before);
+    });
+
+    it('changes the flags for a caller with settings.edit, answers the new settings and persists them', async () => {
+      const res = await put(first, { email_password: true, mobile_otp: true });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ success: true, data: { email_password: true, mobile_otp: true } });
+      expect(await stored()).toEqual({ email_password: true, mobile_otp: true });
+
+      const back = await put(first, { mobile_otp: false });
+      expect(back.body.data).toEqual({ email_password: true, mobile_otp: false });
+      expect(await stored()).toEqual({ email_password: true, mobile_otp: false });
+    });
+
+    it('applies a change on one instance at once on the other, in both directions', async () => {
+      await put(first, { email_password: true, mobile_otp: false });
+      // Both instances have read (and, where they cache, cached) the current value.
+      expect(await get(first)).toEqual({ email_password: true, mobile_otp: false });
+      expect(await get(second)).toEqual({ email_password: true, mobile_otp: false });
+
+      expect((await put(first, { mobile_otp: true })).status).toBe(200);
+      expect(await get(second)).toEqual({ email_password: true, mobile_otp: true });
+
+      expect((await put(second, { email_password: false })).status).toBe(200);
+      expect(await get(first)).toEqual({ email_password: false, mobile_otp: true });
+
+      expect((await put(first, { email_password: true, mobile_otp: false })).status).toBe(200);
+      expect(await get(second)).toEqual({ email_password: true, mobile_otp: false });
+      expect(await get(first)).toEqual({ email_password: true, mobile_otp: false });
+    });
+
+    it('changes only the flags the body names', async () => {
+      await put(first, { email_password: true, mobile_otp: false });
+      const res = await put(second, { mobile_otp: true });
+      expect(res.body.data).toEqual({ email_password: true, mobile_otp: true });
+      const other = await put(second, { email_password: false });
+      expect(other.body.data).toEqual({ email_password: false, mobile_otp: true });
+      await put(first, { email_password: true, mobile_otp: false });
+    });
+
+    it('treats an empty body as a no-op that answers the current settings', async () => {
+      await put(first, { email_password: true, mobile_otp: true });
+      const res = await put(second, {});
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual({ email_password: true, mobile_otp: true });
+      expect(await stored()).toEqual({ email_password: true, mobile_otp: true });
+      await put(first, { mobile_otp: false });
+    });
+
+    it.each([
+      ['an unknown field', { email_password: true, sms_login: true }, 'sms_login'],
+      ['a string for a flag', { mobile_otp: 'true' }, 'mobile_otp'],
+      ['a number for a flag', { email_password: 1 }, 'email_password'],
+      ['null for a flag', { mobile_otp: null }, 'mobile_otp'],
+      ['an object for a flag', { email_password: { value: true } }, 'email_password'],
+    ])('refuses %s with 400 VALIDATION_FAILED, changing nothing', async (_case, body, field) => {
+      const before = await stored();
+      const res = await put(first, body);
+      expect(res.status).toBe(400);
+      expect(res.body.success).toBe(false);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+      expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
+      expect(await stored()).toEqual(before);
+    });
+
+    it('refuses a body that is not a JSON object', async () => {
+      const res = await request(first.getHttpServer())
+        .put(PATH)
+        .set('authorization', `Bearer ${editor.token}`)
+        .set('content-type', 'application/json')
+        .send('[true]');
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+    });
+  });
+
+  it('keeps stored values over an instance configured with other initial values', async () => {
+    await put(first, { email_password: true, mobile_otp: false });
+    const other = await createTestApp({
+      env: { ...env, DATABASE_URL: database.url, AUTH_EMAIL_PASSWORD: 'false', AUTH_MOBILE_OTP: 'true' },
+    });
+    try {
+      expect(await get(other)).toEqual({ email_password: true, mobile_otp: false });
+    } finally {
+      await other.close();
+    }
+  });
+});

@@ -1,0 +1,38 @@
+import type { LoggerService, LogLevel, ModuleMetadata } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { AppModule } from '../../src/app.module.js';
+import { AppConfig } from '../../src/config/app-config.js';
+import { APP_OPTIONS, configureHttpApp, createHttpAdapter, useStructuredLogs } from '../../src/http-app.js';
+import { createTestConfig } from './test-config.js';
+
+export interface TestAppOptions {
+  /** Variables over the test defaults; `undefined` removes one, so the service's default applies. */
+  env?: Record<string, string | undefined>;
+  /** Extra controllers or providers, e.g. a route that throws, to test the HTTP layer. */
+  extra?: Pick<ModuleMetadata, 'controllers' | 'providers'>;
+  /**
+   * The app's logger; by default only errors are printed. A LoggerService receives every level.
+   * `'pino'` is the service's own JSON logger on standard output, as `main.ts` sets it up (its
+   * request logger is built once per test file, by the first app, at that app's LOG_LEVEL).
+   */
+  logger?: LoggerService | LogLevel[] | 'pino';
+}
+
+/** The real application on the run's database, configured exactly as `main.ts` configures it. */
+export async function createTestApp(options: TestAppOptions = {}): Promise<NestFastifyApplication> {
+  const config = createTestConfig(options.env);
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule], ...options.extra })
+    .overrideProvider(AppConfig)
+    .useValue(config)
+    .compile();
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(config), {
+    ...APP_OPTIONS,
+    ...(options.logger === 'pino' ? { bufferLogs: true } : { logger: options.logger ?? ['error'] }),
+  });
+  if (options.logger === 'pino') useStructuredLogs(app);
+  await configureHttpApp(app);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  return app;
+}
