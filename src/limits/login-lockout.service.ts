@@ -39,8 +39,6 @@ export class LoginLockout {
   async begin(subject: string): Promise<void> {
     await this.sweepIfDue();
     const { lockoutThreshold, lockoutSeconds } = this.config.limits;
-    // now() is when the statement started; it may then have waited for the row lock while a
-    // parallel attempt set locked_until from a later clock, hence the bound on Retry-After.
     const [row]: { failures: number; retry_after: number | null }[] = await this.dataSource.query(
       `INSERT INTO login_failures AS f (subject, failures, locked_until, last_attempt_at)
        VALUES ($1, 1, NULL, now())
@@ -51,12 +49,12 @@ export class LoginLockout {
            ELSE f.failures + 1 END,
          locked_until = CASE WHEN f.locked_until > now() THEN f.locked_until END,
          last_attempt_at = CASE WHEN f.locked_until > now() THEN f.last_attempt_at ELSE now() END
-       RETURNING failures,
-         CASE WHEN locked_until IS NOT NULL
-           THEN greatest(1, least($2, ceil(extract(epoch FROM locked_until - now())))) END::int AS retry_after`,
+       RETURNING failures, ceil(extract(epoch FROM locked_until - now()))::int AS retry_after`,
       [subject, lockoutSeconds],
     );
-    if (row.retry_after !== null) throw lockedOut(row.retry_after);
+    // now() is when the statement started; it may then have waited for the row lock while a
+    // parallel attempt set locked_until from a later clock, so the remainder can exceed the lockout.
+    if (row.retry_after !== null) throw lockedOut(Math.min(row.retry_after, lockoutSeconds));
     if (row.failures > lockoutThreshold) {
       // Earlier attempts still in flight have used up the threshold: this one is not checked, and
       // the lock starts now (a success among those in flight lifts it again).
