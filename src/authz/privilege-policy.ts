@@ -1,0 +1,57 @@
+/**
+ * The one privilege policy (contract, "Privilege boundaries"), as pure functions over effective
+ * permission sets, in the shape of Kubernetes RBAC's escalation check: an actor may grant only
+ * what it holds, and may act only on accounts and roles whose permissions it holds. Every write
+ * path of the admin API asks these functions; none decides privilege on its own.
+ *
+ * No rule here is keyed on a role's name except the specification's `admin`.
+ */
+
+/** The specification's administrator role. */
+export const ADMIN_ROLE = 'admin';
+
+/** Holding any of these (or the admin role) makes an account privileged. */
+export const PRIVILEGED_PERMISSIONS: readonly string[] = Object.freeze([
+  'users.create',
+  'users.edit',
+  'users.delete',
+  'roles.create',
+  'roles.edit',
+  'roles.delete',
+  'settings.edit',
+]);
+
+/**
+ * Privileged accounts get the administrators' rules: the SMS second factor on password logins and
+ * no one-factor SMS sign-in.
+ */
+export function isPrivileged(roles: Iterable<string>, permissions: Iterable<string>): boolean {
+  for (const role of roles) if (role === ADMIN_ROLE) return true;
+  const held = new Set(permissions);
+  return PRIVILEGED_PERMISSIONS.some((permission) => held.has(permission));
+}
+
+/** "grant ⊆ own": the permissions of a grant (a role's new set, a role given to a user) the actor lacks. */
+export function missingToGrant(actorPermissions: Iterable<string>, granted: Iterable<string>): string[] {
+  return lacking(actorPermissions, granted);
+}
+
+/**
+ * "target ⊆ own": the permissions of a target (a user's effective set, a role's set, a single
+ * permission) the actor lacks. Nobody acts on something more privileged than themselves.
+ */
+export function missingToActOn(actorPermissions: Iterable<string>, targetPermissions: Iterable<string>): string[] {
+  return lacking(actorPermissions, targetPermissions);
+}
+
+/** "The admin role keeps every permission": the permissions an update of a role would take from `admin`. */
+export function removedFromAdminRole(roleName: string, current: Iterable<string>, next: Iterable<string>): string[] {
+  if (roleName !== ADMIN_ROLE) return [];
+  return lacking(next, current);
+}
+
+/** The members of `wanted` not in `held`, sorted and without repeats, so messages are stable. */
+function lacking(held: Iterable<string>, wanted: Iterable<string>): string[] {
+  const own = new Set(held);
+  return [...new Set(wanted)].filter((permission) => !own.has(permission)).sort();
+}
