@@ -2,6 +2,7 @@ import {
   Column,
   CreateDateColumn,
   Entity,
+  Index,
   JoinTable,
   ManyToMany,
   PrimaryGeneratedColumn,
@@ -11,6 +12,8 @@ import {
 import { User } from '../users/user.entity.js';
 import { Permission } from './permission.entity.js';
 
+/** Names are unique trimmed and case-insensitively: an expression index, made by its migration only. */
+@Index('UQ_roles_name_folded', { synchronize: false })
 @Entity({ name: 'roles' })
 export class Role {
   @PrimaryGeneratedColumn('uuid')
