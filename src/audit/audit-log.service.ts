@@ -28,7 +28,8 @@ export type AuditEventType =
   | 'user.update'
   | 'user.delete'
   | 'user.roles'
-  | 'settings.update';
+  | 'settings.update'
+  | 'authz.escalation_refused';
 
 export interface AuditEntry {
   type: AuditEventType;

@@ -1,12 +1,14 @@
 import { Global, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { AuditController } from './audit.controller.js';
 import { AuditLog } from './audit-log.service.js';
+import { PrivilegeRefusalAuditInterceptor } from './privilege-refusal-audit.interceptor.js';
 
 /** Global: every feature records its events through AuditLog. */
 @Global()
 @Module({
   controllers: [AuditController],
-  providers: [AuditLog],
+  providers: [AuditLog, { provide: APP_INTERCEPTOR, useClass: PrivilegeRefusalAuditInterceptor }],
   exports: [AuditLog],
 })
 export class AuditModule {}

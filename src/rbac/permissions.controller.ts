@@ -32,12 +32,12 @@ export class PermissionsController {
   @Put(':id')
   @RequirePermissions(Permissions.RolesEdit)
   update(@CurrentUser() actor: AuthUser, @UuidParam() id: string, @Body() dto: UpdatePermissionDto) {
-    return this.permissions.update(id, dto, actor.id);
+    return this.permissions.update(id, dto, actor);
   }
 
   @Delete(':id')
   @RequirePermissions(Permissions.RolesDelete)
   delete(@CurrentUser() actor: AuthUser, @UuidParam() id: string) {
-    return this.permissions.delete(id, actor.id);
+    return this.permissions.delete(id, actor);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditLog } from '../audit/audit-log.service.js';
+import { assertMayActOn, type PolicyActor } from '../authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from './authz-versions.js';
 import { Permission } from './permission.entity.js';
@@ -9,7 +10,10 @@ import type { CreatePermissionDto, UpdatePermissionDto } from './rbac.dto.js';
 import { isUniqueViolation, notFound, systemProtected } from './rbac-errors.js';
 import { toPermissionResponse, type PermissionResponse } from './rbac.responses.js';
 
-/** Permissions (`resource.action`). The admin role holds every one, including new ones. */
+/**
+ * Permissions (`resource.action`). The admin role holds every one, including new ones. Editing or
+ * deleting a permission needs holding it (the privilege policy's "target ⊆ own").
+ */
 @Injectable()
 export class PermissionsService {
   constructor(
@@ -46,10 +50,11 @@ export class PermissionsService {
     return this.get(id);
   }
 
-  async update(id: string, dto: UpdatePermissionDto, actorId: string): Promise<PermissionResponse> {
+  async update(id: string, dto: UpdatePermissionDto, actor: PolicyActor): Promise<PermissionResponse> {
     await this.writing(async (manager) => {
       const permission = await manager.getRepository(Permission).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!permission) throw notFound('Permission');
+      assertMayActOn(actor, { type: 'permission', id }, [permission.name], 'permission.update');
       if (dto.name !== undefined && dto.name !== permission.name && permission.isSystem) {
         throw systemProtected('permission', 'renamed');
       }
@@ -62,19 +67,20 @@ export class PermissionsService {
       });
     });
     await this.versions.bumpGlobal();
-    await this.audit.record({ type: 'permission.update', actorId, targetType: 'permission', targetId: id, details: { fields: Object.keys(dto) } });
+    await this.audit.record({ type: 'permission.update', actorId: actor.id, targetType: 'permission', targetId: id, details: { fields: Object.keys(dto) } });
     return this.get(id);
   }
 
-  async delete(id: string, actorId: string): Promise<Record<string, never>> {
+  async delete(id: string, actor: PolicyActor): Promise<Record<string, never>> {
     await this.dataSource.transaction(async (manager) => {
       const permission = await manager.getRepository(Permission).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!permission) throw notFound('Permission');
+      assertMayActOn(actor, { type: 'permission', id }, [permission.name], 'permission.delete');
       if (permission.isSystem) throw systemProtected('permission', 'deleted');
       await manager.delete(Permission, { id });
     });
     await this.versions.bumpGlobal();
-    await this.audit.record({ type: 'permission.delete', actorId, targetType: 'permission', targetId: id });
+    await this.audit.record({ type: 'permission.delete', actorId: actor.id, targetType: 'permission', targetId: id });
     return {};
   }
 

@@ -26,18 +26,18 @@ export class RolesController {
   @Post()
   @RequirePermissions(Permissions.RolesCreate)
   create(@CurrentUser() actor: AuthUser, @Body() dto: CreateRoleDto) {
-    return this.roles.create(dto, actor.id);
+    return this.roles.create(dto, actor);
   }
 
   @Put(':id')
   @RequirePermissions(Permissions.RolesEdit)
   update(@CurrentUser() actor: AuthUser, @UuidParam() id: string, @Body() dto: UpdateRoleDto) {
-    return this.roles.update(id, dto, actor.id);
+    return this.roles.update(id, dto, actor);
   }
 
   @Delete(':id')
   @RequirePermissions(Permissions.RolesDelete)
   delete(@CurrentUser() actor: AuthUser, @UuidParam() id: string) {
-    return this.roles.delete(id, actor.id);
+    return this.roles.delete(id, actor);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, type EntityManager } from 'typeorm';
 import { AuditLog } from '../audit/audit-log.service.js';
+import { assertAdminRoleKeepsEveryPermission, assertMayActOn, assertMayGrant, type PolicyActor } from '../authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from './authz-versions.js';
 import { Permission } from './permission.entity.js';
@@ -9,7 +10,11 @@ import { isUniqueViolation, notFound, systemProtected, unknownIds } from './rbac
 import { toRoleResponse, type RoleResponse } from './rbac.responses.js';
 import { Role } from './role.entity.js';
 
-/** Roles and their permission sets. System roles keep their name but may change permissions. */
+/**
+ * Roles and their permission sets. System roles keep their name but may change permissions, except
+ * that `admin` keeps every one. The privilege policy holds on every write: a role is created or
+ * given only permissions the actor holds, and a role holding one the actor lacks is out of reach.
+ */
 @Injectable()
 export class RolesService {
   constructor(
@@ -27,24 +32,36 @@ export class RolesService {
     return toRoleResponse(await this.findWithPermissions(this.dataSource.manager, id));
   }
 
-  async create(dto: CreateRoleDto, actorId: string): Promise<RoleResponse> {
+  async create(dto: CreateRoleDto, actor: PolicyActor): Promise<RoleResponse> {
     const id = await this.writing(async (manager) => {
+      // The insert first: a taken name is 409 whatever the permissions asked for.
       const [{ id }] = await manager.query(
         `INSERT INTO roles (name, display_name, description) VALUES ($1, $2, $3) RETURNING id`,
         [dto.name, dto.display_name ?? null, dto.description ?? null],
       );
-      if (dto.permission_ids) await this.replacePermissions(manager, id, dto.permission_ids);
+      if (dto.permission_ids) {
+        const names = await this.permissionNames(manager, dto.permission_ids);
+        assertMayGrant(actor, { type: 'role', id }, names, 'role.create');
+        await this.replacePermissions(manager, id, dto.permission_ids);
+      }
       return id as string;
     });
-    await this.audit.record({ type: 'role.create', actorId, targetType: 'role', targetId: id, details: { name: dto.name } });
+    await this.audit.record({ type: 'role.create', actorId: actor.id, targetType: 'role', targetId: id, details: { name: dto.name } });
     return this.get(id);
   }
 
-  async update(id: string, dto: UpdateRoleDto, actorId: string): Promise<RoleResponse> {
+  async update(id: string, dto: UpdateRoleDto, actor: PolicyActor): Promise<RoleResponse> {
     await this.writing(async (manager) => {
       const role = await manager.getRepository(Role).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!role) throw notFound('Role');
+      const current = await this.permissionNamesOfRole(manager, id);
+      assertMayActOn(actor, { type: 'role', id }, current, 'role.update');
       if (dto.name !== undefined && dto.name !== role.name && role.isSystem) throw systemProtected('role', 'renamed');
+      if (dto.permission_ids) {
+        const next = await this.permissionNames(manager, dto.permission_ids);
+        assertMayGrant(actor, { type: 'role', id }, next, 'role.update');
+        assertAdminRoleKeepsEveryPermission(actor, role, current, next);
+      }
       const changes: Partial<Role> = {};
       if (dto.name !== undefined) changes.name = dto.name;
       if (dto.display_name !== undefined) changes.displayName = dto.display_name;
@@ -56,19 +73,20 @@ export class RolesService {
     });
     // Role definitions touch every holder: all cached callers go stale.
     await this.versions.bumpGlobal();
-    await this.audit.record({ type: 'role.update', actorId, targetType: 'role', targetId: id, details: { fields: Object.keys(dto) } });
+    await this.audit.record({ type: 'role.update', actorId: actor.id, targetType: 'role', targetId: id, details: { fields: Object.keys(dto) } });
     return this.get(id);
   }
 
-  async delete(id: string, actorId: string): Promise<Record<string, never>> {
+  async delete(id: string, actor: PolicyActor): Promise<Record<string, never>> {
     await this.dataSource.transaction(async (manager) => {
       const role = await manager.getRepository(Role).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!role) throw notFound('Role');
+      assertMayActOn(actor, { type: 'role', id }, await this.permissionNamesOfRole(manager, id), 'role.delete');
       if (role.isSystem) throw systemProtected('role', 'deleted');
       await manager.delete(Role, { id });
     });
     await this.versions.bumpGlobal();
-    await this.audit.record({ type: 'role.delete', actorId, targetType: 'role', targetId: id });
+    await this.audit.record({ type: 'role.delete', actorId: actor.id, targetType: 'role', targetId: id });
     return {};
   }
 
@@ -76,6 +94,24 @@ export class RolesService {
     const role = await manager.getRepository(Role).findOne({ where: { id }, relations: { permissions: true } });
     if (!role) throw notFound('Role');
     return role;
+  }
+
+  /** The names of these permissions; an unknown id is 400 and nothing changes. */
+  private async permissionNames(manager: EntityManager, permissionIds: string[]): Promise<string[]> {
+    const found = await manager.getRepository(Permission).find({ where: { id: In(permissionIds) }, select: { id: true, name: true } });
+    if (found.length !== permissionIds.length) {
+      const known = new Set(found.map((permission) => permission.id));
+      throw unknownIds('permission_ids', permissionIds.filter((id) => !known.has(id)));
+    }
+    return found.map((permission) => permission.name);
+  }
+
+  private async permissionNamesOfRole(manager: EntityManager, roleId: string): Promise<string[]> {
+    const rows: { name: string }[] = await manager.query(
+      `SELECT p.name FROM role_permissions rp JOIN permissions p ON p.id = rp.permission_id WHERE rp.role_id = $1`,
+      [roleId],
+    );
+    return rows.map((row) => row.name);
   }
 
   /** All ids must exist, or nothing changes (the caller's transaction rolls back). */

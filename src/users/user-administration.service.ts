@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import { AuditLog } from '../audit/audit-log.service.js';
+import { assertMayActOn } from '../authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from '../rbac/authz-versions.js';
 import { SystemRoles } from '../rbac/permission-names.js';
@@ -71,6 +72,7 @@ export class UserAdministrationService {
   }
 
   async update(id: string, dto: UpdateUserDto, actorId: string): Promise<UserResponse> {
+    await this.assertMayActOnUser(actorId, id, 'user.update');
     // Argon2 before the transaction: it is slow and must not hold a connection.
     const passwordHash = dto.password ? await this.passwords.hash(dto.password) : undefined;
     await this.conflictsAsHttp(() =>
@@ -105,6 +107,7 @@ export class UserAdministrationService {
   }
 
   async delete(id: string, actorId: string): Promise<Record<string, never>> {
+    await this.assertMayActOnUser(actorId, id, 'user.delete');
     await this.dataSource.transaction(async (manager) => {
       await lockAdminRole(manager);
       await this.get(id, manager);
@@ -116,6 +119,16 @@ export class UserAdministrationService {
     await this.versions.bumpUser(id);
     await this.audit.record({ type: 'user.delete', actorId, targetType: 'user', targetId: id });
     return {};
+  }
+
+  /**
+   * "target ⊆ own" (contract, Privilege boundaries): nobody edits or deletes an account holding a
+   * permission they lack. Both sets come from the database, so a grant made a moment ago counts.
+   */
+  private async assertMayActOnUser(actorId: string, targetId: string, action: string): Promise<void> {
+    const [actor, target] = await Promise.all([this.users.findEffectiveAccess(actorId), this.users.findEffectiveAccess(targetId)]);
+    if (!target) return; // the method's own lookup answers 404
+    assertMayActOn({ id: actorId, permissions: actor?.permissions ?? [] }, { type: 'user', id: targetId }, target.permissions, action);
   }
 
   private async conflictsAsHttp<T>(work: () => Promise<T>): Promise<T> {

@@ -1,19 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, type EntityManager } from 'typeorm';
 import { AuditLog } from '../audit/audit-log.service.js';
+import { assertMayActOn, assertMayAssignAdminRole, assertMayGrant } from '../authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
 import type { AuthUser } from '../rbac/auth-user.js';
 import { AuthzVersions } from '../rbac/authz-versions.js';
-import { Permissions, SystemRoles } from '../rbac/permission-names.js';
+import { SystemRoles } from '../rbac/permission-names.js';
 import { notFound, unknownIds } from '../rbac/rbac-errors.js';
 import { Role } from '../rbac/role.entity.js';
 import { isLastAdmin, lockAdminRole } from './user-administration.service.js';
+import { UsersRepository } from './users.repository.js';
 
 type RoleRef = { id: string; name: string };
 
 /**
- * Assigning roles to users. Touching the admin role additionally needs `roles.edit`, and the
- * last holder of admin cannot lose it.
+ * Assigning roles to users. Touching the admin role additionally needs `roles.edit`; the actor must
+ * hold every permission of the user (target ⊆ own) and of each role given (grant ⊆ own); the last
+ * holder of admin cannot lose it.
  */
 @Injectable()
 export class UserRolesService {
@@ -21,13 +24,14 @@ export class UserRolesService {
     private readonly dataSource: DataSource,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
+    private readonly users: UsersRepository,
   ) {}
 
   /** Adds roles; already held ones are left as they are. */
   add(actor: AuthUser, userId: string, roleIds: string[]): Promise<{ roles: RoleRef[] }> {
     return this.change(actor, userId, async (manager, current) => {
       const roles = await this.findRoles(manager, roleIds);
-      if (roles.some((role) => role.name === SystemRoles.Admin)) assertMayAssignAdmin(actor);
+      if (roles.some((role) => role.name === SystemRoles.Admin)) assertMayAssignAdminRole(actor, userTarget(userId), 'user.roles');
       const next = new Map(current.map((role) => [role.id, role]));
       for (const role of roles) next.set(role.id, role);
       return [...next.values()];
@@ -39,7 +43,7 @@ export class UserRolesService {
     return this.change(actor, userId, async (manager, current) => {
       const roles = await this.findRoles(manager, roleIds);
       // Granting, keeping or taking away admin through a replacement all count as assigning it.
-      if ([...roles, ...current].some((role) => role.name === SystemRoles.Admin)) assertMayAssignAdmin(actor);
+      if ([...roles, ...current].some((role) => role.name === SystemRoles.Admin)) assertMayAssignAdminRole(actor, userTarget(userId), 'user.roles');
       return roles;
     });
   }
@@ -47,7 +51,7 @@ export class UserRolesService {
   remove(actor: AuthUser, userId: string, roleId: string): Promise<{ roles: RoleRef[] }> {
     return this.change(actor, userId, async (manager, current) => {
       const [role] = await this.findRoles(manager, [roleId], 'NOT_FOUND');
-      if (role.name === SystemRoles.Admin) assertMayAssignAdmin(actor);
+      if (role.name === SystemRoles.Admin) assertMayAssignAdminRole(actor, userTarget(userId), 'user.roles');
       return current.filter((held) => held.id !== roleId);
     });
   }
@@ -66,6 +70,7 @@ export class UserRolesService {
         [userId],
       );
       const next = await decide(manager, current);
+      await this.assertWithinActorsPermissions(manager, actor, userId, current, next);
       const losesAdmin =
         current.some((role) => role.name === SystemRoles.Admin) && !next.some((role) => role.name === SystemRoles.Admin);
       if (losesAdmin && (await isLastAdmin(manager, userId))) {
@@ -85,6 +90,29 @@ export class UserRolesService {
     return { roles: roles.map(({ id, name }) => ({ id, name })).sort((a, b) => a.name.localeCompare(b.name)) };
   }
 
+  /**
+   * The privilege policy: the user's permissions now (target ⊆ own) and those of every role given
+   * (grant ⊆ own) must all be the actor's own.
+   */
+  private async assertWithinActorsPermissions(
+    manager: EntityManager,
+    actor: AuthUser,
+    userId: string,
+    current: RoleRef[],
+    next: RoleRef[],
+  ): Promise<void> {
+    const target = await this.users.findEffectiveAccess(userId, manager);
+    assertMayActOn(actor, userTarget(userId), target?.permissions ?? [], 'user.roles');
+    const held = new Set(current.map((role) => role.id));
+    const added = next.filter((role) => !held.has(role.id)).map((role) => role.id);
+    if (added.length === 0) return;
+    const granted: { name: string }[] = await manager.query(
+      `SELECT DISTINCT p.name FROM role_permissions rp JOIN permissions p ON p.id = rp.permission_id WHERE rp.role_id = ANY($1::uuid[])`,
+      [added],
+    );
+    assertMayGrant(actor, userTarget(userId), granted.map((row) => row.name), 'user.roles');
+  }
+
   /** Unknown ids in a body are a bad request; an unknown id in the path is not found. */
   private async findRoles(manager: EntityManager, ids: string[], missing: 'VALIDATION_FAILED' | 'NOT_FOUND' = 'VALIDATION_FAILED') {
     const roles = ids.length ? await manager.getRepository(Role).find({ where: { id: In(ids) }, select: { id: true, name: true } }) : [];
@@ -97,10 +125,4 @@ export class UserRolesService {
   }
 }
 
-function assertMayAssignAdmin(actor: AuthUser): void {
-  if (!actor.has(Permissions.RolesEdit)) {
-    throw new AppException('FORBIDDEN', 'You have no permission to assign the admin role.', [
-      { permission: Permissions.RolesEdit },
-    ]);
-  }
-}
+const userTarget = (id: string) => ({ type: 'user' as const, id });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { isPrivileged } from '../authz/privilege-policy.js';
 import { PRINCIPAL_OF_ACTIVE_SESSION_SQL } from '../rbac/principal-query.js';
 import { User } from './user.entity.js';
 
@@ -16,6 +17,12 @@ export interface NewUser {
   email: string;
   mobile: string | null;
   passwordHash: string;
+}
+
+/** What a user may do: role names and the union of their roles' permissions. */
+export interface EffectiveAccess {
+  roles: string[];
+  permissions: string[];
 }
 
 export interface PrincipalRow {
@@ -61,6 +68,32 @@ export class UsersRepository {
   async findPrincipalOfActiveSession(sessionId: string, userId: string): Promise<PrincipalRow | null> {
     const rows: PrincipalRow[] = await this.dataSource.query(PRINCIPAL_OF_ACTIVE_SESSION_SQL, [sessionId, userId]);
     return rows[0] ?? null;
+  }
+
+  /**
+   * The user's role names and effective permissions; null when there is no such user. Takes the
+   * caller's transaction manager when there is one (the embedded database runs one at a time).
+   */
+  async findEffectiveAccess(userId: string, manager: EntityManager = this.dataSource.manager): Promise<EffectiveAccess | null> {
+    const [row]: EffectiveAccess[] = await manager.query(
+      `SELECT COALESCE(array_agg(DISTINCT r.name) FILTER (WHERE r.name IS NOT NULL), '{}') AS roles,
+              COALESCE(array_agg(DISTINCT p.name) FILTER (WHERE p.name IS NOT NULL), '{}') AS permissions
+         FROM users u
+         LEFT JOIN user_roles ur ON ur.user_id = u.id
+         LEFT JOIN roles r ON r.id = ur.role_id
+         LEFT JOIN role_permissions rp ON rp.role_id = r.id
+         LEFT JOIN permissions p ON p.id = rp.permission_id
+        WHERE u.id = $1
+        GROUP BY u.id`,
+      [userId],
+    );
+    return row ?? null;
+  }
+
+  /** The one question behind every administrator rule (second factor, no code-only sign-in). */
+  async isPrivilegedAccount(userId: string): Promise<boolean> {
+    const access = await this.findEffectiveAccess(userId);
+    return access !== null && isPrivileged(access.roles, access.permissions);
   }
 
   async findProfile(userId: string): Promise<{ id: string; name: string; email: string; mobile: string | null } | null> {

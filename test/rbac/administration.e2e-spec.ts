@@ -295,7 +295,7 @@ describe('role, permission and user administration', () => {
       expect((await call(app, 'get', '/api/auth/me', target.token)).body.data.roles).toEqual(['user']);
     });
 
-    it('lets users.edit assign other roles, and users.edit with roles.edit assign admin', async () => {
+    it('lets users.edit assign other roles, and only someone holding what admin carries assign admin', async () => {
       const editor = await actorWithPermissions(app, db, ['users.edit']);
       const target = await actorWithRoles(app, db, ['user']);
       const custom = await as(admin).post('/api/admin/roles', { name: unique('plain') });
@@ -303,8 +303,14 @@ describe('role, permission and user administration', () => {
       expect(add.status).toBe(200);
       expect(add.body.data.roles.map((r: { name: string }) => r.name).sort()).toEqual([custom.body.data.name, 'user'].sort());
 
-      const superEditor = await actorWithPermissions(app, db, ['users.edit', 'roles.edit']);
+      // Nobody grants what they do not hold: admin carries every permission, so users.edit with
+      // roles.edit is not enough; a holder of admin is.
       const adminRole = await idOf(db, 'roles', 'admin');
+      const rolesEditor = await actorWithPermissions(app, db, ['users.edit', 'roles.edit']);
+      const refused = await call(app, 'post', `/api/admin/users/${target.id}/roles`, rolesEditor.token, { role_ids: [adminRole] });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe('FORBIDDEN');
+      const superEditor = await actorWithRoles(app, db, ['admin']);
       const grant = await call(app, 'post', `/api/admin/users/${target.id}/roles`, superEditor.token, { role_ids: [adminRole] });
       expect(grant.status).toBe(200);
       expect((await call(app, 'get', '/api/auth/me', target.token)).body.data.roles).toContain('admin');

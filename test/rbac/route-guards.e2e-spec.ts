@@ -11,7 +11,7 @@ interface RouteCase {
   name: string;
   method: Method;
   /** Builds the path and body; runs once per case with fresh rows. */
-  setup: (ctx: { db: DataSource; app: NestFastifyApplication }) => Promise<{ path: string; body?: object; ok: number }>;
+  setup: (ctx: { db: DataSource; app: NestFastifyApplication; actor?: Actor }) => Promise<{ path: string; body?: object; ok: number }>;
   permission: string[];
 }
 
@@ -22,8 +22,16 @@ async function customRole(db: DataSource) {
   return id as string;
 }
 
-async function customPermission(db: DataSource) {
+/** A new permission; given an actor, held by it too (nobody edits or deletes a permission they lack). */
+async function customPermission(db: DataSource, holder?: Actor) {
   const [{ id }] = await db.query(`INSERT INTO permissions (name) VALUES ($1) RETURNING id`, [`${unique('res')}.view`]);
+  if (holder) {
+    await db.query(
+      `INSERT INTO role_permissions (role_id, permission_id)
+       SELECT ur.role_id, $2 FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE ur.user_id = $1 AND NOT r.is_system`,
+      [holder.id, id],
+    );
+  }
   return id as string;
 }
 
@@ -42,8 +50,8 @@ const ROUTES: RouteCase[] = [
   { name: 'delete role', method: 'delete', permission: ['roles.delete'], setup: async ({ db }) => ({ path: `/api/admin/roles/${await customRole(db)}`, ok: 200 }) },
   { name: 'list permissions', method: 'get', permission: ['roles.view'], setup: async () => ({ path: '/api/admin/permissions', ok: 200 }) },
   { name: 'create permission', method: 'post', permission: ['roles.create'], setup: async () => ({ path: '/api/admin/permissions', body: { name: `${unique('res')}.view` }, ok: 201 }) },
-  { name: 'update permission', method: 'put', permission: ['roles.edit'], setup: async ({ db }) => ({ path: `/api/admin/permissions/${await customPermission(db)}`, body: { display_name: 'X' }, ok: 200 }) },
-  { name: 'delete permission', method: 'delete', permission: ['roles.delete'], setup: async ({ db }) => ({ path: `/api/admin/permissions/${await customPermission(db)}`, ok: 200 }) },
+  { name: 'update permission', method: 'put', permission: ['roles.edit'], setup: async ({ db, actor }) => ({ path: `/api/admin/permissions/${await customPermission(db, actor)}`, body: { display_name: 'X' }, ok: 200 }) },
+  { name: 'delete permission', method: 'delete', permission: ['roles.delete'], setup: async ({ db, actor }) => ({ path: `/api/admin/permissions/${await customPermission(db, actor)}`, ok: 200 }) },
   { name: 'list users', method: 'get', permission: ['users.view'], setup: async () => ({ path: '/api/admin/users', ok: 200 }) },
   { name: 'get user', method: 'get', permission: ['users.view'], setup: async ({ db }) => ({ path: `/api/admin/users/${await plainUser(db)}`, ok: 200 }) },
   {
@@ -105,7 +113,7 @@ describe('every administration route is guarded', () => {
 
     it(`is allowed with ${route.permission.join(', ')}`, async () => {
       const actor = await actorWithPermissions(app, db, route.permission);
-      const { path, body, ok } = await route.setup({ db, app });
+      const { path, body, ok } = await route.setup({ db, app, actor });
       const res = await call(app, route.method, path, actor.token, body);
       expect(res.status).toBe(ok);
       expect(res.body.success).toBe(true);
