@@ -5,8 +5,8 @@ import { AuditLog } from '../audit/audit-log.service.js';
 import { AppException } from '../common/app-exception.js';
 import { rateLimited } from '../common/rate-limited.js';
 import { AppConfig } from '../config/app-config.js';
-import { SystemRoles } from '../rbac/permission-names.js';
 import { SettingsService } from '../settings/settings.service.js';
+import { UsersRepository } from '../users/users.repository.js';
 import { checkOtp } from './otp-check.js';
 import { OtpCode } from './otp-code.entity.js';
 import { OtpCodes } from './otp-codes.js';
@@ -18,7 +18,6 @@ interface Account {
   name: string;
   email: string;
   mobile: string | null;
-  is_admin: boolean;
 }
 
 const HOUR_MS = 3_600_000;
@@ -40,6 +39,7 @@ export class MobileOtpService {
     private readonly sessions: SessionService,
     private readonly config: AppConfig,
     private readonly audit: AuditLog,
+    private readonly users: UsersRepository,
   ) {}
 
   async send(mobile: string, client: ClientInfo): Promise<{ expires_in: number }> {
@@ -96,8 +96,8 @@ export class MobileOtpService {
     }
     const [account] = await this.findAccount(this.dataSource.manager, mobile);
     if (!account || account.id !== result.row.userId) throw new AppException('INVALID_OTP', 'The code is wrong.');
-    // With two-factor on, a code alone is one factor: administrators must use their password too.
-    if (account.is_admin && methods.emailPassword) {
+    // With two-factor on, a code alone is one factor: privileged accounts must use their password too.
+    if (methods.emailPassword && (await this.users.isPrivilegedAccount(account.id))) {
       throw new AppException('LOGIN_METHOD_DISABLED', 'Administrators must sign in with their password and a code.');
     }
     const session = await this.sessions.startWithResponse(account, client);
@@ -152,11 +152,8 @@ export class MobileOtpService {
 
   private findAccount(manager: EntityManager, mobile: string): Promise<Account[]> {
     return manager.query(
-      `SELECT u.id, u.name, u.email, u.mobile,
-              EXISTS (SELECT 1 FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-                       WHERE ur.user_id = u.id AND r.name = $2) AS is_admin
-         FROM users u WHERE u.mobile = $1`,
-      [mobile, SystemRoles.Admin],
+      `SELECT u.id, u.name, u.email, u.mobile FROM users u WHERE u.mobile = $1`,
+      [mobile],
     );
   }
 

@@ -6,7 +6,6 @@ import { TokenService, TWO_FACTOR_TOKEN_TTL } from '../auth/token.service.js';
 import { AuditLog } from '../audit/audit-log.service.js';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
-import { SystemRoles } from '../rbac/permission-names.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { checkOtp } from './otp-check.js';
@@ -23,8 +22,8 @@ export interface TwoFactorChallenge {
 }
 
 /**
- * The administrators' second factor. When both login methods are on, a correct password of an
- * account holding `admin` that has a mobile earns a temp token (5 minutes, single use) and an SMS
+ * The administrators' second factor. When both login methods are on, a correct password of a
+ * privileged account (contract, Privilege boundaries) that has a mobile earns a temp token (5 minutes, single use) and an SMS
  * code bound to it; `verify-2fa` with both completes the sign-in. Three wrong codes end it.
  */
 @Injectable()
@@ -47,11 +46,7 @@ export class TwoFactorService {
     if (!user.mobile) return false;
     const methods = await this.settings.getLoginMethods();
     if (!methods.emailPassword || !methods.mobileOtp) return false;
-    const [{ is_admin }] = await this.dataSource.query(
-      `SELECT EXISTS (SELECT 1 FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE ur.user_id = $1 AND r.name = $2) AS is_admin`,
-      [user.id, SystemRoles.Admin],
-    );
-    return is_admin === true;
+    return this.users.isPrivilegedAccount(user.id);
   }
 
   async challenge(user: PublicUser & { mobile: string }, client: ClientInfo): Promise<TwoFactorChallenge> {
