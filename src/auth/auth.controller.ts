@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 import { AppConfig } from '../config/app-config.js';
 import type { AuthUser } from '../rbac/auth-user.js';
 import { UsersRepository } from '../users/users.repository.js';
@@ -50,7 +51,11 @@ export class AuthController {
 
   @Post('logout')
   @HttpCode(HttpStatus.OK)
-  async logout(@CurrentUser() user: AuthUser, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, never>> {
+  async logout(
+    @CurrentUser() user: AuthUser,
+    @Body(EmptyBodyPipe) _body: Record<string, never>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Record<string, never>> {
     await this.sessions.revoke(user.sessionId, 'logout');
     clearAuthCookies(reply);
     return {};
