@@ -16,12 +16,13 @@ export class PasswordResetTokensRepository {
     await manager.query(`UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [userId]);
   }
 
-  async isUsable(tokenHash: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `SELECT 1 FROM password_reset_tokens WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()`,
+  /** The user of a token that is still usable, or null. */
+  async findUserOfUsable(tokenHash: string): Promise<string | null> {
+    const rows: { user_id: string }[] = await this.dataSource.query(
+      `SELECT user_id FROM password_reset_tokens WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()`,
       [tokenHash],
     );
-    return rows.length > 0;
+    return rows[0]?.user_id ?? null;
   }
 
   /**

@@ -43,6 +43,8 @@ export class PasswordResetService {
     if (user) {
       const token = randomBytes(32).toString('base64url');
       await this.dataSource.transaction(async (manager) => {
+        // The user's lock first, as every identity change takes it: no lock-order deadlock with a reset.
+        await this.users.lockAccount(manager, user.id);
         await this.resetTokens.voidAllOfUser(manager, user.id);
         await this.resetTokens.insert(manager, {
           userId: user.id,
@@ -62,20 +64,25 @@ export class PasswordResetService {
   async reset(token: string, newPassword: string, client: ClientInfo = {}): Promise<Record<string, never>> {
     const tokenHash = sha256Hex(token);
     // A cheap look first, so invalid tokens cost no Argon2 work.
-    if (!(await this.resetTokens.isUsable(tokenHash))) throw invalidResetToken();
+    const userId = await this.resetTokens.findUserOfUsable(tokenHash);
+    if (!userId) throw invalidResetToken();
     const passwordHash = await this.passwords.hash(newPassword);
-    const { userId } = await this.identityChange.change({
-      // Consumed in the change's transaction: of two concurrent resets with one token, one wins.
-      user: async (manager) => {
-        const userId = await this.resetTokens.consume(manager, tokenHash);
-        if (!userId) throw invalidResetToken();
-        return userId;
-      },
-      changes: { passwordHash },
-      auditType: 'password_reset.complete',
-      revocationReason: 'password_reset',
-      client,
-    });
+    try {
+      await this.identityChange.change({
+        userId,
+        // Consumed under the user's lock: of two concurrent resets with one token, one wins.
+        beforeChange: async (manager) => {
+          if ((await this.resetTokens.consume(manager, tokenHash)) !== userId) throw invalidResetToken();
+        },
+        changes: { passwordHash },
+        auditType: 'password_reset.complete',
+        revocationReason: 'password_reset',
+        client,
+      });
+    } catch (error) {
+      // The account was deleted since the look, and its tokens with it.
+      throw error instanceof AppException && error.code === 'NOT_FOUND' ? invalidResetToken() : error;
+    }
     // Whoever proved control of the mailbox may sign in with the new password at once.
     await this.lockout.succeeded(lockoutSubject(userId, {}));
     return {};

@@ -15,11 +15,13 @@ export type IdentityField = 'email' | 'mobile' | 'password';
 export type ChangedField = 'name' | IdentityField;
 
 export interface AccountChangeRequest {
+  userId: string;
   /**
-   * The user, or how to find them inside the change's transaction (a password reset consumes its
-   * token there, so the token and the change commit together).
+   * Runs in the change's transaction once the user's row is locked, before anything changes; may
+   * refuse by throwing. A password reset consumes its token here, so the token and the change
+   * commit together, and every change takes the user's lock first (no lock-order deadlocks).
    */
-  user: string | ((manager: EntityManager) => Promise<string>);
+  beforeChange?: (manager: EntityManager) => Promise<void>;
   /** The new values; a field left undefined, or equal to the current value, is not changed. */
   changes: AccountChanges;
   /** Who made the change: an administrator; absent, the user themselves (as a password reset proves). */
@@ -57,10 +59,11 @@ export class IdentityChangeService {
 
   async change(request: AccountChangeRequest): Promise<{ userId: string; changed: ChangedField[] }> {
     const { userId, previousEmail, changed } = await this.dataSource.transaction(async (manager) => {
-      const userId = typeof request.user === 'string' ? request.user : await request.user(manager);
+      const userId = request.userId;
       // Locked, so two concurrent changes are applied one after the other and each sees the other's result.
       const current = await this.users.lockAccount(manager, userId);
       if (!current) throw notFound('User');
+      await request.beforeChange?.(manager);
       const changed = changedFields(current, request.changes);
       if (changed.length > 0) {
         await this.users.updateAccount(manager, userId, pick(request.changes, changed));

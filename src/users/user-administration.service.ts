@@ -78,7 +78,7 @@ export class UserAdministrationService {
     const passwordHash = dto.password ? await this.passwords.hash(dto.password) : undefined;
     await this.conflictsAsHttp(() =>
       this.identityChange.change({
-        user: id,
+        userId: id,
         changes: { name: dto.name, email: dto.email, mobile: dto.mobile, passwordHash },
         actorId,
         auditType: 'user.update',

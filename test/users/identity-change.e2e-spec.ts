@@ -207,6 +207,26 @@ describe('identity changes: what was issued to the old identity ends', () => {
     });
   });
 
+  describe('concurrency', () => {
+    it('a reset racing an administrator\'s changes of the same user: no 5xx, and no reset outlives a change', async () => {
+      for (let round = 0; round < 5; round += 1) {
+        const user = await registerUser(app);
+        expect((await forgot(user.email)).status).toBe(200);
+        const token = resetTokenFrom(await sink.waitForMail(user.email), APP_URL);
+        const [resetRes, changeRes, passwordRes] = await Promise.all([
+          reset(token),
+          adminUpdate(user.id, { email: uniqueEmail('race') }),
+          adminUpdate(user.id, { password: 'Amber-Canyon-Socket-19' }),
+        ]);
+        expect(changeRes.status).toBe(200);
+        expect(passwordRes.status).toBe(200);
+        expect([200, 400]).toContain(resetRes.status);
+        // Whatever the order, the token is spent now.
+        expect((await reset(token)).status).toBe(400);
+      }
+    });
+  });
+
   describe('refresh claims', () => {
     it('come from the current record, not from the presented refresh token', async () => {
       const user = await registerUser(app);
