@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AuthenticationGuard } from './auth/authentication.guard.js';
+import { CookieOriginGuard } from './auth/cookie-origin.guard.js';
 import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
 import { EnvelopeInterceptor } from './common/envelope.interceptor.js';
 import { AppValidationPipe } from './common/validation.pipe.js';
@@ -43,6 +44,8 @@ import { RedisModule } from './redis/redis.module.js';
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     // In this order: how often (before any work, so floods of bad tokens count too), who is calling, then may they.
+    // First of all: a cross-origin write riding on a cookie is refused before it costs anything.
+    { provide: APP_GUARD, useClass: CookieOriginGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: AuthenticationGuard },
     { provide: APP_GUARD, useClass: PermissionsGuard },

@@ -1,3 +1,4 @@
+import { SetMetadata } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import type { AppConfig } from '../config/app-config.js';
 import { ACCESS_TOKEN_COOKIE } from './access-token.strategy.js';
@@ -5,6 +6,10 @@ import { ACCESS_TOKEN_COOKIE } from './access-token.strategy.js';
 export const REFRESH_TOKEN_COOKIE = 'refresh_token';
 /** The refresh cookie only travels to the endpoints that use it. */
 const REFRESH_COOKIE_PATH = '/api/auth';
+
+export const READS_REFRESH_COOKIE_KEY = 'readsRefreshCookie';
+/** The handler may be authenticated by the refresh cookie (CookieOriginGuard checks such writes). */
+export const ReadsRefreshCookie = () => SetMetadata(READS_REFRESH_COOKIE_KEY, true);
 
 const BASE = { httpOnly: true, secure: true, sameSite: 'strict' } as const;
 

@@ -1,9 +1,10 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 import { AppConfig } from '../config/app-config.js';
 import type { AuthUser } from '../rbac/auth-user.js';
 import { UsersRepository } from '../users/users.repository.js';
-import { clearAuthCookies, REFRESH_TOKEN_COOKIE, setAuthCookies } from './auth-cookies.js';
+import { clearAuthCookies, ReadsRefreshCookie, REFRESH_TOKEN_COOKIE, setAuthCookies } from './auth-cookies.js';
 import { ForgotPasswordDto, LoginDto, RefreshDto, RegisterDto, ResetPasswordDto } from './auth.dto.js';
 import { AuthService, type TokenPairResponse } from './auth.service.js';
 import { clientOf } from './client-info.js';
@@ -39,6 +40,7 @@ export class AuthController {
   }
 
   @Public()
+  @ReadsRefreshCookie()
   @Post('refresh')
   @HttpCode(HttpStatus.OK)
   async refresh(@Body() dto: RefreshDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
@@ -49,7 +51,11 @@ export class AuthController {
 
   @Post('logout')
   @HttpCode(HttpStatus.OK)
-  async logout(@CurrentUser() user: AuthUser, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, never>> {
+  async logout(
+    @CurrentUser() user: AuthUser,
+    @Body(EmptyBodyPipe) _body: Record<string, never>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Record<string, never>> {
     await this.sessions.revoke(user.sessionId, 'logout');
     clearAuthCookies(reply);
     return {};

@@ -7,9 +7,11 @@ import { OtpCoreModule } from '../otp/otp-core.module.js';
 import { TwoFactorService } from '../otp/two-factor.service.js';
 import { RbacCoreModule } from '../rbac/rbac-core.module.js';
 import { SettingsModule } from '../settings/settings.module.js';
+import { IdentityChangeModule } from '../users/identity-change.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { AccessTokenStrategy } from './access-token.strategy.js';
 import { AuthController } from './auth.controller.js';
+import { AuthRepositoriesModule } from './auth-repositories.module.js';
 import { AuthService } from './auth.service.js';
 import { JwtKey } from './jwt-key.js';
 import { PasswordResetService } from './password-reset.service.js';
@@ -22,6 +24,8 @@ import { TokenService } from './token.service.js';
     PassportModule,
     PasswordModule,
     UsersModule,
+    AuthRepositoriesModule,
+    IdentityChangeModule,
     MailModule,
     RbacCoreModule,
     SettingsModule,

@@ -7,10 +7,10 @@ import { LoginLockout, lockoutSubject } from '../limits/login-lockout.service.js
 import { AuditLog } from '../audit/audit-log.service.js';
 import { MailService } from '../mail/mail.service.js';
 import type { ClientInfo } from './session.service.js';
-import { AuthzVersions } from '../rbac/authz-versions.js';
+import { IdentityChangeService } from '../users/identity-change.service.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { PasswordHasher } from './password-hasher.js';
-import { PasswordResetToken } from './password-reset-token.entity.js';
+import { PasswordResetTokensRepository } from './password-reset-tokens.repository.js';
 import { sha256Hex } from './token-hash.js';
 
 export const FORGOT_PASSWORD_RESPONSE = {
@@ -31,9 +31,10 @@ export class PasswordResetService {
     private readonly passwords: PasswordHasher,
     private readonly mail: MailService,
     private readonly config: AppConfig,
-    private readonly versions: AuthzVersions,
     private readonly lockout: LoginLockout,
     private readonly audit: AuditLog,
+    private readonly resetTokens: PasswordResetTokensRepository,
+    private readonly identityChange: IdentityChangeService,
   ) {}
 
   async requestReset(email: string, client: ClientInfo = {}): Promise<typeof FORGOT_PASSWORD_RESPONSE> {
@@ -42,8 +43,10 @@ export class PasswordResetService {
     if (user) {
       const token = randomBytes(32).toString('base64url');
       await this.dataSource.transaction(async (manager) => {
-        await manager.query(`UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [user.id]);
-        await manager.insert(PasswordResetToken, {
+        // The user's lock first, as every identity change takes it: no lock-order deadlock with a reset.
+        await this.users.lockAccount(manager, user.id);
+        await this.resetTokens.voidAllOfUser(manager, user.id);
+        await this.resetTokens.insert(manager, {
           userId: user.id,
           tokenHash: sha256Hex(token),
           expiresAt: new Date(Date.now() + this.config.resetTokenTtl * 1000),
@@ -57,42 +60,32 @@ export class PasswordResetService {
     return FORGOT_PASSWORD_RESPONSE;
   }
 
+  /** An identity change like any other: sessions revoked, other reset tokens void, the address told. */
   async reset(token: string, newPassword: string, client: ClientInfo = {}): Promise<Record<string, never>> {
     const tokenHash = sha256Hex(token);
     // A cheap look first, so invalid tokens cost no Argon2 work.
-    if (!(await this.findUsable(tokenHash))) throw invalidResetToken();
+    const userId = await this.resetTokens.findUserOfUsable(tokenHash);
+    if (!userId) throw invalidResetToken();
     const passwordHash = await this.passwords.hash(newPassword);
-    const userId = await this.dataSource.transaction(async (manager) => {
-      const [row]: { id: string; user_id: string }[] = await manager.query(
-        `SELECT id, user_id FROM password_reset_tokens
-          WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() FOR UPDATE`,
-        [tokenHash],
-      );
-      // Re-checked under the row lock: of two concurrent resets with one token, one wins.
-      if (!row) throw invalidResetToken();
-      await manager.query(`UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [row.user_id]);
-      await manager.query(`UPDATE users SET password_hash = $1, updated_at = now() WHERE id = $2`, [passwordHash, row.user_id]);
-      await manager.query(
-        `UPDATE sessions SET revoked_at = now(), revoked_reason = 'password_reset', updated_at = now()
-          WHERE user_id = $1 AND revoked_at IS NULL`,
-        [row.user_id],
-      );
-      return row.user_id;
-    });
-    // After the commit: every instance drops its cached caller, so old access tokens die at once.
-    await this.versions.bumpUser(userId);
+    try {
+      await this.identityChange.change({
+        userId,
+        // Consumed under the user's lock: of two concurrent resets with one token, one wins.
+        beforeChange: async (manager) => {
+          if ((await this.resetTokens.consume(manager, tokenHash)) !== userId) throw invalidResetToken();
+        },
+        changes: { passwordHash },
+        auditType: 'password_reset.complete',
+        revocationReason: 'password_reset',
+        client,
+      });
+    } catch (error) {
+      // The account was deleted since the look, and its tokens with it.
+      throw error instanceof AppException && error.code === 'NOT_FOUND' ? invalidResetToken() : error;
+    }
     // Whoever proved control of the mailbox may sign in with the new password at once.
     await this.lockout.succeeded(lockoutSubject(userId, {}));
-    await this.audit.record({ type: 'password_reset.complete', actorId: userId, targetType: 'user', targetId: userId, client });
     return {};
-  }
-
-  private async findUsable(tokenHash: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `SELECT 1 FROM password_reset_tokens WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()`,
-      [tokenHash],
-    );
-    return rows.length > 0;
   }
 
   private resetMail(to: string, name: string, token: string) {

@@ -5,7 +5,9 @@ import { AuditLog } from '../audit/audit-log.service.js';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
 import { AuthzVersions } from '../rbac/authz-versions.js';
+import { UsersRepository } from '../users/users.repository.js';
 import { Session, type SessionRevocationReason } from './session.entity.js';
+import { SessionsRepository } from './sessions.repository.js';
 import { digestsEqual, sha256Hex } from './token-hash.js';
 import { invalidToken, TokenService, type SessionIdentity } from './token.service.js';
 
@@ -72,6 +74,8 @@ export class SessionService {
     private readonly config: AppConfig,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
+    private readonly sessions: SessionsRepository,
+    private readonly users: UsersRepository,
   ) {}
 
   async start(user: { id: string; email: string }, client: ClientInfo): Promise<IssuedTokens> {
@@ -111,10 +115,13 @@ export class SessionService {
         return { kind: 'invalid' };
       }
       if (claims.gen !== session.generation || !digestsEqual(presentedHash, session.refreshTokenHash)) {
-        await manager.update(Session, { id: session.id }, { revokedAt: new Date(), revokedReason: 'refresh_reuse' });
+        await this.sessions.revoke(manager, { sessionId: session.id }, 'refresh_reuse');
         return { kind: 'reused' };
       }
-      const identity = { userId: session.userId, email: claims.email, sessionId: session.id };
+      // Claims come from the user as they are now: an email changed since the last rotation is carried forward.
+      const email = await this.users.findEmail(manager, session.userId);
+      if (email === null) return { kind: 'invalid' };
+      const identity = { userId: session.userId, email, sessionId: session.id };
       const generation = session.generation + 1;
       const nextRefresh = await this.tokens.signRefresh(identity, generation, session.expiresAt);
       await manager.update(Session, { id: session.id }, { generation, refreshTokenHash: sha256Hex(nextRefresh) });
@@ -139,11 +146,7 @@ export class SessionService {
   }
 
   async revoke(sessionId: string, reason: SessionRevocationReason): Promise<void> {
-    const [rows]: [{ user_id: string }[], number] = await this.dataSource.query(
-      `UPDATE sessions SET revoked_at = now(), revoked_reason = $2, updated_at = now()
-        WHERE id = $1 AND revoked_at IS NULL RETURNING user_id`,
-      [sessionId, reason],
-    );
+    const rows = await this.sessions.revoke(this.dataSource.manager, { sessionId }, reason);
     // After the commit: every instance drops its cached caller for this user.
     for (const row of rows) {
       await this.versions.bumpUser(row.user_id);

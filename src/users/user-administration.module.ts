@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PasswordModule } from '../auth/password.module.js';
 import { RbacCoreModule } from '../rbac/rbac-core.module.js';
+import { IdentityChangeModule } from './identity-change.module.js';
 import { UserAdministrationService } from './user-administration.service.js';
 import { UserRolesService } from './user-roles.service.js';
 import { UsersController } from './users.controller.js';
@@ -8,7 +9,7 @@ import { UsersModule } from './users.module.js';
 
 /** `/api/admin/users`: users and their role assignments. */
 @Module({
-  imports: [UsersModule, PasswordModule, RbacCoreModule],
+  imports: [UsersModule, PasswordModule, RbacCoreModule, IdentityChangeModule],
   controllers: [UsersController],
   providers: [UserAdministrationService, UserRolesService],
 })

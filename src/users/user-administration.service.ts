@@ -3,11 +3,13 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import { AuditLog } from '../audit/audit-log.service.js';
 import { assertMayActOn } from '../authz/privilege-refusal.js';
+import type { ClientInfo } from '../auth/session.service.js';
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from '../rbac/authz-versions.js';
 import { SystemRoles } from '../rbac/permission-names.js';
 import { isUniqueViolation, notFound } from '../rbac/rbac-errors.js';
 import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './users.dto.js';
+import { IdentityChangeService } from './identity-change.service.js';
 import { UsersRepository } from './users.repository.js';
 
 export interface UserResponse {
@@ -32,6 +34,7 @@ export class UserAdministrationService {
     private readonly passwords: PasswordHasher,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
+    private readonly identityChange: IdentityChangeService,
   ) {}
 
   async list(query: ListUsersQuery): Promise<{ items: UserResponse[]; total: number; page: number; limit: number }> {
@@ -71,38 +74,20 @@ export class UserAdministrationService {
     return this.get(user.id);
   }
 
-  async update(id: string, dto: UpdateUserDto, actorId: string): Promise<UserResponse> {
+  async update(id: string, dto: UpdateUserDto, actorId: string, client: ClientInfo = {}): Promise<UserResponse> {
     await this.assertMayActOnUser(actorId, id, 'user.update');
     // Argon2 before the transaction: it is slow and must not hold a connection.
     const passwordHash = dto.password ? await this.passwords.hash(dto.password) : undefined;
     await this.conflictsAsHttp(() =>
-      this.dataSource.transaction(async (manager) => {
-        const sets: string[] = [];
-        const params: unknown[] = [id];
-        const set = (column: string, value: unknown) => {
-          params.push(value);
-          sets.push(`${column} = $${params.length}`);
-        };
-        if (dto.name !== undefined) set('name', dto.name);
-        if (dto.email !== undefined) set('email', dto.email);
-        if (dto.mobile !== undefined) set('mobile', dto.mobile);
-        if (passwordHash) set('password_hash', passwordHash);
-        const [rows] = await manager.query(
-          `UPDATE users SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING id`,
-          params,
-        );
-        if (rows.length === 0) throw notFound('User');
-        if (passwordHash) {
-          await manager.query(
-            `UPDATE sessions SET revoked_at = now(), revoked_reason = 'admin', updated_at = now()
-              WHERE user_id = $1 AND revoked_at IS NULL`,
-            [id],
-          );
-        }
+      this.identityChange.change({
+        userId: id,
+        changes: { name: dto.name, email: dto.email, mobile: dto.mobile, passwordHash },
+        actorId,
+        auditType: 'user.update',
+        revocationReason: 'admin',
+        client,
       }),
     );
-    await this.versions.bumpUser(id);
-    await this.audit.record({ type: 'user.update', actorId, targetType: 'user', targetId: id, details: { fields: Object.keys(dto) } });
     return this.get(id);
   }
 

@@ -1,4 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { clientOf } from '../auth/client-info.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { AppException } from '../common/app-exception.js';
 import { UuidParam } from '../common/uuid-param.js';
@@ -36,9 +38,9 @@ export class UsersController {
 
   /** The specification's handler-level check, with its own message. */
   @Put(':id')
-  update(@CurrentUser() actor: AuthUser, @UuidParam() id: string, @Body() dto: UpdateUserDto) {
+  update(@CurrentUser() actor: AuthUser, @UuidParam() id: string, @Body() dto: UpdateUserDto, @Req() request: FastifyRequest) {
     assertMayEditUsers(actor);
-    return this.users.update(id, dto, actor.id);
+    return this.users.update(id, dto, actor.id, clientOf(request));
   }
 
   @Delete(':id')

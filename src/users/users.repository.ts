@@ -25,6 +25,15 @@ export interface EffectiveAccess {
   permissions: string[];
 }
 
+/** The fields of an account its holder or an administrator may change. */
+export interface AccountChanges {
+  name?: string;
+  email?: string;
+  /** `null` removes the number. */
+  mobile?: string | null;
+  passwordHash?: string;
+}
+
 export interface PrincipalRow {
   id: string;
   name: string;
@@ -101,6 +110,35 @@ export class UsersRepository {
       where: { id: userId },
       select: { id: true, name: true, email: true, mobile: true },
     });
+  }
+
+  /** The user's current name, email and mobile, locked for the rest of the caller's transaction. */
+  async lockAccount(manager: EntityManager, userId: string): Promise<{ id: string; name: string; email: string; mobile: string | null } | null> {
+    const [row] = await manager.query(`SELECT id, name, email, mobile FROM users WHERE id = $1 FOR UPDATE`, [userId]);
+    return row ?? null;
+  }
+
+  async updateAccount(manager: EntityManager, userId: string, changes: AccountChanges): Promise<void> {
+    const columns: [string, unknown][] = [
+      ['name', changes.name],
+      ['email', changes.email],
+      ['mobile', changes.mobile],
+      ['password_hash', changes.passwordHash],
+    ];
+    const params: unknown[] = [userId];
+    const sets = columns
+      .filter(([, value]) => value !== undefined)
+      .map(([column, value]) => {
+        params.push(value);
+        return `${column} = $${params.length}`;
+      });
+    await manager.query(`UPDATE users SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1`, params);
+  }
+
+  /** The user's email as it is now, read in the caller's transaction. */
+  async findEmail(manager: EntityManager, userId: string): Promise<string | null> {
+    const [row] = await manager.query(`SELECT email FROM users WHERE id = $1`, [userId]);
+    return row?.email ?? null;
   }
 
   private findWithPassword(condition: string, value: string): Promise<UserWithPassword | null> {

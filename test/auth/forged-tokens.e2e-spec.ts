@@ -167,7 +167,8 @@ describe('forged and misplaced tokens', () => {
     });
 
     it.each(refreshForgeries)('refuses %s in the refresh_token cookie with 401 UNAUTHENTICATED', async (_label, make) => {
-      const res = await request(server()).post('/api/auth/refresh').set('cookie', `refresh_token=${make()}`);
+      // From APP_URL's origin (the default), so the cookie reaches the token check.
+      const res = await request(server()).post('/api/auth/refresh').set('cookie', `refresh_token=${make()}`).set('origin', 'http://localhost:3000');
       expect(res.status).toBe(401);
       expect(res.body).toEqual(UNAUTHENTICATED);
     });

@@ -155,7 +155,11 @@ describe('token pair, cookies, /me and logout', () => {
 
     it('refreshes with the refresh_token cookie when the body has none', async () => {
       const user = await registerUser(app);
-      const res = await request(server()).post('/api/auth/refresh').set('cookie', `refresh_token=${user.tokens.refresh_token}`);
+      // A browser on APP_URL's origin (the default): cookie-authenticated writes need a trusted Origin.
+      const res = await request(server())
+        .post('/api/auth/refresh')
+        .set('cookie', `refresh_token=${user.tokens.refresh_token}`)
+        .set('origin', 'http://localhost:3000');
       expect(res.status).toBe(200);
       expectTokenCookies(res);
       expect((await me(app, res.body.data.access_token)).status).toBe(200);
@@ -163,6 +167,7 @@ describe('token pair, cookies, /me and logout', () => {
       const again = await request(server())
         .post('/api/auth/refresh')
         .set('cookie', `refresh_token=${res.body.data.refresh_token}`)
+        .set('origin', 'http://localhost:3000')
         .send({});
       expect(again.status).toBe(200);
     });
@@ -250,7 +255,10 @@ describe('token pair, cookies, /me and logout', () => {
 
     it('logs out by the access_token cookie', async () => {
       const user = await registerUser(app);
-      const res = await request(server()).post('/api/auth/logout').set('cookie', `access_token=${user.tokens.access_token}`);
+      const res = await request(server())
+        .post('/api/auth/logout')
+        .set('cookie', `access_token=${user.tokens.access_token}`)
+        .set('origin', 'http://localhost:3000');
       expect(res.status).toBe(200);
       expect((await me(app, user.tokens.access_token)).status).toBe(401);
     });

@@ -726,6 +726,12 @@ describe('hostile input on every endpoint', () => {
     return factories;
   }
 
+  /**
+   * A browser page on APP_URL's origin (the default): a cookie-authenticated write from anywhere else
+   * is 403 before its token is looked at (test/http/cookie-origin.e2e-spec.ts).
+   */
+  const TRUSTED_ORIGIN = { origin: 'http://localhost:3000' };
+
   /** Token forgeries in the Authorization header and the access_token cookie, on every guarded route. */
   function tokenProbes(): ProbeFactory[] {
     const claims = decodeJwt(admin.tokens.access_token).payload;
@@ -761,9 +767,9 @@ describe('hostile input on every endpoint', () => {
     ];
     const variants: [string, Record<string, string>][] = [
       ...forgeries.map(([label, token]): [string, Record<string, string>] => [`Bearer ${label}`, bearer(token)]),
-      ...forgeries.map(([label, token]): [string, Record<string, string>] => [`cookie ${label}`, { cookie: `access_token=${token}` }]),
+      ...forgeries.map(([label, token]): [string, Record<string, string>] => [`cookie ${label}`, { cookie: `access_token=${token}`, ...TRUSTED_ORIGIN }]),
       ...headerOnly.map(([label, value]): [string, Record<string, string>] => [`Authorization ${label}`, { authorization: value }]),
-      ...cookieOnly.map(([label, value]): [string, Record<string, string>] => [`cookie: ${label}`, { cookie: value }]),
+      ...cookieOnly.map(([label, value]): [string, Record<string, string>] => [`cookie: ${label}`, { cookie: value, ...TRUSTED_ORIGIN }]),
       ['no token', {}],
     ];
     const factories: ProbeFactory[] = [];
@@ -826,7 +832,7 @@ describe('hostile input on every endpoint', () => {
       }));
       factories.push(async () => ({
         label: `POST /api/auth/refresh cookie ${label}`,
-        request: { method: 'POST', path: '/api/auth/refresh', headers: { cookie: `refresh_token=${make()}` } },
+        request: { method: 'POST', path: '/api/auth/refresh', headers: { cookie: `refresh_token=${make()}`, ...TRUSTED_ORIGIN } },
         expect: refused,
       }));
       factories.push(async () => ({

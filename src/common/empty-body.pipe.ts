@@ -1,0 +1,22 @@
+import { Injectable, type PipeTransform } from '@nestjs/common';
+import { AppException } from './app-exception.js';
+
+/**
+ * For routes that take no body: nothing, or an empty JSON object. Any field is refused like an
+ * unknown field of a DTO (a class without fields cannot be a DTO: class-validator's
+ * forbidUnknownValues refuses an object with no validation metadata).
+ */
+@Injectable()
+export class EmptyBodyPipe implements PipeTransform {
+  transform(value: unknown): Record<string, never> {
+    if (value === undefined) return {};
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new AppException('VALIDATION_FAILED', 'The request body must be a JSON object.', [{ field: '(body)', message: 'must be a JSON object' }]);
+    }
+    const fields = Object.keys(value);
+    if (fields.length > 0) {
+      throw new AppException('VALIDATION_FAILED', 'The request is invalid.', fields.map((field) => ({ field, message: `property ${field} should not exist` })));
+    }
+    return {};
+  }
+}
