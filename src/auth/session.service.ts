@@ -124,7 +124,7 @@ export class SessionService {
       const identity = { userId: session.userId, email, sessionId: session.id };
       const generation = session.generation + 1;
       const nextRefresh = await this.tokens.signRefresh(identity, generation, session.expiresAt);
-      await manager.update(Session, { id: session.id }, { generation, refreshTokenHash: sha256Hex(nextRefresh) });
+      await manager.update(Session, { id: session.id }, { generation, refreshTokenHash: sha256Hex(nextRefresh), lastUsedAt: new Date() });
       return {
         kind: 'rotated',
         tokens: {

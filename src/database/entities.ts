@@ -1,3 +1,4 @@
+import { AccountChangeRequest, RecoveryCode, TotpAuthenticator } from '../account/account.entities.js';
 import { AuditEvent } from '../audit/audit-event.entity.js';
 import { PasswordResetToken } from '../auth/password-reset-token.entity.js';
 import { Session } from '../auth/session.entity.js';
@@ -10,4 +11,5 @@ import { Setting } from '../settings/setting.entity.js';
 import { User } from '../users/user.entity.js';
 
 /** Every entity of the service; features add theirs here so the migration check sees them. */
-export const entities = [User, Role, Permission, Session, PasswordResetToken, Setting, Content, OtpCode, LoginFailure, AuditEvent];
+export const entities = [User, Role, Permission, Session, PasswordResetToken, Setting, Content, OtpCode, LoginFailure, AuditEvent,
+  TotpAuthenticator, RecoveryCode, AccountChangeRequest];

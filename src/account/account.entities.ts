@@ -1,0 +1,101 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, PrimaryGeneratedColumn, UpdateDateColumn, type Relation } from 'typeorm';
+import { User } from '../users/user.entity.js';
+
+/** An account's authenticator app (RFC 6238). The secret is stored only encrypted (AES-256-GCM). */
+@Entity({ name: 'totp_authenticators' })
+export class TotpAuthenticator {
+  @PrimaryColumn({ name: 'user_id', type: 'uuid', primaryKeyConstraintName: 'PK_totp_authenticators' })
+  userId!: string;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'FK_totp_authenticators_user_id' })
+  user?: Relation<User>;
+
+  @Column({ name: 'secret_ciphertext', type: 'varchar', length: 255 })
+  secretCiphertext!: string;
+
+  /** Null while enrolment waits for its first code; the app is on once this is set. */
+  @Column({ name: 'confirmed_at', type: 'timestamptz', nullable: true })
+  confirmedAt!: Date | null;
+
+  /** The time step of the last accepted code: a code of that step or an earlier one is a replay. */
+  @Column({ name: 'last_used_step', type: 'integer', nullable: true })
+  lastUsedStep!: number | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}
+
+/** One single-use recovery code: its keyed hash only. */
+@Entity({ name: 'recovery_codes' })
+export class RecoveryCode {
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'PK_recovery_codes' })
+  id!: string;
+
+  @Index('IDX_recovery_codes_user_id')
+  @Column({ name: 'user_id', type: 'uuid' })
+  userId!: string;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'FK_recovery_codes_user_id' })
+  user?: Relation<User>;
+
+  @Column({ name: 'code_hash', type: 'varchar', length: 64 })
+  codeHash!: string;
+
+  @Column({ name: 'used_at', type: 'timestamptz', nullable: true })
+  usedAt!: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}
+
+export type AccountChangeKind = 'email' | 'mobile';
+
+/**
+ * A change of email or mobile that waits for proof of the new address: a link (email) or an SMS
+ * code (mobile), stored as a keyed hash. It applies when that proof comes back, through the one
+ * identity-change operation.
+ */
+@Entity({ name: 'account_change_requests' })
+@Index('IDX_account_change_requests_user_kind', ['userId', 'kind'])
+@Index('IDX_account_change_requests_value_created', ['newValue', 'createdAt'])
+export class AccountChangeRequest {
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'PK_account_change_requests' })
+  id!: string;
+
+  @Column({ name: 'user_id', type: 'uuid' })
+  userId!: string;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'FK_account_change_requests_user_id' })
+  user?: Relation<User>;
+
+  @Column({ type: 'varchar', length: 16 })
+  kind!: AccountChangeKind;
+
+  @Column({ name: 'new_value', type: 'varchar', length: 255 })
+  newValue!: string;
+
+  @Index('UQ_account_change_requests_secret_hash', { unique: true })
+  @Column({ name: 'secret_hash', type: 'varchar', length: 64 })
+  secretHash!: string;
+
+  @Column({ type: 'integer', default: 0 })
+  attempts!: number;
+
+  @Column({ name: 'client_ip', type: 'varchar', length: 64, nullable: true })
+  clientIp!: string | null;
+
+  @Column({ name: 'expires_at', type: 'timestamptz' })
+  expiresAt!: Date;
+
+  @Column({ name: 'ended_at', type: 'timestamptz', nullable: true })
+  endedAt!: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}

@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+
+export interface TotpRow {
+  secret_ciphertext: string;
+  confirmed_at: Date | null;
+  last_used_step: number | null;
+}
+
+/** Every query on the authenticator-app and recovery-code tables. */
+@Injectable()
+export class SecondFactorsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async findTotp(userId: string, manager: EntityManager = this.dataSource.manager): Promise<TotpRow | null> {
+    const [row] = await manager.query(
+      `SELECT secret_ciphertext, confirmed_at, last_used_step FROM totp_authenticators WHERE user_id = $1`,
+      [userId],
+    );
+    return row ?? null;
+  }
+
+  async hasConfirmedTotp(userId: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    const rows: unknown[] = await manager.query(`SELECT 1 FROM totp_authenticators WHERE user_id = $1 AND confirmed_at IS NOT NULL`, [userId]);
+    return rows.length > 0;
+  }
+
+  /** A new enrolment replaces a pending one; a confirmed app is never replaced here (the caller checks first). */
+  async savePendingTotp(userId: string, secretCiphertext: string): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO totp_authenticators (user_id, secret_ciphertext) VALUES ($1, $2)
+       ON CONFLICT (user_id) DO UPDATE SET secret_ciphertext = EXCLUDED.secret_ciphertext, confirmed_at = NULL,
+              last_used_step = NULL, updated_at = now()
+        WHERE totp_authenticators.confirmed_at IS NULL`,
+      [userId, secretCiphertext],
+    );
+  }
+
+  /**
+   * Records `step` as used unless it (or a later one) already was: the single UPDATE is the
+   * replay check, so two requests with one code cannot both pass. Returns whether it was recorded.
+   */
+  async claimTotpStep(manager: EntityManager, userId: string, step: number, confirm: boolean): Promise<boolean> {
+    const [rows]: [unknown[], number] = await manager.query(
+      `UPDATE totp_authenticators SET last_used_step = $2, updated_at = now()
+              ${confirm ? ', confirmed_at = now()' : ''}
+        WHERE user_id = $1 AND (last_used_step IS NULL OR last_used_step < $2)
+              AND confirmed_at IS ${confirm ? '' : 'NOT '}NULL
+        RETURNING user_id`,
+      [userId, step],
+    );
+    return rows.length === 1;
+  }
+
+  async deleteTotp(manager: EntityManager, userId: string): Promise<boolean> {
+    const [rows]: [unknown[], number] = await manager.query(`DELETE FROM totp_authenticators WHERE user_id = $1 RETURNING user_id`, [userId]);
+    await manager.query(`DELETE FROM recovery_codes WHERE user_id = $1`, [userId]);
+    return rows.length === 1;
+  }
+
+  async replaceRecoveryCodes(manager: EntityManager, userId: string, codeHashes: string[]): Promise<void> {
+    await manager.query(`DELETE FROM recovery_codes WHERE user_id = $1`, [userId]);
+    await manager.query(`INSERT INTO recovery_codes (user_id, code_hash) SELECT $1, unnest($2::varchar[])`, [userId, codeHashes]);
+  }
+
+  /** Marks the code used if it is the user's and unused; one UPDATE, so a code works once. */
+  async useRecoveryCode(manager: EntityManager, userId: string, codeHash: string): Promise<boolean> {
+    const [rows]: [unknown[], number] = await manager.query(
+      `UPDATE recovery_codes SET used_at = now() WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL RETURNING id`,
+      [userId, codeHash],
+    );
+    return rows.length === 1;
+  }
+}
