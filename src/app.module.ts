@@ -5,6 +5,7 @@ import { CookieOriginGuard } from './auth/cookie-origin.guard.js';
 import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
 import { EnvelopeInterceptor } from './common/envelope.interceptor.js';
 import { AppValidationPipe } from './common/validation.pipe.js';
+import { AccountModule } from './account/account.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AppConfigModule } from './config/config.module.js';
@@ -38,6 +39,7 @@ import { RedisModule } from './redis/redis.module.js';
     UserAdministrationModule,
     SettingsModule,
     ContentsModule,
+    AccountModule,
   ],
   providers: [
     { provide: APP_PIPE, useClass: AppValidationPipe },

@@ -87,6 +87,10 @@ export class AccountChangeRequest {
   @Column({ type: 'integer', default: 0 })
   attempts!: number;
 
+  /** The session that asked: it stays signed in when the change applies, as the holder made it. */
+  @Column({ name: 'session_id', type: 'uuid', nullable: true })
+  sessionId!: string | null;
+
   @Column({ name: 'client_ip', type: 'varchar', length: 64, nullable: true })
   clientIp!: string | null;
 

@@ -10,6 +10,6 @@ import { TotpService } from './totp.service.js';
  */
 @Module({
   providers: [SecondFactorsRepository, SecretBox, TotpService, RecoveryCodesService],
-  exports: [TotpService, RecoveryCodesService],
+  exports: [TotpService, RecoveryCodesService, SecondFactorsRepository],
 })
 export class SecondFactorModule {}

@@ -29,7 +29,22 @@ export type AuditEventType =
   | 'user.delete'
   | 'user.roles'
   | 'settings.update'
-  | 'authz.escalation_refused';
+  | 'authz.escalation_refused'
+  | 'account.update'
+  | 'account.password_change'
+  | 'account.reauthentication_failure'
+  | 'account.email_change_request'
+  | 'account.email_change'
+  | 'account.mobile_change_request'
+  | 'account.mobile_change'
+  | 'session.revoke'
+  | 'session.revoke_others'
+  | 'totp.enrolment_start'
+  | 'totp.enable'
+  | 'totp.disable'
+  | 'totp.failure'
+  | '2fa.recovery_code_used'
+  | '2fa.enrolment_required';
 
 export interface AuditEntry {
   type: AuditEventType;

@@ -42,6 +42,7 @@ export class AccountSelfService1764360000000 implements MigrationInterface {
         "new_value" character varying(255) NOT NULL,
         "secret_hash" character varying(64) NOT NULL,
         "attempts" integer NOT NULL DEFAULT '0',
+        "session_id" uuid,
         "client_ip" character varying(64),
         "expires_at" TIMESTAMP WITH TIME ZONE NOT NULL,
         "ended_at" TIMESTAMP WITH TIME ZONE,

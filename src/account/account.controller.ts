@@ -1,0 +1,73 @@
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { clientOf } from '../auth/client-info.js';
+import { CurrentUser } from '../auth/current-user.decorator.js';
+import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
+import { UuidParam } from '../common/uuid-param.js';
+import type { AuthUser } from '../rbac/auth-user.js';
+import { AccountSessionsService } from './account-sessions.service.js';
+import { ChangePasswordDto, ConfirmCodeDto, DisableTotpDto, UpdateAccountDto } from './account.dto.js';
+import { PasswordChangeService } from './password-change.service.js';
+import { ProfileService } from './profile.service.js';
+import { TotpEnrolmentService } from './totp-enrolment.service.js';
+
+/** The signed-in person's own account: every route needs their access token and no permission. */
+@Controller('account')
+export class AccountController {
+  constructor(
+    private readonly profile: ProfileService,
+    private readonly passwordChange: PasswordChangeService,
+    private readonly sessions: AccountSessionsService,
+    private readonly totp: TotpEnrolmentService,
+  ) {}
+
+  @Get()
+  get(@CurrentUser() user: AuthUser) {
+    return this.profile.get(user);
+  }
+
+  @Patch()
+  update(@CurrentUser() user: AuthUser, @Body() dto: UpdateAccountDto, @Req() request: FastifyRequest) {
+    return this.profile.rename(user, dto.name, clientOf(request));
+  }
+
+  @Post('password')
+  @HttpCode(HttpStatus.OK)
+  changePassword(@CurrentUser() user: AuthUser, @Body() dto: ChangePasswordDto, @Req() request: FastifyRequest) {
+    return this.passwordChange.change(user, dto, clientOf(request));
+  }
+
+  @Get('sessions')
+  listSessions(@CurrentUser() user: AuthUser) {
+    return this.sessions.list(user.id, user.sessionId);
+  }
+
+  @Post('sessions/revoke-others')
+  @HttpCode(HttpStatus.OK)
+  async revokeOtherSessions(@CurrentUser() user: AuthUser, @Body(EmptyBodyPipe) _body: Record<string, never>, @Req() request: FastifyRequest) {
+    await this.sessions.revokeOthers(user.id, user.sessionId, user.id, clientOf(request));
+    return {};
+  }
+
+  @Delete('sessions/:id')
+  revokeSession(@CurrentUser() user: AuthUser, @UuidParam() id: string, @Req() request: FastifyRequest) {
+    return this.sessions.revokeOne(user.id, id, user.id, clientOf(request));
+  }
+
+  @Post('totp')
+  @HttpCode(HttpStatus.OK)
+  startTotp(@CurrentUser() user: AuthUser, @Body(EmptyBodyPipe) _body: Record<string, never>, @Req() request: FastifyRequest) {
+    return this.totp.start(user, clientOf(request));
+  }
+
+  @Post('totp/confirm')
+  @HttpCode(HttpStatus.OK)
+  confirmTotp(@CurrentUser() user: AuthUser, @Body() dto: ConfirmCodeDto, @Req() request: FastifyRequest) {
+    return this.totp.confirm(user, dto.code, clientOf(request));
+  }
+
+  @Delete('totp')
+  disableTotp(@CurrentUser() user: AuthUser, @Body() dto: DisableTotpDto, @Req() request: FastifyRequest) {
+    return this.totp.disable(user, dto, clientOf(request));
+  }
+}

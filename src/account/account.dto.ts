@@ -1,0 +1,51 @@
+import { Transform } from 'class-transformer';
+import { IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsNotCommonPassword, MatchesField } from '../auth/password-rules.js';
+import { IsAccountEmail, IsAccountMobile } from '../common/contact-fields.js';
+
+export class UpdateAccountDto {
+  @IsString() @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value)) @Length(1, 255)
+  name!: string;
+}
+
+export class ChangePasswordDto {
+  @IsString() @Length(1, 128)
+  current_password!: string;
+
+  @IsString() @Length(8, 128) @IsNotCommonPassword()
+  password!: string;
+
+  @IsString() @MatchesField('password')
+  password_confirmation!: string;
+}
+
+export class ChangeEmailDto {
+  @IsAccountEmail()
+  email!: string;
+}
+
+export class ConfirmEmailChangeDto {
+  @IsString() @Length(1, 256)
+  token!: string;
+}
+
+export class ChangeMobileDto {
+  @IsAccountMobile()
+  mobile!: string;
+}
+
+export class ConfirmCodeDto {
+  @IsString() @Matches(/^\d{4,10}$/, { message: 'code must be a code of digits' })
+  code!: string;
+}
+
+/** Turning the authenticator app off takes a current code or the password. */
+export class DisableTotpDto {
+  @ValidateIf((dto: DisableTotpDto) => dto.code !== undefined || dto.password === undefined)
+  @IsString() @Matches(/^\d{6}$/, { message: 'code (6 digits) or password is required' })
+  code?: string;
+
+  @ValidateIf((dto: DisableTotpDto) => dto.password !== undefined)
+  @IsString() @MaxLength(128)
+  password?: string;
+}

@@ -1,0 +1,32 @@
+import { Module } from '@nestjs/common';
+import { AuthRepositoriesModule } from '../auth/auth-repositories.module.js';
+import { PasswordModule } from '../auth/password.module.js';
+import { LimitsModule } from '../limits/limits.module.js';
+import { RbacCoreModule } from '../rbac/rbac-core.module.js';
+import { IdentityChangeModule } from '../users/identity-change.module.js';
+import { UsersModule } from '../users/users.module.js';
+import { AccountSessionsService } from './account-sessions.service.js';
+import { AccountController } from './account.controller.js';
+import { AdminSessionsController } from './admin-sessions.controller.js';
+import { AdminSessionsService } from './admin-sessions.service.js';
+import { PasswordChangeService } from './password-change.service.js';
+import { ProfileService } from './profile.service.js';
+import { ReauthenticationService } from './reauthentication.service.js';
+import { SecondFactorModule } from './second-factor.module.js';
+import { TotpEnrolmentService } from './totp-enrolment.service.js';
+
+/** The signed-in person's own account: profile, password, contact details, sessions, second factors. */
+@Module({
+  imports: [UsersModule, PasswordModule, AuthRepositoriesModule, IdentityChangeModule, RbacCoreModule, LimitsModule, SecondFactorModule],
+  controllers: [AccountController, AdminSessionsController],
+  providers: [
+    ProfileService,
+    PasswordChangeService,
+    ReauthenticationService,
+    AccountSessionsService,
+    AdminSessionsService,
+    TotpEnrolmentService,
+  ],
+  exports: [AccountSessionsService],
+})
+export class AccountModule {}

@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import type { ClientInfo } from '../auth/session.service.js';
+import { invalidToken } from '../auth/token.service.js';
+import type { AuthUser } from '../rbac/auth-user.js';
+import { IdentityChangeService } from '../users/identity-change.service.js';
+import { UsersRepository } from '../users/users.repository.js';
+
+export interface AccountResponse {
+  id: string;
+  name: string;
+  email: string;
+  mobile: string | null;
+  roles: readonly string[];
+  permissions: readonly string[];
+}
+
+/** The signed-in person's own record, as /auth/me shows it, and its name. */
+@Injectable()
+export class ProfileService {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly identityChange: IdentityChangeService,
+  ) {}
+
+  async get(user: AuthUser): Promise<AccountResponse> {
+    const profile = await this.users.findProfile(user.id);
+    if (!profile) throw invalidToken();
+    return { ...profile, roles: user.roles, permissions: user.permissions };
+  }
+
+  /** A name change ends nothing; it still goes through the one change operation, which audits it. */
+  async rename(user: AuthUser, name: string, client: ClientInfo): Promise<AccountResponse> {
+    await this.identityChange.change({
+      userId: user.id,
+      changes: { name },
+      auditType: 'account.update',
+      revocationReason: 'identity_change',
+      keepSessionId: user.sessionId,
+      client,
+    });
+    return this.get(user);
+  }
+}

@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AuditLog } from '../audit/audit-log.service.js';
+import type { ClientInfo } from '../auth/session.service.js';
+import { AppException } from '../common/app-exception.js';
+import { AuthzVersions } from '../rbac/authz-versions.js';
+import type { AuthUser } from '../rbac/auth-user.js';
+import type { DisableTotpDto } from './account.dto.js';
+import { ReauthenticationService } from './reauthentication.service.js';
+import { RecoveryCodesService } from './recovery-codes.service.js';
+import { SecondFactorsRepository } from './second-factors.repository.js';
+import { TotpService, type TotpEnrolment } from './totp.service.js';
+
+/** The holder's side of the authenticator app: start, confirm with a first code, turn off. */
+@Injectable()
+export class TotpEnrolmentService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly totp: TotpService,
+    private readonly recoveryCodes: RecoveryCodesService,
+    private readonly repository: SecondFactorsRepository,
+    private readonly reauthentication: ReauthenticationService,
+    private readonly versions: AuthzVersions,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async start(user: AuthUser, client: ClientInfo): Promise<TotpEnrolment> {
+    const enrolment = await this.totp.startEnrolment(user);
+    await this.audit.record({ type: 'totp.enrolment_start', actorId: user.id, targetType: 'user', targetId: user.id, client });
+    return enrolment;
+  }
+
+  /** A first right code turns the app on and returns ten recovery codes, shown this once. */
+  async confirm(user: AuthUser, code: string, client: ClientInfo): Promise<{ recovery_codes: string[] }> {
+    if (await this.totp.isEnrolled(user.id)) {
+      throw new AppException('CONFLICT', 'An authenticator app is already enrolled; remove it first.');
+    }
+    let recoveryCodes: string[] | null = null;
+    await this.reauthentication.attempt(
+      user.id,
+      client,
+      () =>
+        this.dataSource.transaction(async (manager) => {
+          if (!(await this.totp.check(manager, user.id, code, true))) return false;
+          recoveryCodes = await this.recoveryCodes.issue(manager, user.id);
+          return true;
+        }),
+      () => new AppException('INVALID_OTP', 'The code is wrong, or no enrolment was started.'),
+    );
+    // Enrolment changes what this account may reach when enrolment is required.
+    await this.versions.bumpUser(user.id);
+    await this.audit.record({ type: 'totp.enable', actorId: user.id, targetType: 'user', targetId: user.id, client });
+    return { recovery_codes: recoveryCodes! };
+  }
+
+  async disable(user: AuthUser, dto: DisableTotpDto, client: ClientInfo): Promise<Record<string, never>> {
+    if (!(await this.totp.isEnrolled(user.id))) throw new AppException('NOT_FOUND', 'No authenticator app is enrolled.');
+    if (dto.password !== undefined) {
+      await this.reauthentication.assertPassword(user, dto.password, client);
+      await this.dataSource.transaction((manager) => this.repository.deleteTotp(manager, user.id));
+    } else {
+      await this.reauthentication.attempt(
+        user.id,
+        client,
+        () =>
+          this.dataSource.transaction(async (manager) => {
+            if (!(await this.totp.check(manager, user.id, dto.code!, false))) return false;
+            await this.repository.deleteTotp(manager, user.id);
+            return true;
+          }),
+        () => new AppException('INVALID_OTP', 'The code is wrong.'),
+      );
+    }
+    await this.versions.bumpUser(user.id);
+    await this.audit.record({ type: 'totp.disable', actorId: user.id, targetType: 'user', targetId: user.id, client });
+    return {};
+  }
+}

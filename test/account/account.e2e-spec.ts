@@ -1,0 +1,222 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import type { DataSource } from 'typeorm';
+import { loginTokens, me, refresh, registerUser, login, type RegisteredUser } from '../support/auth-factory.js';
+import { callerWithPermissions } from '../support/rbac-factory.js';
+import { SmtpSink } from '../support/smtp-sink.js';
+import { createTestApp } from '../support/test-app.js';
+import { sharedDataSource } from '../support/test-database.js';
+
+const NEW_PASSWORD = 'Violet-Harbour-Quill-77';
+const NO_SESSION = '00000000-0000-4000-8000-000000000000';
+
+describe('the account holder: profile, password and sessions', () => {
+  let sink: SmtpSink;
+  let app: NestFastifyApplication;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    sink = await SmtpSink.start();
+    app = await createTestApp({ env: { SMTP_URL: sink.url } });
+    db = sharedDataSource();
+    await db.initialize();
+  });
+
+  afterAll(async () => {
+    await db.destroy();
+    await app.close();
+    await sink.stop();
+  });
+
+  const server = () => app.getHttpServer();
+  const as = (token: string) => ({
+    get: (path: string) => request(server()).get(path).set('authorization', `Bearer ${token}`),
+    post: (path: string, body?: object) => request(server()).post(path).set('authorization', `Bearer ${token}`).send(body ?? {}),
+    patch: (path: string, body: object) => request(server()).patch(path).set('authorization', `Bearer ${token}`).send(body),
+    delete: (path: string, body?: object) => request(server()).delete(path).set('authorization', `Bearer ${token}`).send(body ?? {}),
+  });
+
+  it.each([
+    ['get', '/api/account'],
+    ['patch', '/api/account'],
+    ['post', '/api/account/password'],
+    ['post', '/api/account/email'],
+    ['post', '/api/account/mobile'],
+    ['get', '/api/account/sessions'],
+    ['delete', `/api/account/sessions/${NO_SESSION}`],
+    ['post', '/api/account/sessions/revoke-others'],
+    ['post', '/api/account/totp'],
+    ['post', '/api/account/totp/confirm'],
+    ['delete', '/api/account/totp'],
+    ['get', `/api/admin/users/${NO_SESSION}/sessions`],
+    ['delete', `/api/admin/users/${NO_SESSION}/sessions/${NO_SESSION}`],
+  ] as const)('%s %s without a token is 401', async (method, path) => {
+    const res = await request(server())[method](path).send({});
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('shows the caller as /auth/me does, and renames them', async () => {
+    const user = await registerUser(app);
+    const res = await as(user.tokens.access_token).get('/api/account');
+    expect(res.status).toBe(200);
+    const meRes = await me(app, user.tokens.access_token);
+    expect(res.body.data).toEqual(meRes.body.data);
+    expect(res.body.data).toMatchObject({ id: user.id, email: user.email, roles: ['user'] });
+
+    const renamed = await as(user.tokens.access_token).patch('/api/account', { name: '  Ada Lovelace ' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.data.name).toBe('Ada Lovelace');
+    // A name change ends no session.
+    expect((await me(app, user.tokens.access_token)).status).toBe(200);
+
+    const refused = await as(user.tokens.access_token).patch('/api/account', { name: 'x', email: 'other@example.com' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('VALIDATION_FAILED');
+  });
+
+  describe('password change', () => {
+    it('needs the current password; then the old password fails, other sessions are dead and this one lives', async () => {
+      const user = await registerUser(app);
+      const other = await loginTokens(app, user);
+      const wrong = await as(user.tokens.access_token).post('/api/account/password', {
+        current_password: 'Not-The-Password-1',
+        password: NEW_PASSWORD,
+        password_confirmation: NEW_PASSWORD,
+      });
+      expect(wrong.status).toBe(401);
+      expect(wrong.body.error.code).toBe('INVALID_CREDENTIALS');
+
+      const res = await as(user.tokens.access_token).post('/api/account/password', {
+        current_password: user.password,
+        password: NEW_PASSWORD,
+        password_confirmation: NEW_PASSWORD,
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ success: true, data: {} });
+
+      expect((await login(app, { email: user.email, password: user.password })).status).toBe(401);
+      expect((await login(app, { email: user.email, password: NEW_PASSWORD })).status).toBe(200);
+      expect((await me(app, other.access_token)).status).toBe(401);
+      expect((await refresh(app, other.refresh_token)).status).toBe(401);
+      expect((await me(app, user.tokens.access_token)).status).toBe(200);
+      expect((await refresh(app, user.tokens.refresh_token)).status).toBe(200);
+    });
+
+    it('refuses a common password and a mismatched confirmation', async () => {
+      const user = await registerUser(app);
+      const common = await as(user.tokens.access_token).post('/api/account/password', {
+        current_password: user.password,
+        password: 'password123',
+        password_confirmation: 'password123',
+      });
+      expect(common.status).toBe(400);
+      expect(common.body.error.code).toBe('VALIDATION_FAILED');
+      const mismatch = await as(user.tokens.access_token).post('/api/account/password', {
+        current_password: user.password,
+        password: NEW_PASSWORD,
+        password_confirmation: `${NEW_PASSWORD}x`,
+      });
+      expect(mismatch.status).toBe(400);
+      expect((await login(app, { email: user.email, password: user.password })).status).toBe(200);
+    });
+  });
+
+  describe('sessions', () => {
+    async function twoSessions(): Promise<{ user: RegisteredUser; second: { access_token: string; refresh_token: string } }> {
+      const user = await registerUser(app);
+      const second = await loginTokens(app, user);
+      return { user, second };
+    }
+
+    it('lists both logins, marks the current one, and revoking one kills exactly that one', async () => {
+      const { user, second } = await twoSessions();
+      const list = await as(user.tokens.access_token).get('/api/account/sessions');
+      expect(list.status).toBe(200);
+      expect(list.body.data.total).toBe(2);
+      for (const item of list.body.data.items) {
+        expect(Object.keys(item).sort()).toEqual(['created_at', 'current', 'id', 'ip', 'last_used_at', 'user_agent']);
+      }
+      const current = list.body.data.items.filter((item: { current: boolean }) => item.current);
+      expect(current).toHaveLength(1);
+      const otherId = list.body.data.items.find((item: { current: boolean }) => !item.current).id as string;
+
+      const res = await as(user.tokens.access_token).delete(`/api/account/sessions/${otherId}`);
+      expect(res.status).toBe(200);
+      expect((await me(app, second.access_token)).status).toBe(401);
+      expect((await refresh(app, second.refresh_token)).status).toBe(401);
+      expect((await me(app, user.tokens.access_token)).status).toBe(200);
+      const after = await as(user.tokens.access_token).get('/api/account/sessions');
+      expect(after.body.data.total).toBe(1);
+      expect(after.body.data.items[0].current).toBe(true);
+    });
+
+    it('sets last_used_at when the session is refreshed', async () => {
+      const user = await registerUser(app);
+      const before = await as(user.tokens.access_token).get('/api/account/sessions');
+      expect(before.body.data.items[0].last_used_at).toBeNull();
+      const rotated = await refresh(app, user.tokens.refresh_token);
+      expect(rotated.status).toBe(200);
+      const after = await as(rotated.body.data.access_token).get('/api/account/sessions');
+      expect(after.body.data.items[0].last_used_at).toEqual(expect.any(String));
+    });
+
+    it("answers someone else's session id with 404 and leaves that session alone", async () => {
+      const { user } = await twoSessions();
+      const stranger = await registerUser(app);
+      const strangerSessions = await as(stranger.tokens.access_token).get('/api/account/sessions');
+      const strangerSession = strangerSessions.body.data.items[0].id as string;
+      const res = await as(user.tokens.access_token).delete(`/api/account/sessions/${strangerSession}`);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('NOT_FOUND');
+      expect((await me(app, stranger.tokens.access_token)).status).toBe(200);
+      const malformed = await as(user.tokens.access_token).delete('/api/account/sessions/not-a-uuid');
+      expect(malformed.status).toBe(400);
+    });
+
+    it('revoke-others ends every other session and keeps this one', async () => {
+      const { user, second } = await twoSessions();
+      const third = await loginTokens(app, user);
+      const res = await as(user.tokens.access_token).post('/api/account/sessions/revoke-others');
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual({});
+      expect((await me(app, second.access_token)).status).toBe(401);
+      expect((await me(app, third.access_token)).status).toBe(401);
+      expect((await me(app, user.tokens.access_token)).status).toBe(200);
+      const events = await db.query(`SELECT type FROM audit_events WHERE actor_id = $1 AND type = 'session.revoke_others'`, [user.id]);
+      expect(events).toHaveLength(1);
+    });
+  });
+
+  describe("an administrator and another user's sessions", () => {
+    it('lists and ends them under users.edit', async () => {
+      const admin = await callerWithPermissions(app, db, ['users.view', 'users.edit']);
+      const user = await registerUser(app);
+      const list = await as(admin.token).get(`/api/admin/users/${user.id}/sessions`);
+      expect(list.status).toBe(200);
+      expect(list.body.data.total).toBe(1);
+      expect(list.body.data.items[0].current).toBe(false);
+      const res = await as(admin.token).delete(`/api/admin/users/${user.id}/sessions/${list.body.data.items[0].id}`);
+      expect(res.status).toBe(200);
+      expect((await me(app, user.tokens.access_token)).status).toBe(401);
+    });
+
+    it('is 403 without users.edit, and 403 against a more privileged account', async () => {
+      const viewer = await callerWithPermissions(app, db, ['users.view']);
+      const user = await registerUser(app);
+      const denied = await as(viewer.token).get(`/api/admin/users/${user.id}/sessions`);
+      expect(denied.status).toBe(403);
+      expect(denied.body.error.code).toBe('FORBIDDEN');
+
+      const editor = await callerWithPermissions(app, db, ['users.view', 'users.edit']);
+      const stronger = await callerWithPermissions(app, db, ['users.view', 'users.edit', 'roles.edit']);
+      const list = await as(editor.token).get(`/api/admin/users/${stronger.id}/sessions`);
+      expect(list.status).toBe(403);
+      expect(list.body.error.code).toBe('FORBIDDEN');
+      const revoke = await as(editor.token).delete(`/api/admin/users/${stronger.id}/sessions`);
+      expect(revoke.status).toBe(403);
+      expect(revoke.body.error.message).toBe('You cannot change a user holding roles.edit, a permission you do not hold.');
+      expect((await me(app, stronger.token)).status).toBe(200);
+    });
+  });
+});
