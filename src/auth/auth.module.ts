@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
+import { SecondFactorModule } from '../account/second-factor.module.js';
 import { LimitsModule } from '../limits/limits.module.js';
 import { MailModule } from '../mail/mail.module.js';
 import { OtpCoreModule } from '../otp/otp-core.module.js';
@@ -31,6 +32,7 @@ import { TokenService } from './token.service.js';
     SettingsModule,
     OtpCoreModule,
     LimitsModule,
+    SecondFactorModule,
     JwtModule.registerAsync({
       extraProviders: [JwtKey],
       inject: [JwtKey],

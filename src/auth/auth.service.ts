@@ -61,8 +61,9 @@ export class AuthService {
     }
     const user = await this.verifyPassword(dto, client);
     const method = dto.email ? 'email' : 'mobile';
-    if (user.mobile && (await this.twoFactor.applies(user))) {
-      const challenge = await this.twoFactor.challenge({ ...user, mobile: user.mobile }, client);
+    const secondFactors = await this.twoFactor.methodsFor(user);
+    if (secondFactors.length > 0) {
+      const challenge = await this.twoFactor.challenge(user, client, secondFactors);
       await this.audit.record({ type: '2fa.challenge', actorId: user.id, client, details: { method } });
       return { challenge };
     }

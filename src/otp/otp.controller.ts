@@ -33,7 +33,7 @@ export class OtpController {
   @Post('otp/verify-2fa')
   @HttpCode(HttpStatus.OK)
   async verifyTwoFactor(@Body() dto: VerifyTwoFactorDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    return this.withCookies(reply, await this.twoFactor.verify(dto.temp_token, dto.code, clientOf(request)));
+    return this.withCookies(reply, await this.twoFactor.verify(dto.temp_token, dto.code, clientOf(request), dto.method));
   }
 
   private withCookies(reply: FastifyReply, issued: IssuedSession): TokenPairResponse {

@@ -1,4 +1,4 @@
-import { IsString, Matches, MaxLength } from 'class-validator';
+import { IsIn, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { AppException } from '../common/app-exception.js';
 import { IsAccountMobile } from '../common/contact-fields.js';
 
@@ -18,8 +18,14 @@ export class VerifyTwoFactorDto {
   @IsString() @MaxLength(4096)
   temp_token!: string;
 
-  @IsString() @Matches(/^\d{4,10}$/, { message: 'code must be a code of digits' })
+  /** Digits for an SMS or authenticator-app code; a recovery code also has letters and a dash. */
+  @IsString() @Matches(/^[0-9A-Za-z-]{4,32}$/, { message: 'code must be a code of digits, or a recovery code' })
   code!: string;
+
+  /** Which second factor `code` is; absent, the first one the challenge offered. */
+  @ValidateIf((_dto: VerifyTwoFactorDto, value: unknown) => value !== undefined)
+  @IsIn(['sms', 'totp', 'recovery'])
+  method?: 'sms' | 'totp' | 'recovery';
 }
 
 /** A code of the wrong length is a malformed request, not a wrong guess: it costs no attempt. */

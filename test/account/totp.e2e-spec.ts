@@ -1,0 +1,199 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { TOTP, URI } from 'otpauth';
+import request from 'supertest';
+import type { DataSource } from 'typeorm';
+import { me, registerUser, sleep, uniqueMobile, type RegisteredUser } from '../support/auth-factory.js';
+import type { TestDatabase } from '../support/databases.mjs';
+import { createIsolatedDatabase } from '../support/isolated-database.js';
+import { SmsReceiver } from '../support/sms-receiver.js';
+import { createTestApp } from '../support/test-app.js';
+import { testDataSource } from '../support/test-database.js';
+
+const STEP_MS = 30_000;
+
+/** Codes are computed here, from the secret the service returned, as an authenticator app would. */
+class App {
+  constructor(readonly totp: TOTP) {}
+  /** The code of the time step `offset` steps from now (the service accepts one step either side). */
+  code(offset = 0): string {
+    return this.totp.generate({ timestamp: Date.now() + offset * STEP_MS });
+  }
+}
+
+/** Waits out the last seconds of a time step, so a sequence of codes of adjacent steps stays valid. */
+async function awayFromStepEdge(): Promise<void> {
+  const intoStep = Date.now() % STEP_MS;
+  if (intoStep > STEP_MS - 8_000) await sleep(STEP_MS - intoStep + 500);
+}
+
+describe('authenticator app (TOTP) and recovery codes', () => {
+  let database: TestDatabase;
+  let db: DataSource;
+  let sms: SmsReceiver;
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    database = await createIsolatedDatabase({ seed: true });
+    db = testDataSource(database.url);
+    await db.initialize();
+    sms = await new SmsReceiver().start();
+    app = await createTestApp({
+      env: {
+        DATABASE_URL: database.url,
+        AUTH_EMAIL_PASSWORD: 'true',
+        AUTH_MOBILE_OTP: 'true',
+        SMS_TRANSPORT: 'webhook',
+        SMS_WEBHOOK_URL: sms.url,
+        OTP_RESEND_SECONDS: '0',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await sms.stop();
+    await db.destroy();
+    await database.drop();
+  });
+
+  const server = () => app.getHttpServer();
+  const authed = (token: string) => ({
+    post: (path: string, body: object = {}) => request(server()).post(path).set('authorization', `Bearer ${token}`).send(body),
+    delete: (path: string, body: object = {}) => request(server()).delete(path).set('authorization', `Bearer ${token}`).send(body),
+  });
+  const login = (user: { email: string; password: string }) => request(server()).post('/api/auth/login').send({ email: user.email, password: user.password });
+  const verify2fa = (body: object) => request(server()).post('/api/auth/otp/verify-2fa').send(body);
+
+  /** Enrols an app for the user; returns the app and the recovery codes. */
+  async function enrol(user: RegisteredUser): Promise<{ app: App; recoveryCodes: string[]; secret: string }> {
+    await awayFromStepEdge();
+    const started = await authed(user.tokens.access_token).post('/api/account/totp');
+    expect(started.status).toBe(200);
+    const totp = URI.parse(started.body.data.otpauth_uri) as TOTP;
+    const device = new App(totp);
+    const confirmed = await authed(user.tokens.access_token).post('/api/account/totp/confirm', { code: device.code(-1) });
+    expect(confirmed.status).toBe(200);
+    return { app: device, recoveryCodes: confirmed.body.data.recovery_codes, secret: totp.secret.base32 };
+  }
+
+  it('enrols with a QR code and a first code, returns ten recovery codes, and stores no secret in the clear', async () => {
+    const user = await registerUser(app);
+    const started = await authed(user.tokens.access_token).post('/api/account/totp');
+    expect(started.status).toBe(200);
+    expect(Object.keys(started.body.data).sort()).toEqual(['otpauth_uri', 'qr_svg']);
+    expect(started.body.data.otpauth_uri).toMatch(/^otpauth:\/\/totp\/.*secret=[A-Z2-7]+/);
+    expect(started.body.data.qr_svg).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
+    const totp = URI.parse(started.body.data.otpauth_uri) as TOTP;
+    expect(totp.digits).toBe(6);
+    expect(totp.period).toBe(30);
+
+    const wrong = await authed(user.tokens.access_token).post('/api/account/totp/confirm', { code: String((Number(totp.generate()) + 1) % 1_000_000).padStart(6, '0') });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.code).toBe('INVALID_OTP');
+    // Not enrolled yet: the login asks for nothing more.
+    expect((await login(user)).body.data.access_token).toEqual(expect.any(String));
+
+    const confirmed = await authed(user.tokens.access_token).post('/api/account/totp/confirm', { code: totp.generate() });
+    expect(confirmed.status).toBe(200);
+    const codes: string[] = confirmed.body.data.recovery_codes;
+    expect(codes).toHaveLength(10);
+    expect(new Set(codes).size).toBe(10);
+
+    const [stored] = await db.query(`SELECT secret_ciphertext FROM totp_authenticators WHERE user_id = $1`, [user.id]);
+    expect(stored.secret_ciphertext).not.toContain(totp.secret.base32);
+    const hashes: { code_hash: string }[] = await db.query(`SELECT code_hash FROM recovery_codes WHERE user_id = $1`, [user.id]);
+    expect(hashes).toHaveLength(10);
+    for (const code of codes) expect(JSON.stringify(hashes)).not.toContain(code.replace('-', ''));
+
+    const again = await authed(user.tokens.access_token).post('/api/account/totp');
+    expect(again.status).toBe(409);
+  });
+
+  it('asks for the app at login; a code works once; a wrong one costs an attempt', async () => {
+    const user = await registerUser(app);
+    const { app: device } = await enrol(user);
+
+    const first = await login(user);
+    expect(first.status).toBe(200);
+    expect(first.body.data).toEqual({ requires_otp: true, temp_token: expect.any(String), mobile_masked: null, methods: ['totp', 'recovery'] });
+    expect(first.body.data.access_token).toBeUndefined();
+    const code = device.code(0);
+    const done = await verify2fa({ temp_token: first.body.data.temp_token, code });
+    expect(done.status).toBe(200);
+    expect(done.body.data.user.id).toBe(user.id);
+
+    const second = await login(user);
+    const replay = await verify2fa({ temp_token: second.body.data.temp_token, code, method: 'totp' });
+    expect(replay.status).toBe(401);
+    expect(replay.body.error.code).toBe('INVALID_OTP');
+    expect(replay.body.error.details).toEqual([{ attempts_remaining: 2 }]);
+    const next = await verify2fa({ temp_token: second.body.data.temp_token, code: device.code(1) });
+    expect(next.status).toBe(200);
+    // The temp token is single use.
+    const reused = await verify2fa({ temp_token: second.body.data.temp_token, code: device.code(1) });
+    expect(reused.status).toBe(401);
+    expect(reused.body.error.code).toBe('OTP_EXPIRED');
+  });
+
+  it('three wrong codes burn the temp token', async () => {
+    const user = await registerUser(app);
+    const { app: device } = await enrol(user);
+    const challenge = await login(user);
+    for (const remaining of [2, 1, 0]) {
+      const res = await verify2fa({ temp_token: challenge.body.data.temp_token, code: '000000' === device.code(0) ? '111111' : '000000' });
+      expect(res.status).toBe(401);
+      expect(res.body.error.details).toEqual([{ attempts_remaining: remaining }]);
+    }
+    const late = await verify2fa({ temp_token: challenge.body.data.temp_token, code: device.code(0) });
+    expect(late.status).toBe(401);
+    expect(late.body.error.code).toBe('OTP_ATTEMPTS_EXCEEDED');
+  });
+
+  it('a recovery code signs in once', async () => {
+    const user = await registerUser(app);
+    const { recoveryCodes } = await enrol(user);
+    const first = await login(user);
+    const ok = await verify2fa({ temp_token: first.body.data.temp_token, code: recoveryCodes[3], method: 'recovery' });
+    expect(ok.status).toBe(200);
+    const second = await login(user);
+    const again = await verify2fa({ temp_token: second.body.data.temp_token, code: recoveryCodes[3], method: 'recovery' });
+    expect(again.status).toBe(401);
+    expect(again.body.error.code).toBe('INVALID_OTP');
+    const other = await verify2fa({ temp_token: second.body.data.temp_token, code: recoveryCodes[4].toUpperCase(), method: 'recovery' });
+    expect(other.status).toBe(200);
+    const events = await db.query(`SELECT 1 FROM audit_events WHERE actor_id = $1 AND type = '2fa.recovery_code_used'`, [user.id]);
+    expect(events).toHaveLength(2);
+  });
+
+  it('offers SMS as a fallback when the account has a mobile and both login methods are on', async () => {
+    const mobile = uniqueMobile();
+    const user = await registerUser(app, { mobile });
+    await enrol(user);
+    const challenge = await login(user);
+    expect(challenge.body.data.methods).toEqual(['totp', 'sms', 'recovery']);
+    expect(challenge.body.data.mobile_masked).toEqual(expect.any(String));
+    const viaSms = await verify2fa({ temp_token: challenge.body.data.temp_token, code: sms.codeFor(mobile), method: 'sms' });
+    expect(viaSms.status).toBe(200);
+  });
+
+  it('turns the app off with a current code or the password; then the login asks for nothing more', async () => {
+    const user = await registerUser(app);
+    const { app: device } = await enrol(user);
+    const wrongPassword = await authed(user.tokens.access_token).delete('/api/account/totp', { password: 'Not-The-Password-1' });
+    expect(wrongPassword.status).toBe(401);
+    const noProof = await authed(user.tokens.access_token).delete('/api/account/totp', {});
+    expect(noProof.status).toBe(400);
+    const off = await authed(user.tokens.access_token).delete('/api/account/totp', { code: device.code(0) });
+    expect(off.status).toBe(200);
+    const res = await login(user);
+    expect(res.body.data.access_token).toEqual(expect.any(String));
+    expect((await me(app, res.body.data.access_token)).status).toBe(200);
+
+    const other = await registerUser(app);
+    await enrol(other);
+    const byPassword = await authed(other.tokens.access_token).delete('/api/account/totp', { password: other.password });
+    expect(byPassword.status).toBe(200);
+    const [{ count }] = await db.query(`SELECT count(*)::int AS count FROM recovery_codes WHERE user_id = $1`, [other.id]);
+    expect(count).toBe(0);
+  });
+});
