@@ -2,11 +2,14 @@ import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post, Req }
 import type { FastifyRequest } from 'fastify';
 import { clientOf } from '../auth/client-info.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
+import { Public } from '../auth/public.decorator.js';
 import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 import { UuidParam } from '../common/uuid-param.js';
 import type { AuthUser } from '../rbac/auth-user.js';
 import { AccountSessionsService } from './account-sessions.service.js';
-import { ChangePasswordDto, ConfirmCodeDto, DisableTotpDto, UpdateAccountDto } from './account.dto.js';
+import { ChangeEmailDto, ChangeMobileDto, ChangePasswordDto, ConfirmCodeDto, ConfirmEmailChangeDto, DisableTotpDto, UpdateAccountDto } from './account.dto.js';
+import { EmailChangeService } from './email-change.service.js';
+import { MobileChangeService } from './mobile-change.service.js';
 import { PasswordChangeService } from './password-change.service.js';
 import { ProfileService } from './profile.service.js';
 import { TotpEnrolmentService } from './totp-enrolment.service.js';
@@ -19,6 +22,8 @@ export class AccountController {
     private readonly passwordChange: PasswordChangeService,
     private readonly sessions: AccountSessionsService,
     private readonly totp: TotpEnrolmentService,
+    private readonly emailChange: EmailChangeService,
+    private readonly mobileChange: MobileChangeService,
   ) {}
 
   @Get()
@@ -35,6 +40,32 @@ export class AccountController {
   @HttpCode(HttpStatus.OK)
   changePassword(@CurrentUser() user: AuthUser, @Body() dto: ChangePasswordDto, @Req() request: FastifyRequest) {
     return this.passwordChange.change(user, dto, clientOf(request));
+  }
+
+  @Post('email')
+  @HttpCode(HttpStatus.OK)
+  changeEmail(@CurrentUser() user: AuthUser, @Body() dto: ChangeEmailDto, @Req() request: FastifyRequest) {
+    return this.emailChange.request(user, dto.email, clientOf(request));
+  }
+
+  /** The link from the mail: whoever holds it proves they read the new address; no session needed. */
+  @Public()
+  @Post('email/confirm')
+  @HttpCode(HttpStatus.OK)
+  confirmEmail(@Body() dto: ConfirmEmailChangeDto, @Req() request: FastifyRequest) {
+    return this.emailChange.confirm(dto.token, clientOf(request));
+  }
+
+  @Post('mobile')
+  @HttpCode(HttpStatus.OK)
+  changeMobile(@CurrentUser() user: AuthUser, @Body() dto: ChangeMobileDto, @Req() request: FastifyRequest) {
+    return this.mobileChange.request(user, dto.mobile, clientOf(request));
+  }
+
+  @Post('mobile/confirm')
+  @HttpCode(HttpStatus.OK)
+  confirmMobile(@CurrentUser() user: AuthUser, @Body() dto: ConfirmCodeDto, @Req() request: FastifyRequest) {
+    return this.mobileChange.confirm(user, dto.code, clientOf(request));
   }
 
   @Get('sessions')

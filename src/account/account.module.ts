@@ -2,10 +2,15 @@ import { Module } from '@nestjs/common';
 import { AuthRepositoriesModule } from '../auth/auth-repositories.module.js';
 import { PasswordModule } from '../auth/password.module.js';
 import { LimitsModule } from '../limits/limits.module.js';
+import { MailModule } from '../mail/mail.module.js';
+import { OtpCoreModule } from '../otp/otp-core.module.js';
 import { RbacCoreModule } from '../rbac/rbac-core.module.js';
 import { IdentityChangeModule } from '../users/identity-change.module.js';
 import { UsersModule } from '../users/users.module.js';
+import { AccountChangesRepository } from './account-changes.repository.js';
 import { AccountSessionsService } from './account-sessions.service.js';
+import { EmailChangeService } from './email-change.service.js';
+import { MobileChangeService } from './mobile-change.service.js';
 import { AccountController } from './account.controller.js';
 import { AdminSessionsController } from './admin-sessions.controller.js';
 import { AdminSessionsService } from './admin-sessions.service.js';
@@ -17,7 +22,7 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
 
 /** The signed-in person's own account: profile, password, contact details, sessions, second factors. */
 @Module({
-  imports: [UsersModule, PasswordModule, AuthRepositoriesModule, IdentityChangeModule, RbacCoreModule, LimitsModule, SecondFactorModule],
+  imports: [UsersModule, PasswordModule, AuthRepositoriesModule, IdentityChangeModule, RbacCoreModule, LimitsModule, SecondFactorModule, MailModule, OtpCoreModule],
   controllers: [AccountController, AdminSessionsController],
   providers: [
     ProfileService,
@@ -26,6 +31,9 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
     AccountSessionsService,
     AdminSessionsService,
     TotpEnrolmentService,
+    AccountChangesRepository,
+    EmailChangeService,
+    MobileChangeService,
   ],
   exports: [AccountSessionsService],
 })

@@ -59,6 +59,10 @@ export class UsersRepository {
     return this.dataSource.getRepository(User).findOne({ where: { email }, select: { id: true, email: true, name: true } });
   }
 
+  findIdByMobile(mobile: string): Promise<Pick<User, 'id'> | null> {
+    return this.dataSource.getRepository(User).findOne({ where: { mobile }, select: { id: true } });
+  }
+
   /** Inserts the user and links the named role, in the caller's transaction. */
   async insertWithRole(manager: EntityManager, user: NewUser, roleName: string): Promise<User> {
     const [row] = await manager.query(

@@ -1,23 +1,27 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { loginTokens, me, refresh, registerUser, login, type RegisteredUser } from '../support/auth-factory.js';
+import { loginTokens, me, refresh, registerUser, login, uniqueEmail, uniqueMobile, type RegisteredUser } from '../support/auth-factory.js';
+import { SmsReceiver } from '../support/sms-receiver.js';
 import { callerWithPermissions } from '../support/rbac-factory.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { createTestApp } from '../support/test-app.js';
 import { sharedDataSource } from '../support/test-database.js';
 
+const APP_URL = 'https://accounts.example.test';
 const NEW_PASSWORD = 'Violet-Harbour-Quill-77';
 const NO_SESSION = '00000000-0000-4000-8000-000000000000';
 
 describe('the account holder: profile, password and sessions', () => {
   let sink: SmtpSink;
+  let sms: SmsReceiver;
   let app: NestFastifyApplication;
   let db: DataSource;
 
   beforeAll(async () => {
     sink = await SmtpSink.start();
-    app = await createTestApp({ env: { SMTP_URL: sink.url } });
+    sms = await new SmsReceiver().start();
+    app = await createTestApp({ env: { SMTP_URL: sink.url, APP_URL, SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: sms.url, OTP_RESEND_SECONDS: '0' } });
     db = sharedDataSource();
     await db.initialize();
   });
@@ -26,6 +30,7 @@ describe('the account holder: profile, password and sessions', () => {
     await db.destroy();
     await app.close();
     await sink.stop();
+    await sms.stop();
   });
 
   const server = () => app.getHttpServer();
@@ -119,6 +124,77 @@ describe('the account holder: profile, password and sessions', () => {
       });
       expect(mismatch.status).toBe(400);
       expect((await login(app, { email: user.email, password: user.password })).status).toBe(200);
+    });
+  });
+
+  describe('email change', () => {
+    const confirm = (token: string) => request(server()).post('/api/account/email/confirm').send({ token });
+    function linkToken(text: string): string {
+      const match = /\/confirm-email\?token=([A-Za-z0-9_-]+)/.exec(text);
+      if (!match) throw new Error(`no confirmation link in:\n${text}`);
+      return match[1];
+    }
+
+    it('applies only when the link sent to the new address is used, once; the old address is told', async () => {
+      const user = await registerUser(app);
+      const other = await loginTokens(app, user);
+      const newEmail = uniqueEmail('moved');
+      const res = await as(user.tokens.access_token).post('/api/account/email', { email: newEmail.toUpperCase() });
+      expect(res.status).toBe(200);
+      const link = await sink.waitForMail(newEmail);
+      expect(link.text).toContain(`${APP_URL}/confirm-email?token=`);
+      const notice = await sink.waitForMail(user.email);
+      expect(notice.text).not.toContain(newEmail);
+
+      // Nothing has changed yet.
+      expect((await me(app, user.tokens.access_token)).body.data.email).toBe(user.email);
+      expect((await login(app, { email: newEmail, password: user.password })).status).toBe(401);
+      expect((await login(app, { email: user.email, password: user.password })).status).toBe(200);
+
+      const token = linkToken(link.text);
+      const bad = await confirm(`${token}x`);
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe('CONFIRMATION_TOKEN_INVALID');
+      const done = await confirm(token);
+      expect(done.status).toBe(200);
+      expect((await me(app, user.tokens.access_token)).body.data.email).toBe(newEmail);
+      expect((await me(app, other.access_token)).status).toBe(401);
+      expect((await login(app, { email: newEmail, password: user.password })).status).toBe(200);
+      expect((await login(app, { email: user.email, password: user.password })).status).toBe(401);
+      const again = await confirm(token);
+      expect(again.status).toBe(400);
+      expect(again.body.error.code).toBe('CONFIRMATION_TOKEN_INVALID');
+      const [stored] = await db.query(`SELECT secret_hash FROM account_change_requests WHERE user_id = $1 AND kind = 'email'`, [user.id]);
+      expect(stored.secret_hash).not.toBe(token);
+    });
+
+    it('refuses an address another account holds', async () => {
+      const user = await registerUser(app);
+      const holder = await registerUser(app);
+      const res = await as(user.tokens.access_token).post('/api/account/email', { email: holder.email });
+      expect(res.status).toBe(409);
+      expect(res.body.error.code).toBe('CONFLICT');
+    });
+  });
+
+  describe('mobile change', () => {
+    it('applies when the SMS code sent to the new number comes back; a wrong code changes nothing', async () => {
+      const user = await registerUser(app);
+      const other = await loginTokens(app, user);
+      const mobile = uniqueMobile();
+      const res = await as(user.tokens.access_token).post('/api/account/mobile', { mobile });
+      expect(res.status).toBe(200);
+      const code = sms.codeFor(mobile);
+      const wrong = await as(user.tokens.access_token).post('/api/account/mobile/confirm', { code: code === '000000' ? '111111' : '000000' });
+      expect(wrong.status).toBe(401);
+      expect(wrong.body.error.code).toBe('INVALID_OTP');
+      expect((await me(app, user.tokens.access_token)).body.data.mobile).toBeNull();
+      const done = await as(user.tokens.access_token).post('/api/account/mobile/confirm', { code });
+      expect(done.status).toBe(200);
+      expect((await me(app, user.tokens.access_token)).body.data.mobile).toBe(mobile);
+      expect((await me(app, other.access_token)).status).toBe(401);
+      const replay = await as(user.tokens.access_token).post('/api/account/mobile/confirm', { code });
+      expect(replay.status).toBe(401);
     });
   });
 

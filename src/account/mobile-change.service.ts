@@ -1,0 +1,132 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { AuditLog } from '../audit/audit-log.service.js';
+import type { ClientInfo } from '../auth/session.service.js';
+import { AppException } from '../common/app-exception.js';
+import { rateLimited } from '../common/rate-limited.js';
+import { AppConfig } from '../config/app-config.js';
+import { OtpCodes } from '../otp/otp-codes.js';
+import { SmsSender } from '../otp/sms/sms-sender.js';
+import type { AuthUser } from '../rbac/auth-user.js';
+import { isUniqueViolation } from '../rbac/rbac-errors.js';
+import { IdentityChangeService } from '../users/identity-change.service.js';
+import { UsersRepository } from '../users/users.repository.js';
+import { AccountChangesRepository } from './account-changes.repository.js';
+
+const MAX_ATTEMPTS = 3;
+
+/**
+ * The holder changes their mobile: an SMS code goes to the new number (under send-otp's cooldown
+ * per number and hourly caps per number and per client address, against SMS pumping), and the
+ * change applies through the one identity change when that code comes back. Three wrong codes
+ * end the request.
+ */
+@Injectable()
+export class MobileChangeService {
+  private readonly logger = new Logger('MobileChange');
+  private readonly key: Buffer;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly changes: AccountChangesRepository,
+    private readonly users: UsersRepository,
+    private readonly identityChange: IdentityChangeService,
+    private readonly codes: OtpCodes,
+    private readonly sms: SmsSender,
+    private readonly config: AppConfig,
+    private readonly audit: AuditLog,
+  ) {
+    this.key = Buffer.from(hkdfSync('sha256', config.jwt.secret, '', 'mobile-change-code-hash', 32));
+  }
+
+  async request(user: AuthUser, mobile: string, client: ClientInfo): Promise<{ expires_in: number }> {
+    const profile = await this.users.findProfile(user.id);
+    if (profile?.mobile === mobile) {
+      throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [{ field: 'mobile', message: 'mobile is already the number of this account' }]);
+    }
+    if (await this.users.findIdByMobile(mobile)) throw conflict();
+    const code = this.codes.generate();
+    const id = randomUUID();
+    const clientIp = client.ip?.slice(0, 64) ?? null;
+    await this.dataSource.transaction(async (manager) => {
+      // One sender per number at a time, so the cooldown and caps cannot be raced.
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`otp:mobile_change:${mobile}`]);
+      const { resendSeconds, hourlyCap } = this.config.otp;
+      const latest = await manager.query(
+        `SELECT extract(epoch FROM now() - max(created_at))::float AS seconds FROM account_change_requests WHERE kind = 'mobile' AND new_value = $1`,
+        [mobile],
+      );
+      const since: number | null = latest[0]?.seconds ?? null;
+      if (since !== null && since < resendSeconds) throw rateLimited('Wait before asking for another code.', resendSeconds - since);
+      const counts = await this.changes.countLastHour(manager, 'mobile', mobile, clientIp);
+      if (counts.byValue >= hourlyCap || (clientIp !== null && counts.byClient >= hourlyCap)) {
+        throw rateLimited('Too many codes requested; try again later.', 3600);
+      }
+      await this.changes.replacePending(manager, {
+        id,
+        userId: user.id,
+        kind: 'mobile',
+        newValue: mobile,
+        secretHash: this.hash(id, code),
+        sessionId: user.sessionId,
+        clientIp,
+        ttlSeconds: this.config.otp.ttl,
+      });
+    });
+    try {
+      await this.sms.send(mobile, this.codes.message(code));
+    } catch {
+      await this.dataSource.transaction((manager) => this.changes.end(manager, id));
+      this.logger.error(`Mobile-change SMS for user ${user.id} not delivered`);
+      throw new AppException('SERVICE_UNAVAILABLE', 'The code could not be sent. Try again shortly.');
+    }
+    await this.audit.record({ type: 'account.mobile_change_request', actorId: user.id, targetType: 'user', targetId: user.id, client });
+    return { expires_in: this.config.otp.ttl };
+  }
+
+  async confirm(user: AuthUser, code: string, client: ClientInfo): Promise<Record<string, never>> {
+    const outcome = await this.dataSource.transaction(async (manager) => {
+      const pending = await this.changes.lockLiveOfUser(manager, user.id, 'mobile');
+      if (!pending) return { error: new AppException('OTP_EXPIRED', 'No code is pending, or it has expired: request a new one.') };
+      if (this.matches(pending.secret_hash, pending.id, code)) return { pending };
+      const attempts = await this.changes.countWrongAttempt(manager, pending.id, MAX_ATTEMPTS);
+      return { error: new AppException('INVALID_OTP', 'The code is wrong.', [{ attempts_remaining: Math.max(0, MAX_ATTEMPTS - attempts) }]) };
+    });
+    if ('error' in outcome) throw outcome.error;
+    const pending = outcome.pending!;
+    try {
+      await this.identityChange.change({
+        userId: user.id,
+        beforeChange: async (manager) => {
+          const row = await this.changes.lockLiveOfUser(manager, user.id, 'mobile');
+          if (!row || row.id !== pending.id) throw new AppException('OTP_EXPIRED', 'The code was already used or replaced.');
+          await this.changes.end(manager, row.id);
+        },
+        changes: { mobile: pending.new_value },
+        auditType: 'account.mobile_change',
+        revocationReason: 'identity_change',
+        keepSessionId: user.sessionId,
+        client,
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict();
+      throw error;
+    }
+    return {};
+  }
+
+  private hash(requestId: string, code: string): string {
+    return createHmac('sha256', this.key).update(`${requestId}\n${code}`).digest('hex');
+  }
+
+  private matches(stored: string, requestId: string, code: string): boolean {
+    const expected = Buffer.from(stored, 'hex');
+    const actual = Buffer.from(this.hash(requestId, code), 'hex');
+    return expected.length === actual.length && timingSafeEqual(expected, actual);
+  }
+}
+
+function conflict(): AppException {
+  return new AppException('CONFLICT', 'This mobile is already registered.', [{ field: 'mobile', message: 'mobile is already registered' }]);
+}
