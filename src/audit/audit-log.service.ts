@@ -42,6 +42,7 @@ export type AuditEventType =
   | 'totp.enrolment_start'
   | 'totp.enable'
   | 'totp.disable'
+  | 'totp.reset'
   | 'totp.failure'
   | '2fa.recovery_code_used'
   | '2fa.enrolment_required';

@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
+import { AccountRecoveryModule } from '../account/account-recovery.module.js';
 import { AppConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { SeedModule } from '../database/seeds/seed.module.js';
+import { RevokeSessionsCommand, ResetSecondFactorCommand } from './account-recovery.commands.js';
 import { SeedCommand } from './seed.command.js';
 
 @Module({
-  imports: [AppConfigModule, DatabaseModule, SeedModule],
-  providers: [SeedCommand],
+  imports: [AppConfigModule, DatabaseModule, SeedModule, AccountRecoveryModule],
+  providers: [SeedCommand, RevokeSessionsCommand, ResetSecondFactorCommand],
 })
 export class CliModule {}

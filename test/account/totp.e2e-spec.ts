@@ -1,4 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { TOTP, URI } from 'otpauth';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
@@ -7,7 +10,10 @@ import type { TestDatabase } from '../support/databases.mjs';
 import { createIsolatedDatabase } from '../support/isolated-database.js';
 import { SmsReceiver } from '../support/sms-receiver.js';
 import { createTestApp } from '../support/test-app.js';
+import { TEST_JWT_SECRET } from '../support/test-config.js';
 import { testDataSource } from '../support/test-database.js';
+
+const CLI = path.resolve(import.meta.dirname, '../../dist/src/cli/main.js');
 
 const STEP_MS = 30_000;
 
@@ -195,5 +201,33 @@ describe('authenticator app (TOTP) and recovery codes', () => {
     expect(byPassword.status).toBe(200);
     const [{ count }] = await db.query(`SELECT count(*)::int AS count FROM recovery_codes WHERE user_id = $1`, [other.id]);
     expect(count).toBe(0);
+  });
+
+  describe('command line, for a locked-out administrator', () => {
+    const cli = (...args: string[]) =>
+      promisify(execFile)(process.execPath, [CLI, ...args], {
+        env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, JWT_SECRET: TEST_JWT_SECRET, DB_MIGRATIONS_RUN: 'false', APP_ENV: 'test' },
+      });
+
+    it('reset-2fa removes the app and recovery codes and ends the sessions; the password signs in again', async () => {
+      const user = await registerUser(app);
+      await enrol(user);
+      expect((await login(user)).body.data.requires_otp).toBe(true);
+      const { stdout } = await cli('reset-2fa', '--email', user.email.toUpperCase());
+      expect(stdout).toContain('removed');
+      expect((await me(app, user.tokens.access_token)).status).toBe(401);
+      const res = await login(user);
+      expect(res.body.data.access_token).toEqual(expect.any(String));
+      const [{ count }] = await db.query(`SELECT count(*)::int AS count FROM recovery_codes WHERE user_id = $1`, [user.id]);
+      expect(count).toBe(0);
+    });
+
+    it('revoke-sessions ends every session of the account', async () => {
+      const user = await registerUser(app);
+      const { stdout } = await cli('revoke-sessions', '--email', user.email);
+      expect(stdout).toContain('1 session(s)');
+      expect((await me(app, user.tokens.access_token)).status).toBe(401);
+      await expect(cli('revoke-sessions', '--email', 'nobody@example.com')).rejects.toThrow();
+    });
   });
 });

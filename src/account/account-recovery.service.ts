@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AuditLog } from '../audit/audit-log.service.js';
+import { SessionsRepository } from '../auth/sessions.repository.js';
+import { AppException } from '../common/app-exception.js';
+import { normalizeEmail } from '../common/normalize.js';
+import { AuthzVersions } from '../rbac/authz-versions.js';
+import { UsersRepository } from '../users/users.repository.js';
+import { SecondFactorsRepository } from './second-factors.repository.js';
+
+/**
+ * An operator's help for a locked-out account, from the command line (no HTTP, no token): end
+ * every session, or remove the authenticator app and recovery codes so the password signs in again.
+ */
+@Injectable()
+export class AccountRecoveryService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly users: UsersRepository,
+    private readonly sessions: SessionsRepository,
+    private readonly secondFactors: SecondFactorsRepository,
+    private readonly versions: AuthzVersions,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async revokeSessions(email: string): Promise<{ userId: string; revoked: number }> {
+    const user = await this.findUser(email);
+    const rows = await this.sessions.revoke(this.dataSource.manager, { userId: user.id }, 'admin');
+    await this.versions.bumpUser(user.id);
+    await this.audit.record({ type: 'session.revoke_others', actorId: null, targetType: 'user', targetId: user.id, details: { revoked: rows.length, via: 'cli' } });
+    return { userId: user.id, revoked: rows.length };
+  }
+
+  /** Removes the app and recovery codes and ends every session: a lost device may be a stolen one. */
+  async resetSecondFactor(email: string): Promise<{ userId: string; removed: boolean; revoked: number }> {
+    const user = await this.findUser(email);
+    const { removed, revoked } = await this.dataSource.transaction(async (manager) => {
+      const removed = await this.secondFactors.deleteTotp(manager, user.id);
+      const revoked = await this.sessions.revoke(manager, { userId: user.id }, 'second_factor_reset');
+      return { removed, revoked: revoked.length };
+    });
+    await this.versions.bumpUser(user.id);
+    await this.audit.record({ type: 'totp.reset', actorId: null, targetType: 'user', targetId: user.id, details: { removed, revoked, via: 'cli' } });
+    return { userId: user.id, removed, revoked };
+  }
+
+  private async findUser(email: string): Promise<{ id: string }> {
+    const user = await this.users.findIdByEmail(normalizeEmail(email));
+    if (!user) throw new AppException('NOT_FOUND', `No account has the email ${email}.`);
+    return user;
+  }
+}
