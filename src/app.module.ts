@@ -6,6 +6,7 @@ import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
 import { EnvelopeInterceptor } from './common/envelope.interceptor.js';
 import { AppValidationPipe } from './common/validation.pipe.js';
 import { AccountModule } from './account/account.module.js';
+import { SecondFactorEnrolmentGuard } from './account/second-factor-enrolment.guard.js';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AppConfigModule } from './config/config.module.js';
@@ -50,6 +51,7 @@ import { RedisModule } from './redis/redis.module.js';
     { provide: APP_GUARD, useClass: CookieOriginGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: AuthenticationGuard },
+    { provide: APP_GUARD, useClass: SecondFactorEnrolmentGuard },
     { provide: APP_GUARD, useClass: PermissionsGuard },
     FirstStartSeeder,
   ],

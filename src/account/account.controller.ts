@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { clientOf } from '../auth/client-info.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { Public } from '../auth/public.decorator.js';
+import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js';
 import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 import { UuidParam } from '../common/uuid-param.js';
 import type { AuthUser } from '../rbac/auth-user.js';
@@ -27,6 +28,7 @@ export class AccountController {
   ) {}
 
   @Get()
+  @AllowedBeforeEnrolment()
   get(@CurrentUser() user: AuthUser) {
     return this.profile.get(user);
   }
@@ -86,12 +88,14 @@ export class AccountController {
   }
 
   @Post('totp')
+  @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
   startTotp(@CurrentUser() user: AuthUser, @Body(EmptyBodyPipe) _body: Record<string, never>, @Req() request: FastifyRequest) {
     return this.totp.start(user, clientOf(request));
   }
 
   @Post('totp/confirm')
+  @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
   confirmTotp(@CurrentUser() user: AuthUser, @Body() dto: ConfirmCodeDto, @Req() request: FastifyRequest) {
     return this.totp.confirm(user, dto.code, clientOf(request));

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuthRepositoriesModule } from '../auth/auth-repositories.module.js';
+import { AuthModule } from '../auth/auth.module.js';
 import { PasswordModule } from '../auth/password.module.js';
 import { LimitsModule } from '../limits/limits.module.js';
 import { MailModule } from '../mail/mail.module.js';
@@ -22,7 +23,7 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
 
 /** The signed-in person's own account: profile, password, contact details, sessions, second factors. */
 @Module({
-  imports: [UsersModule, PasswordModule, AuthRepositoriesModule, IdentityChangeModule, RbacCoreModule, LimitsModule, SecondFactorModule, MailModule, OtpCoreModule],
+  imports: [AuthModule, UsersModule, PasswordModule, AuthRepositoriesModule, IdentityChangeModule, RbacCoreModule, LimitsModule, SecondFactorModule, MailModule, OtpCoreModule],
   controllers: [AccountController, AdminSessionsController],
   providers: [
     ProfileService,
@@ -35,6 +36,7 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
     EmailChangeService,
     MobileChangeService,
   ],
-  exports: [AccountSessionsService],
+  // The enrolment guard is registered globally by AppModule and needs the sign-in's second-factor rules.
+  exports: [AccountSessionsService, UsersModule, AuthModule],
 })
 export class AccountModule {}

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js';
 import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 import { AppConfig } from '../config/app-config.js';
 import type { AuthUser } from '../rbac/auth-user.js';
@@ -50,6 +51,7 @@ export class AuthController {
   }
 
   @Post('logout')
+  @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
   async logout(
     @CurrentUser() user: AuthUser,
@@ -62,6 +64,7 @@ export class AuthController {
   }
 
   @Get('me')
+  @AllowedBeforeEnrolment()
   async me(@CurrentUser() user: AuthUser) {
     const profile = await this.users.findProfile(user.id);
     if (!profile) throw invalidToken();

@@ -54,6 +54,8 @@ export abstract class AppConfig {
     hourlyCap: number;
   };
   abstract readonly loginMethods: { emailPassword: boolean; mobileOtp: boolean };
+  /** REQUIRE_2FA_FOR_PRIVILEGED: privileged accounts must enrol a second factor before anything else. */
+  abstract readonly requireSecondFactorForPrivileged: boolean;
   abstract readonly mail: { smtpUrl?: string; from: string };
   abstract readonly sms: {
     transport: 'log' | 'webhook' | 'twilio';
@@ -119,6 +121,7 @@ export function buildAppConfig(env: Environment): AppConfig {
       hourlyCap: env.OTP_HOURLY_CAP,
     },
     loginMethods: { emailPassword: env.AUTH_EMAIL_PASSWORD, mobileOtp: env.AUTH_MOBILE_OTP },
+    requireSecondFactorForPrivileged: env.REQUIRE_2FA_FOR_PRIVILEGED,
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
     sms: {
       transport: env.SMS_TRANSPORT,

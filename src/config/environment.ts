@@ -94,6 +94,10 @@ export class Environment {
   @Transform(toBoolean) @IsBoolean()
   AUTH_MOBILE_OTP = false;
 
+  /** A privileged account without a second factor reaches only the enrolment endpoints until it enrols. */
+  @Transform(toBoolean) @IsBoolean()
+  REQUIRE_2FA_FOR_PRIVILEGED = false;
+
   @IsUrl({ require_tld: false, require_protocol: true })
   APP_URL = 'http://localhost:3000';
 

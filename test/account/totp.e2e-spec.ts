@@ -230,4 +230,52 @@ describe('authenticator app (TOTP) and recovery codes', () => {
       await expect(cli('revoke-sessions', '--email', 'nobody@example.com')).rejects.toThrow();
     });
   });
+
+  describe('REQUIRE_2FA_FOR_PRIVILEGED=true', () => {
+    let enforcing: NestFastifyApplication;
+
+    beforeAll(async () => {
+      enforcing = await createTestApp({
+        env: { DATABASE_URL: database.url, REQUIRE_2FA_FOR_PRIVILEGED: 'true', SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: sms.url },
+      });
+    });
+
+    afterAll(async () => {
+      await enforcing.close();
+    });
+
+    const call = (method: 'get' | 'post', path: string, token: string, body: object = {}) =>
+      request(enforcing.getHttpServer())[method](path).set('authorization', `Bearer ${token}`).send(body);
+
+    it('gives a privileged account without a second factor a token that reaches only enrolment, until it enrols', async () => {
+      const admin = await registerUser(enforcing);
+      await db.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = 'admin'`, [admin.id]);
+      const signedIn = await request(enforcing.getHttpServer()).post('/api/auth/login').send({ email: admin.email, password: admin.password });
+      expect(signedIn.status).toBe(200);
+      const token = signedIn.body.data.access_token as string;
+
+      const refused = await call('get', '/api/admin/users', token);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe('FORBIDDEN');
+      expect(refused.body.error.message).toBe('This account must enrol a second factor first: set up an authenticator app at /api/account/totp.');
+      expect((await call('get', '/api/account/sessions', token)).status).toBe(403);
+      expect((await call('get', '/api/account', token)).status).toBe(200);
+
+      await awayFromStepEdge();
+      const started = await call('post', '/api/account/totp', token);
+      expect(started.status).toBe(200);
+      const device = new App(URI.parse(started.body.data.otpauth_uri) as TOTP);
+      const confirmed = await call('post', '/api/account/totp/confirm', token, { code: device.code(-1) });
+      expect(confirmed.status).toBe(200);
+
+      expect((await call('get', '/api/admin/users', token)).status).toBe(200);
+      const next = await request(enforcing.getHttpServer()).post('/api/auth/login').send({ email: admin.email, password: admin.password });
+      expect(next.body.data.requires_otp).toBe(true);
+    });
+
+    it('leaves an account that is not privileged alone', async () => {
+      const user = await registerUser(enforcing);
+      expect((await call('get', '/api/account/sessions', user.tokens.access_token)).status).toBe(200);
+    });
+  });
 });
