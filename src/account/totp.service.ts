@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -24,6 +24,8 @@ export interface TotpEnrolment {
  */
 @Injectable()
 export class TotpService {
+  private readonly logger = new Logger('Totp');
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly repository: SecondFactorsRepository,
@@ -53,7 +55,15 @@ export class TotpService {
   async check(manager: EntityManager, userId: string, code: string, confirm: boolean): Promise<boolean> {
     const row = await this.repository.findTotp(userId, manager);
     if (!row || (row.confirmed_at === null) !== confirm) return false;
-    const secret = Secret.fromBase32(this.box.open(row.secret_ciphertext, userId));
+    let secret: Secret;
+    try {
+      secret = Secret.fromBase32(this.box.open(row.secret_ciphertext, userId));
+    } catch {
+      // Sealed under another JWT_SECRET (a rotation without re-enrolment): no code can match.
+      // `reset-2fa` lets an operator clear it.
+      this.logger.error(`Authenticator secret of user ${userId} cannot be decrypted`);
+      return false;
+    }
     const now = Date.now();
     const delta = this.totp(secret).validate({ token: code, timestamp: now, window: WINDOW });
     if (delta === null) return false;

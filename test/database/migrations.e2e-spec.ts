@@ -2,16 +2,19 @@ import { createTestDatabase } from '../support/databases.mjs';
 import { testDataSource } from '../support/test-database.js';
 
 const TABLES = [
+  'account_change_requests',
   'audit_events',
   'contents',
   'login_failures',
   'otp_codes',
   'password_reset_tokens',
   'permissions',
+  'recovery_codes',
   'role_permissions',
   'roles',
   'sessions',
   'settings',
+  'totp_authenticators',
   'user_roles',
   'users',
 ];
