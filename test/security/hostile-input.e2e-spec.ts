@@ -548,6 +548,11 @@ describe('hostile input on every endpoint', () => {
     { method: 'GET', path: '/api/contents/:id', fixture: 'content' },
     { method: 'PUT', path: '/api/contents/:id', fixture: 'content', body: () => ({ title: 'x' }) },
     { method: 'DELETE', path: '/api/contents/:id', fixture: 'content' },
+    { method: 'GET', path: '/api/account' },
+    { method: 'GET', path: '/api/account/sessions' },
+    { method: 'DELETE', path: '/api/account/sessions/:id', fixture: 'user' },
+    { method: 'POST', path: '/api/account/totp/confirm', body: () => ({ code: '123456' }) },
+    { method: 'GET', path: '/api/admin/users/:id/sessions', fixture: 'user', admin: true },
   ];
 
   // --- probes ---
