@@ -1,4 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
+import { AdminList } from '../common/admin-list.decorator.js';
 import { DataSource } from 'typeorm';
 import { Permissions } from '../rbac/permission-names.js';
 import { RequirePermissions } from '../rbac/permissions.decorator.js';
@@ -11,6 +12,7 @@ export class AuditController {
 
   /** Newest first; `user_id` matches the actor or the target. */
   @Get()
+  @AdminList()
   @RequirePermissions(Permissions.AuditView)
   async list(@Query() query: ListAuditEventsQuery) {
     const builder = this.dataSource.getRepository(AuditEvent).createQueryBuilder('event');

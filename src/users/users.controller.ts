@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query } from '@nestjs/common';
+import { AdminList } from '../common/admin-list.decorator.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { AppException } from '../common/app-exception.js';
 import { UuidParam } from '../common/uuid-param.js';
@@ -17,6 +18,7 @@ export class UsersController {
   ) {}
 
   @Get()
+  @AdminList()
   @RequirePermissions(Permissions.UsersView)
   list(@Query() query: ListUsersQuery) {
     return this.users.list(query);
