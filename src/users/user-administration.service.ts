@@ -7,7 +7,7 @@ import { AuthzVersions } from '../rbac/authz-versions.js';
 import { SystemRoles } from '../rbac/permission-names.js';
 import { isUniqueViolation, notFound } from '../rbac/rbac-errors.js';
 import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './users.dto.js';
-import { isStatementTimeout, UsersRepository, type AdminUserRow } from './users.repository.js';
+import { UsersRepository, type AdminUserRow } from './users.repository.js';
 
 export type UserResponse = AdminUserRow;
 
@@ -23,16 +23,8 @@ export class UserAdministrationService {
   ) {}
 
   async list(query: ListUsersQuery): Promise<{ items: UserResponse[]; total: number; page: number; limit: number }> {
-    try {
-      const { items, total } = await this.users.findAdminPage(query.search, query.limit, (query.page - 1) * query.limit);
-      return { items, total, page: query.page, limit: query.limit };
-    } catch (error) {
-      // A list past the admin statement timeout: the service is busy, not broken.
-      if (isStatementTimeout(error)) {
-        throw new AppException('SERVICE_UNAVAILABLE', 'The list took too long to read. Try again shortly.', undefined, { 'Retry-After': '5' });
-      }
-      throw error;
-    }
+    const { items, total } = await this.users.findAdminPage(query.search, query.limit, (query.page - 1) * query.limit);
+    return { items, total, page: query.page, limit: query.limit };
   }
 
   async get(id: string, manager?: EntityManager): Promise<UserResponse> {

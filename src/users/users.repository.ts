@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { underAdminStatementTimeout } from '../database/admin-statement-timeout.js';
 import { PRINCIPAL_OF_ACTIVE_SESSION_SQL } from '../rbac/principal-query.js';
 import { User } from './user.entity.js';
 
@@ -28,19 +29,6 @@ export interface AdminUserRow {
   updated_at: Date;
   roles: { id: string; name: string }[];
 }
-
-/**
- * How long one admin query may run. Admin lists are the heaviest reads the service serves; a
- * bound keeps one slow search from holding a pooled connection that sign-ins need.
- */
-export const ADMIN_STATEMENT_TIMEOUT_MS = 5_000;
-
-/** PostgreSQL's query_canceled, which a statement timeout raises. */
-const QUERY_CANCELED = '57014';
-
-export const isStatementTimeout = (error: unknown): boolean =>
-  (error as { code?: string; driverError?: { code?: string } } | null)?.code === QUERY_CANCELED ||
-  (error as { driverError?: { code?: string } } | null)?.driverError?.code === QUERY_CANCELED;
 
 /** The roles of the user `p.id`, by name: a correlated subquery run once per row of a page. */
 const ROLES_OF_P = `COALESCE((
@@ -132,7 +120,7 @@ export class UsersRepository {
    * timeout. The total counts users alone, never the role join.
    */
   findAdminPage(search: string | undefined, limit: number, offset: number): Promise<{ items: AdminUserRow[]; total: number }> {
-    return this.underAdminTimeout(async (manager) => {
+    return underAdminStatementTimeout(this.dataSource, async (manager) => {
       const { where, params } = searchCondition(search);
       const [{ total }] = await manager.query(`SELECT count(*)::int AS total FROM users u ${where}`, params);
       const page = adminUsersPageQuery(search, limit, offset);
@@ -150,15 +138,7 @@ export class UsersRepository {
       );
       return user ?? null;
     };
-    return manager ? find(manager) : this.underAdminTimeout(find);
-  }
-
-  /** SET LOCAL: the timeout ends with the transaction, so the pooled connection goes back unchanged. */
-  private underAdminTimeout<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query(`SELECT set_config('statement_timeout', $1, true)`, [String(ADMIN_STATEMENT_TIMEOUT_MS)]);
-      return work(manager);
-    });
+    return manager ? find(manager) : underAdminStatementTimeout(this.dataSource, find);
   }
 
   private findWithPassword(condition: string, value: string): Promise<UserWithPassword | null> {

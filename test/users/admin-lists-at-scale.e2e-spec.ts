@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request, { type Response } from 'supertest';
 import type { DataSource } from 'typeorm';
 import { adminUsersPageQuery } from '../../src/users/users.repository.js';
-import { loginTokens, registerUser } from '../support/auth-factory.js';
+import { loginTokens, registerUser, sleep } from '../support/auth-factory.js';
 import { insertBulkUsers } from '../support/bulk-users.js';
 import type { TestDatabase } from '../support/databases.mjs';
 import { createIsolatedDatabase } from '../support/isolated-database.js';
@@ -152,5 +152,28 @@ describe('admin lists at scale', () => {
     const answers = await Promise.all(flood);
     expect(mine.status).toBe(200);
     expect(answers.filter((res) => res.status >= 500)).toEqual([]);
+  });
+
+  it('caps the audit event list the same way, counting requests held up in the database', async () => {
+    const auditor = await callerWithPermissions(app, db, ['audit.view']);
+    const audit = () => request(baseUrl).get('/api/admin/audit-events?limit=5').set('authorization', `Bearer ${auditor.token}`);
+    expect((await audit()).status).toBe(200);
+
+    // The audit table is locked, so the first requests stay in flight until it is released.
+    const runner = db.createQueryRunner();
+    await runner.connect();
+    let answers: Response[];
+    try {
+      await runner.startTransaction();
+      await runner.query(`LOCK TABLE audit_events IN ACCESS EXCLUSIVE MODE`);
+      const pending = Promise.all(Array.from({ length: 12 }, () => audit()));
+      await sleep(1_500);
+      await runner.commitTransaction();
+      answers = await pending;
+    } finally {
+      await runner.release();
+    }
+    const statuses = answers.map((res) => res.status).sort();
+    expect(statuses).toEqual([...Array(4).fill(200), ...Array(8).fill(429)]);
   });
 });
