@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query } from '@nestjs/common';
-import { AdminList } from '../common/admin-list.decorator.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
+import { AdminList } from '../common/admin-list.decorator.js';
 import { AppException } from '../common/app-exception.js';
 import { UuidParam } from '../common/uuid-param.js';
 import type { AuthUser } from '../rbac/auth-user.js';
