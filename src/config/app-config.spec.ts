@@ -81,4 +81,13 @@ describe('configuration', () => {
       'https://b.example',
     ]);
   });
+
+  it('caps admin list requests per caller at 4 and keeps audit events 365 days by default', () => {
+    expect(build({ JWT_SECRET: STRONG_SECRET }).adminLists).toEqual({ concurrency: 4 });
+    expect(build({ JWT_SECRET: STRONG_SECRET }).audit).toEqual({ retentionDays: 365 });
+    const tuned = build({ JWT_SECRET: STRONG_SECRET, ADMIN_LIST_CONCURRENCY: '2', AUDIT_RETENTION_DAYS: '30' });
+    expect([tuned.adminLists.concurrency, tuned.audit.retentionDays]).toEqual([2, 30]);
+    expect(() => build({ ADMIN_LIST_CONCURRENCY: '0' })).toThrow(/ADMIN_LIST_CONCURRENCY/);
+    expect(() => build({ AUDIT_RETENTION_DAYS: 'forever' })).toThrow(/AUDIT_RETENTION_DAYS/);
+  });
 });

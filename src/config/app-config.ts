@@ -70,6 +70,9 @@ export abstract class AppConfig {
   };
   abstract readonly logLevel: Environment['LOG_LEVEL'];
   abstract readonly seed: { admin: SeedAccountConfig; user: SeedAccountConfig };
+  /** Admin list requests one caller may have in flight on this instance. */
+  abstract readonly adminLists: { concurrency: number };
+  abstract readonly audit: { retentionDays: number };
 }
 
 export class ConfigurationError extends Error {
@@ -141,6 +144,8 @@ export function buildAppConfig(env: Environment): AppConfig {
       admin: { email: env.SEED_ADMIN_EMAIL, password: env.SEED_ADMIN_PASSWORD, mobile: env.SEED_ADMIN_MOBILE },
       user: { email: env.SEED_USER_EMAIL, password: env.SEED_USER_PASSWORD, mobile: env.SEED_USER_MOBILE },
     },
+    adminLists: { concurrency: env.ADMIN_LIST_CONCURRENCY },
+    audit: { retentionDays: env.AUDIT_RETENTION_DAYS },
   }) as AppConfig;
 }
 

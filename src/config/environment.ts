@@ -154,6 +154,14 @@ export class Environment {
   @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose' = 'log';
 
+  /** Admin list requests one caller may have in flight (per instance); past it 429. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  ADMIN_LIST_CONCURRENCY = 4;
+
+  /** Days the audit table keeps an event; older ones are deleted daily, in batches. */
+  @Transform(toInt) @IsInt() @Min(1)
+  AUDIT_RETENTION_DAYS = 365;
+
   @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_EMAIL?: string;
   @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_PASSWORD?: string;
   @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_MOBILE?: string;
