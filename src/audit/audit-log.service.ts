@@ -9,6 +9,7 @@ export type AuditEventType =
   | '2fa.challenge'
   | '2fa.success'
   | '2fa.failure'
+  | 'message.undelivered'
   | 'otp.sent'
   | 'otp.success'
   | 'otp.failure'

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AppException } from '../common/app-exception.js';
@@ -23,8 +23,6 @@ export const FORGOT_PASSWORD_RESPONSE = {
  */
 @Injectable()
 export class PasswordResetService {
-  private readonly logger = new Logger('PasswordReset');
-
   constructor(
     private readonly dataSource: DataSource,
     private readonly users: UsersRepository,
@@ -49,10 +47,8 @@ export class PasswordResetService {
           expiresAt: new Date(Date.now() + this.config.resetTokenTtl * 1000),
         });
       });
-      // Not awaited: a slow mail server must not make known emails answer slower than unknown ones.
-      this.mail.send(this.resetMail(user.email, user.name, token)).catch((error: unknown) => {
-        this.logger.error(`Reset mail could not be sent for user ${user.id}: ${(error as Error).message}`);
-      });
+      // Queued, not sent: a slow mail server must not make known emails answer slower than unknown ones.
+      await this.mail.send(this.resetMail(user.email, user.name, token), { kind: 'password_reset', userId: user.id });
     }
     return FORGOT_PASSWORD_RESPONSE;
   }

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { SessionService, type ClientInfo, type IssuedSession, type PublicUser } from '../auth/session.service.js';
@@ -14,7 +14,7 @@ import { OtpCode } from './otp-code.entity.js';
 import { OtpCodes } from './otp-codes.js';
 import { assertCodeLength } from './otp.dto.js';
 import { maskMobile } from './mask-mobile.js';
-import { SmsSender } from './sms/sms-sender.js';
+import { SmsService } from './sms/sms.service.js';
 
 export interface TwoFactorChallenge {
   requires_otp: true;
@@ -29,12 +29,10 @@ export interface TwoFactorChallenge {
  */
 @Injectable()
 export class TwoFactorService {
-  private readonly logger = new Logger('TwoFactor');
-
   constructor(
     private readonly dataSource: DataSource,
     private readonly codes: OtpCodes,
-    private readonly sms: SmsSender,
+    private readonly sms: SmsService,
     private readonly settings: SettingsService,
     private readonly tokens: TokenService,
     private readonly sessions: SessionService,
@@ -59,22 +57,19 @@ export class TwoFactorService {
     const code = this.codes.generate();
     const tempToken = await this.tokens.signTwoFactor({ userId: user.id, email: user.email }, jti);
     const ttl = Math.min(this.config.otp.ttl, TWO_FACTOR_TOKEN_TTL);
-    const row = await this.dataSource.getRepository(OtpCode).save({
-      purpose: '2fa',
-      mobile: user.mobile,
-      userId: user.id,
-      tempTokenJti: jti,
-      codeHash: this.codes.hash('2fa', jti, code),
-      clientIp: client.ip?.slice(0, 64) ?? null,
-      expiresAt: new Date(Date.now() + ttl * 1000),
+    await this.dataSource.transaction(async (manager) => {
+      await manager.getRepository(OtpCode).insert({
+        purpose: '2fa',
+        mobile: user.mobile,
+        userId: user.id,
+        tempTokenJti: jti,
+        codeHash: this.codes.hash('2fa', jti, code),
+        clientIp: client.ip?.slice(0, 64) ?? null,
+        expiresAt: new Date(Date.now() + ttl * 1000),
+      });
+      await this.sms.send({ to: user.mobile, text: this.codes.message(code), kind: '2fa', userId: user.id }, manager);
     });
-    try {
-      await this.sms.send(user.mobile, this.codes.message(code));
-    } catch {
-      await this.dataSource.getRepository(OtpCode).update({ id: row.id }, { endedAt: new Date(), endReason: 'undelivered' });
-      this.logger.error(`Two-factor SMS for user ${user.id} not delivered`);
-      throw new AppException('SERVICE_UNAVAILABLE', 'The code could not be sent. Try again shortly.');
-    }
+    this.sms.dispatch();
     return { requires_otp: true, temp_token: tempToken, mobile_masked: maskMobile(user.mobile) };
   }
 
