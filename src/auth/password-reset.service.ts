@@ -39,16 +39,25 @@ export class PasswordResetService {
     await this.audit.record({ type: 'password_reset.request', actorId: user?.id ?? null, client, details: { known_account: Boolean(user) } });
     if (user) {
       const token = randomBytes(32).toString('base64url');
-      await this.dataSource.transaction(async (manager) => {
+      const issued = await this.dataSource.transaction(async (manager) => {
+        // Parallel requests for one account take turns, so the resend interval cannot be raced.
+        await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`reset:${user.id}`]);
+        // One mail per address per OTP_RESEND_SECONDS, against mail bombing; the answer is the same.
+        const [recent] = await manager.query(
+          `SELECT 1 FROM password_reset_tokens WHERE user_id = $1 AND created_at > now() - make_interval(secs => $2) LIMIT 1`,
+          [user.id, this.config.otp.resendSeconds],
+        );
+        if (recent) return false;
         await manager.query(`UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [user.id]);
         await manager.insert(PasswordResetToken, {
           userId: user.id,
           tokenHash: sha256Hex(token),
           expiresAt: new Date(Date.now() + this.config.resetTokenTtl * 1000),
         });
+        return true;
       });
       // Queued, not sent: a slow mail server must not make known emails answer slower than unknown ones.
-      await this.mail.send(this.resetMail(user.email, user.name, token), { kind: 'password_reset', userId: user.id });
+      if (issued) await this.mail.send(this.resetMail(user.email, token), { kind: 'password_reset', userId: user.id });
     }
     return FORGOT_PASSWORD_RESPONSE;
   }
@@ -91,14 +100,15 @@ export class PasswordResetService {
     return rows.length > 0;
   }
 
-  private resetMail(to: string, name: string, token: string) {
+  /** Fixed text and the link only: never text the user chose (a name could carry a phishing line). */
+  private resetMail(to: string, token: string) {
     const link = `${this.config.http.appUrl}/reset-password?token=${token}`;
     const minutes = Math.round(this.config.resetTokenTtl / 60);
     return {
       to,
       subject: 'Reset your password',
       text:
-        `Hello ${name},\n\nSomeone asked to reset the password of your account. If it was you, open this link ` +
+        `Hello,\n\nSomeone asked to reset the password of your account. If it was you, open this link ` +
         `within ${minutes} minutes:\n\n${link}\n\nIf it was not you, ignore this mail; your password stays as it is.\n`,
     };
   }
