@@ -19,6 +19,10 @@ export interface MailAbout {
 export class MailService {
   constructor(private readonly outbox: Outbox) {}
 
+  /**
+   * Queues the mail and wakes the sender. It writes through its own connection: call it after
+   * your transaction has committed, not inside it (the embedded database would wait forever).
+   */
   async send(message: MailMessage, about: MailAbout = {}): Promise<void> {
     await this.outbox.enqueue({
       channel: 'mail',
