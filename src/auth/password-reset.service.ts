@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
 import { LoginLockout, lockoutSubject } from '../limits/login-lockout.service.js';
@@ -37,28 +37,17 @@ export class PasswordResetService {
   async requestReset(email: string, client: ClientInfo = {}): Promise<typeof FORGOT_PASSWORD_RESPONSE> {
     const user = await this.users.findIdByEmail(email);
     await this.audit.record({ type: 'password_reset.request', actorId: user?.id ?? null, client, details: { known_account: Boolean(user) } });
-    if (user) {
-      const token = randomBytes(32).toString('base64url');
-      const issued = await this.dataSource.transaction(async (manager) => {
-        // Parallel requests for one account take turns, so the resend interval cannot be raced.
-        await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`reset:${user.id}`]);
-        // One mail per address per OTP_RESEND_SECONDS, against mail bombing; the answer is the same.
-        const [recent] = await manager.query(
-          `SELECT 1 FROM password_reset_tokens WHERE user_id = $1 AND created_at > now() - make_interval(secs => $2) LIMIT 1`,
-          [user.id, this.config.otp.resendSeconds],
-        );
-        if (recent) return false;
-        await manager.query(`UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [user.id]);
-        await manager.insert(PasswordResetToken, {
-          userId: user.id,
-          tokenHash: sha256Hex(token),
-          expiresAt: new Date(Date.now() + this.config.resetTokenTtl * 1000),
-        });
-        return true;
-      });
-      // Queued, not sent: a slow mail server must not make known emails answer slower than unknown ones.
-      if (issued) await this.mail.send(this.resetMail(user.email, token), { kind: 'password_reset', userId: user.id });
-    }
+    const token = randomBytes(32).toString('base64url');
+    // Nearly the same work whether or not the email has an account: one transaction that queues
+    // one message (for nobody's email a stand-in that is never sent; an account adds its token's
+    // writes). Queued, not sent: a slow mail server shows in no answer.
+    await this.dataSource.transaction(async (manager) => {
+      // Parallel requests for one address take turns, so the resend interval cannot be raced.
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`reset:${user?.id ?? sha256Hex(email)}`]);
+      const issued = user ? await this.issueToken(manager, user.id, token) : false;
+      await this.mail.queue(issued ? this.resetMail(user!.email, token) : null, { kind: 'password_reset', userId: user?.id ?? null }, manager);
+    });
+    this.mail.dispatch();
     return FORGOT_PASSWORD_RESPONSE;
   }
 
@@ -90,6 +79,25 @@ export class PasswordResetService {
     await this.lockout.succeeded(lockoutSubject(userId, {}));
     await this.audit.record({ type: 'password_reset.complete', actorId: userId, targetType: 'user', targetId: userId, client });
     return {};
+  }
+
+  /**
+   * A new token, voiding older ones, unless one was issued within OTP_RESEND_SECONDS: one mail
+   * per address per interval, against mail bombing (the answer stays the same).
+   */
+  private async issueToken(manager: EntityManager, userId: string, token: string): Promise<boolean> {
+    const [recent] = await manager.query(
+      `SELECT 1 FROM password_reset_tokens WHERE user_id = $1 AND created_at > now() - make_interval(secs => $2) LIMIT 1`,
+      [userId, this.config.otp.resendSeconds],
+    );
+    if (recent) return false;
+    await manager.query(`UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [userId]);
+    await manager.insert(PasswordResetToken, {
+      userId,
+      tokenHash: sha256Hex(token),
+      expiresAt: new Date(Date.now() + this.config.resetTokenTtl * 1000),
+    });
+    return true;
   }
 
   private async findUsable(tokenHash: string): Promise<boolean> {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import type { OutboxKind } from '../outbox/outbox-message.entity.js';
 import { Outbox } from '../outbox/outbox.service.js';
 import type { MailMessage } from './mail-message.js';
@@ -30,5 +31,27 @@ export class MailService {
       userId: about.userId ?? null,
       payload: { to: message.to, subject: message.subject, text: message.text },
     });
+  }
+
+  /**
+   * Queues in the caller's transaction; call `dispatch()` once it has committed. `null` queues a
+   * stand-in that is never sent, for a flow that must do the same work whether or not an account
+   * exists.
+   */
+  async queue(message: MailMessage | null, about: MailAbout, manager: EntityManager): Promise<void> {
+    await this.outbox.enqueue(
+      {
+        channel: 'mail',
+        kind: about.kind ?? 'notice',
+        userId: about.userId ?? null,
+        payload: message ? { to: message.to, subject: message.subject, text: message.text } : { to: null, subject: '', text: '' },
+      },
+      manager,
+    );
+  }
+
+  /** Starts sending what a committed transaction queued. */
+  dispatch(): void {
+    this.outbox.wake();
   }
 }
