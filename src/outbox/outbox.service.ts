@@ -122,7 +122,12 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
         const batch = await this.repository.claim(this.origin, BATCH_SIZE, LEASE_SECONDS, ORPHAN_AFTER_SECONDS);
         if (this.failing) this.logger.log('The outbox can be read again');
         this.failing = false;
-        await Promise.all(batch.map((message) => this.deliver(message)));
+        // A message whose bookkeeping fails (the database went away) comes back when its lease ends.
+        await Promise.all(
+          batch.map((message) =>
+            this.deliver(message).catch((error: unknown) => this.logger.warn(`Outbox message ${message.id} left for later: ${(error as Error).message}`)),
+          ),
+        );
         if (batch.length < BATCH_SIZE && !this.wakeRequested) return;
       } while (!this.stopped);
     } catch (error) {
@@ -150,12 +155,12 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
       if (message.channel === 'sms') await this.sms.send(payload.to, payload.text);
       else await this.mail.deliver({ to: payload.to, subject: payload.subject ?? '', text: payload.text });
     } catch (error) {
-      // The name and status only: a transport's message may quote the recipient.
       const reason = describeFailure(error);
       if (message.attempts >= this.config.outbox.maxAttempts) {
         await this.giveUp(message, reason);
       } else {
         const delay = Math.min(MAX_RETRY_DELAY_MS, this.config.outbox.retryBaseMs * 2 ** (message.attempts - 1));
+        this.logger.warn(`${message.channel} message ${message.id} (${message.kind}) attempt ${message.attempts} failed: ${reason}; next in ${delay} ms`);
         await this.repository.retryLater(message.id, delay, reason);
         this.nextRetryAt = Math.min(this.nextRetryAt, Date.now() + delay);
       }
@@ -182,9 +187,12 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
+/** What went wrong, without content: transports' messages may quote the recipient or the text. */
 function describeFailure(error: unknown): string {
-  const { name, message, responseCode } = error as { name?: string; message?: string; responseCode?: number };
+  const { name, message, code, responseCode } = error as { name?: string; message?: string; code?: unknown; responseCode?: number };
   // SmsDeliveryError messages carry the gateway's status only (see http-post.ts).
   if (name === 'SmsDeliveryError' && message) return message.slice(0, 200);
-  return `${name ?? 'Error'}${responseCode ? ` (SMTP ${responseCode})` : ''}`.slice(0, 200);
+  // nodemailer: an error code such as ECONNECTION, and the SMTP reply code.
+  const detail = [typeof code === 'string' ? code : undefined, responseCode ? `SMTP ${responseCode}` : undefined].filter(Boolean).join(', ');
+  return `${name ?? 'Error'}${detail ? ` (${detail})` : ''}`.slice(0, 200);
 }
