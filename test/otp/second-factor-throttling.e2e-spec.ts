@@ -77,6 +77,29 @@ describe('second factor throttling', () => {
     expect(typeof fresh.body.data.access_token).toBe('string');
   });
 
+  it('leaves exactly one live challenge after parallel logins of one account', async () => {
+    const user = await admin();
+    const results = await Promise.all(Array.from({ length: HOURLY_CAP }, () => login(user)));
+    expect(results.map((res) => res.status)).toEqual(Array(HOURLY_CAP).fill(200));
+    const [{ live }] = await db.query(
+      `SELECT count(*)::int AS live FROM otp_codes WHERE user_id = $1 AND purpose = '2fa' AND ended_at IS NULL`,
+      [user.id],
+    );
+    expect(live).toBe(1);
+  });
+
+  it('answers the password step with a challenge even when the SMS gateway fails', async () => {
+    const user = await admin();
+    sms.failing = true;
+    try {
+      const res = await login(user);
+      expect(res.status).toBe(200);
+      expect(res.body.data.requires_otp).toBe(true);
+    } finally {
+      sms.failing = false;
+    }
+  });
+
   it('counts wrong codes of every challenge toward the account lockout: then even the right password is 429', async () => {
     const user = await admin();
     let guesses = 0;
