@@ -123,4 +123,25 @@ describe('send-otp delivery through the outbox', () => {
       sms.failing = false;
     }
   });
+
+  it('sends each queued SMS exactly once with two instances on one database', async () => {
+    const other = await createTestApp({
+      env: { DATABASE_URL: database.url, AUTH_MOBILE_OTP: 'true', SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: sms.url, OTP_RESEND_SECONDS: '0', OTP_HOURLY_CAP: '1000' },
+    });
+    try {
+      const users = await Promise.all(Array.from({ length: 8 }, () => knownMobile()));
+      const answers = await Promise.all(
+        users.map((user, i) => request((i % 2 ? other : app).getHttpServer()).post('/api/auth/send-otp').send({ mobile: user.mobile })),
+      );
+      expect(answers.map((res) => res.status)).toEqual(Array(users.length).fill(200));
+      for (const user of users) await sms.waitFor(user.mobile);
+      // Anything sent twice would have arrived by the time a later message to someone else has.
+      const marker = await knownMobile();
+      await sendOtp(marker.mobile);
+      await sms.waitFor(marker.mobile);
+      for (const user of users) expect(sms.to(user.mobile)).toHaveLength(1);
+    } finally {
+      await other.close();
+    }
+  });
 });
