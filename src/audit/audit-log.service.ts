@@ -9,6 +9,8 @@ export type AuditEventType =
   | '2fa.challenge'
   | '2fa.success'
   | '2fa.failure'
+  | '2fa.lockout'
+  | 'message.undelivered'
   | 'otp.sent'
   | 'otp.success'
   | 'otp.failure'

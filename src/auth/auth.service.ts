@@ -62,10 +62,13 @@ export class AuthService {
     const user = await this.verifyPassword(dto, client);
     const method = dto.email ? 'email' : 'mobile';
     if (user.mobile && (await this.twoFactor.applies(user))) {
+      // The attempt stays counted until the second factor succeeds: knowing the password must
+      // not reset the count that wrong codes add to (TwoFactorService.verify).
       const challenge = await this.twoFactor.challenge({ ...user, mobile: user.mobile }, client);
       await this.audit.record({ type: '2fa.challenge', actorId: user.id, client, details: { method } });
       return { challenge };
     }
+    await this.lockout.succeeded(lockoutSubject(user.id, dto));
     const session = await this.startSession(user, client);
     await this.audit.record({ type: 'login.success', actorId: user.id, targetType: 'session', targetId: session.tokens.sessionId, client, details: { method } });
     return session;
@@ -91,7 +94,7 @@ export class AuthService {
       await this.audit.record({ type: 'login.failure', actorId: user?.id ?? null, client, details: { method, known_account: Boolean(user) } });
       throw new AppException('INVALID_CREDENTIALS', 'Invalid credentials.');
     }
-    await this.lockout.succeeded(subject);
+    // The caller clears the count once the sign-in is complete (at once, or after the second factor).
     return user;
   }
 

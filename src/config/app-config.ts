@@ -60,6 +60,7 @@ export abstract class AppConfig {
     webhookUrl?: string;
     twilio: { accountSid?: string; authToken?: string; from?: string; apiBase: string };
   };
+  abstract readonly outbox: { maxAttempts: number; retryBaseMs: number; pollMs: number };
   abstract readonly limits: {
     /** Per client address and per account, on each `/api/auth` endpoint. */
     ratePerMinute: number;
@@ -133,6 +134,7 @@ export function buildAppConfig(env: Environment): AppConfig {
         apiBase: env.TWILIO_API_BASE.replace(/\/+$/, ''),
       },
     },
+    outbox: { maxAttempts: env.OUTBOX_MAX_ATTEMPTS, retryBaseMs: env.OUTBOX_RETRY_BASE_MS, pollMs: env.OUTBOX_POLL_MS },
     limits: {
       ratePerMinute: env.RATE_LIMIT_PER_MINUTE,
       globalRatePerMinute: env.RATE_LIMIT_GLOBAL_PER_MINUTE,

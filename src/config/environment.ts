@@ -121,6 +121,18 @@ export class Environment {
   @IsUrl({ require_tld: false, require_protocol: true })
   TWILIO_API_BASE = 'https://api.twilio.com';
 
+  /** Delivery attempts of a queued SMS or mail before it is given up (and audited). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(20)
+  OUTBOX_MAX_ATTEMPTS = 5;
+
+  /** The first retry's delay; each further retry waits twice as long. */
+  @Transform(toInt) @IsInt() @Min(10)
+  OUTBOX_RETRY_BASE_MS = 2000;
+
+  /** How often the outbox is looked at for retries and other instances' messages. */
+  @Transform(toInt) @IsInt() @Min(50)
+  OUTBOX_POLL_MS = 1000;
+
   @Transform(toInt) @IsInt() @Min(1)
   RATE_LIMIT_PER_MINUTE = 30;
 

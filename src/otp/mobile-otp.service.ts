@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SessionService, type ClientInfo, type IssuedSession } from '../auth/session.service.js';
 import { AuditLog } from '../audit/audit-log.service.js';
@@ -11,7 +11,8 @@ import { checkOtp } from './otp-check.js';
 import { OtpCode } from './otp-code.entity.js';
 import { OtpCodes } from './otp-codes.js';
 import { assertCodeLength } from './otp.dto.js';
-import { SmsDeliveryError, SmsSender } from './sms/sms-sender.js';
+import { assertMobileHourlyCap, lockMobileForSending } from './otp-send-limits.js';
+import { SmsService } from './sms/sms.service.js';
 
 interface Account {
   id: string;
@@ -29,12 +30,10 @@ const HOUR_MS = 3_600_000;
  */
 @Injectable()
 export class MobileOtpService {
-  private readonly logger = new Logger('MobileOtp');
-
   constructor(
     private readonly dataSource: DataSource,
     private readonly codes: OtpCodes,
-    private readonly sms: SmsSender,
+    private readonly sms: SmsService,
     private readonly settings: SettingsService,
     private readonly sessions: SessionService,
     private readonly config: AppConfig,
@@ -45,9 +44,9 @@ export class MobileOtpService {
   async send(mobile: string, client: ClientInfo): Promise<{ expires_in: number }> {
     await this.assertEnabled();
     const code = this.codes.generate();
-    const { row, account } = await this.dataSource.transaction(async (manager) => {
-      // One sender per mobile at a time, so the cooldown and caps cannot be raced.
-      await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`otp:login:${mobile}`]);
+    await this.dataSource.transaction(async (manager) => {
+      // One sender per mobile at a time (second-factor codes too), so the cooldown and caps cannot be raced.
+      await lockMobileForSending(manager, mobile);
       await this.assertSendAllowed(manager, mobile, client.ip);
       const [account] = await this.findAccount(manager, mobile);
       const inheritedAttempts = await this.recentFailedAttempts(manager, mobile);
@@ -56,7 +55,7 @@ export class MobileOtpService {
           WHERE mobile = $1 AND purpose = 'login' AND ended_at IS NULL`,
         [mobile],
       );
-      const row = await manager.save(
+      await manager.save(
         manager.create(OtpCode, {
           purpose: 'login',
           mobile,
@@ -67,12 +66,12 @@ export class MobileOtpService {
           expiresAt: new Date(Date.now() + this.config.otp.ttl * 1000),
         }),
       );
-      return { row, account: account as Account | undefined };
+      // Queued, never sent here: the answer does not wait for the gateway. A mobile of nobody gets
+      // a stand-in that the sender drops, so both cost the request the same work. The sender
+      // records `otp.sent` once the gateway has taken the message.
+      await this.sms.send({ to: account ? mobile : null, text: this.codes.message(code), kind: 'otp.login', userId: account?.id ?? null }, manager);
     });
-    if (account) {
-      await this.deliver(row, mobile, code);
-      await this.audit.record({ type: 'otp.sent', actorId: account.id, client });
-    }
+    this.sms.dispatch();
     return { expires_in: this.config.otp.ttl };
   }
 
@@ -115,8 +114,6 @@ export class MobileOtpService {
     const { resendSeconds, hourlyCap } = this.config.otp;
     const [stats] = await manager.query(
       `SELECT max(created_at) FILTER (WHERE mobile = $1) AS last_for_mobile,
-              count(*) FILTER (WHERE mobile = $1)::int AS hour_for_mobile,
-              min(created_at) FILTER (WHERE mobile = $1) AS first_for_mobile,
               count(*) FILTER (WHERE client_ip = $2)::int AS hour_for_ip,
               min(created_at) FILTER (WHERE client_ip = $2) AS first_for_ip
          FROM otp_codes
@@ -128,9 +125,7 @@ export class MobileOtpService {
       const wait = new Date(stats.last_for_mobile).getTime() + resendSeconds * 1000 - now;
       if (wait > 0) throw rateLimited('Wait before asking for another code.', wait / 1000);
     }
-    if (stats.hour_for_mobile >= hourlyCap) {
-      throw rateLimited('Too many codes for this mobile; try again later.', (new Date(stats.first_for_mobile).getTime() + HOUR_MS - now) / 1000);
-    }
+    await assertMobileHourlyCap(manager, mobile, hourlyCap);
     if (ip && stats.hour_for_ip >= hourlyCap) {
       throw rateLimited('Too many codes requested; try again later.', (new Date(stats.first_for_ip).getTime() + HOUR_MS - now) / 1000);
     }
@@ -155,16 +150,5 @@ export class MobileOtpService {
       `SELECT u.id, u.name, u.email, u.mobile FROM users u WHERE u.mobile = $1`,
       [mobile],
     );
-  }
-
-  /** A code that could not be sent is voided, and the client told to try again (503). */
-  private async deliver(row: OtpCode, mobile: string, code: string): Promise<void> {
-    try {
-      await this.sms.send(mobile, this.codes.message(code));
-    } catch (error) {
-      await this.dataSource.manager.update(OtpCode, { id: row.id }, { endedAt: new Date(), endReason: 'undelivered' });
-      this.logger.error(`SMS for code ${row.id} not delivered: ${error instanceof SmsDeliveryError ? error.message : 'unexpected error'}`);
-      throw new AppException('SERVICE_UNAVAILABLE', 'The code could not be sent. Try again shortly.');
-    }
   }
 }

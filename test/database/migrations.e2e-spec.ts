@@ -6,6 +6,7 @@ const TABLES = [
   'contents',
   'login_failures',
   'otp_codes',
+  'outbox_messages',
   'password_reset_tokens',
   'permissions',
   'role_permissions',
