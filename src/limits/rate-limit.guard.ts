@@ -1,6 +1,7 @@
 import { Injectable, type ExecutionContext } from '@nestjs/common';
 import { SkipThrottle, ThrottlerGuard, type ThrottlerLimitDetail, type ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
+import { clientAddressKey } from '../common/client-address.js';
 import { normalizeEmail } from '../common/normalize.js';
 import { rateLimited } from '../common/rate-limited.js';
 import type { AppConfig } from '../config/app-config.js';
@@ -63,11 +64,18 @@ export function rateLimitOptions(config: AppConfig): ThrottlerModuleOptions {
 /**
  * The throttler guard with the contract's refusal: 429 `RATE_LIMITED` with `Retry-After` in
  * seconds. The client address is `request.ip`, which Fastify takes from the socket unless
- * TRUST_PROXY says how many proxy hops to believe in `X-Forwarded-For`. Keys are per endpoint
+ * TRUST_PROXY says how many proxy hops to believe in `X-Forwarded-For`, counted per client
+ * (clientAddressKey). Keys are per endpoint
  * (controller and handler) and per limit name.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
+  /** Per client as clientAddressKey counts it: an IPv6 /64 is one client, `::ffff:1.2.3.4` is 1.2.3.4. */
+  protected override async getTracker(request: Record<string, unknown>): Promise<string> {
+    const ip = (request as unknown as FastifyRequest).ip;
+    return clientAddressKey(ip) ?? ip;
+  }
+
   protected override async throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
     throw rateLimited('Too many requests. Try again later.', detail.timeToBlockExpire);
   }
