@@ -12,6 +12,7 @@ import {
   MinLength,
   validateSync,
 } from 'class-validator';
+import { phoneRegions } from '../common/normalize.js';
 
 const toBoolean = ({ value }: { value: unknown }): unknown => {
   if (typeof value !== 'string') return value;
@@ -154,6 +155,12 @@ export class Environment {
   @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose' = 'log';
 
+  /** ISO 3166-1 alpha-2 region in which a mobile written without a country prefix is read. */
+  @Transform(({ value }) => (typeof value === 'string' && value.trim() !== '' ? value.trim().toUpperCase() : undefined))
+  @IsOptional()
+  @IsIn(phoneRegions(), { message: 'DEFAULT_PHONE_REGION must be an ISO 3166-1 alpha-2 region code such as DE or GB' })
+  DEFAULT_PHONE_REGION?: string;
+
   @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_EMAIL?: string;
   @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_PASSWORD?: string;
   @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_MOBILE?: string;
@@ -195,4 +202,5 @@ const declaredOptionalKeys = [
   'TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM', 'TRUST_PROXY', 'CORS_ORIGINS',
   'SEED_ADMIN_EMAIL', 'SEED_ADMIN_PASSWORD', 'SEED_ADMIN_MOBILE',
   'SEED_USER_EMAIL', 'SEED_USER_PASSWORD', 'SEED_USER_MOBILE',
+  'DEFAULT_PHONE_REGION',
 ];
