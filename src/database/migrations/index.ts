@@ -5,6 +5,7 @@ import { Contents1763900000001 } from './1763900000001-contents.js';
 import { OtpCodes1764000000000 } from './1764000000000-otp-codes.js';
 import { LoginLockout1764100000000 } from './1764100000000-login-lockout.js';
 import { AuditEvents1764200000000 } from './1764200000000-audit-events.js';
+import { RenormaliseIdentities1764320000000 } from './1764320000000-renormalise-identities.js';
 
 /** In order of application. Listed explicitly so the build and the tests load the same set. */
 export const migrations = [
@@ -15,4 +16,5 @@ export const migrations = [
   OtpCodes1764000000000,
   LoginLockout1764100000000,
   AuditEvents1764200000000,
+  RenormaliseIdentities1764320000000,
 ];
