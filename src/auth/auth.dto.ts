@@ -1,4 +1,3 @@
-import { Transform } from 'class-transformer';
 import {
   IsString,
   Length,

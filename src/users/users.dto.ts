@@ -1,4 +1,4 @@
-import { Transform, Type } from 'class-transformer';
+import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayUnique,
@@ -7,7 +7,6 @@ import {
   IsOptional,
   IsString,
   IsUUID,
-  Length,
   Max,
   MaxLength,
   Min,
@@ -15,8 +14,6 @@ import {
 import { IsNewPassword } from '../auth/password-rules.js';
 import { IsAccountEmail, IsAccountMobile, IsPersonName } from '../common/contact-fields.js';
 import { UnlessAbsent } from '../common/unless-absent.js';
-
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
 export class ListUsersQuery {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100_000)
