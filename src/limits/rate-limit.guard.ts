@@ -2,7 +2,7 @@ import { Injectable, type ExecutionContext } from '@nestjs/common';
 import { SkipThrottle, ThrottlerGuard, type ThrottlerLimitDetail, type ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
 import { clientAddressKey } from '../common/client-address.js';
-import { normalizeEmail } from '../common/normalize.js';
+import { normalizeEmail, normalizeMobile } from '../common/normalize.js';
 import { rateLimited } from '../common/rate-limited.js';
 import type { AppConfig } from '../config/app-config.js';
 
@@ -28,12 +28,14 @@ export const SkipRateLimits = () =>
  * it (so `Ann@Example.com ` and `ann@example.com` share one budget), or undefined. Read before
  * validation: anything that is not a string names nothing and is refused by validation later.
  */
-export function accountOf(body: unknown): string | undefined {
+export function accountOf(body: unknown, phoneRegion?: string): string | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const { email, mobile } = body as Record<string, unknown>;
   if (typeof email === 'string' && email.trim() !== '') return `email:${normalizeEmail(email)}`;
-  // Digits only: `+44 7700 900123` and `447700900123` are one target for someone trying codes.
-  const digits = typeof mobile === 'string' ? mobile.replace(/\D/g, '') : '';
+  if (typeof mobile !== 'string') return undefined;
+  // The number as stored (`00CC` as `+CC`, a national number in DEFAULT_PHONE_REGION), then its
+  // digits only: `+44 7911 123456`, `0044 7911 123456` and `447911123456` are one target.
+  const digits = (normalizeMobile(mobile, phoneRegion) ?? mobile).replace(/\D/g, '');
   return digits ? `mobile:${digits}` : undefined;
 }
 
@@ -54,8 +56,8 @@ export function rateLimitOptions(config: AppConfig): ThrottlerModuleOptions {
         name: RateLimits.AuthAccount,
         ttl: WINDOW_MS,
         limit: ratePerMinute,
-        skipIf: (context) => !isAuthRoute(context) || accountOf(requestOf(context).body) === undefined,
-        getTracker: (request) => accountOf(request.body)!,
+        skipIf: (context) => !isAuthRoute(context) || accountOf(requestOf(context).body, config.defaultPhoneRegion) === undefined,
+        getTracker: (request) => accountOf(request.body, config.defaultPhoneRegion)!,
       },
     ],
   };
