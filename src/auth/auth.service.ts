@@ -88,13 +88,15 @@ export class AuthService {
       await this.audit.record({ type: 'login.locked', actorId: user?.id ?? null, client, details: { method } });
       throw error;
     }
-    const valid = user ? await this.passwords.verify(user.passwordHash, dto.password) : await this.passwords.verifyAgainstDummy(dto.password);
-    if (!user || !valid) {
+    const check = user ? await this.passwords.check(user.passwordHash, dto.password) : { valid: await this.passwords.verifyAgainstDummy(dto.password) };
+    if (!user || !check.valid) {
       await this.lockout.failed(subject);
       await this.audit.record({ type: 'login.failure', actorId: user?.id ?? null, client, details: { method, known_account: Boolean(user) } });
       throw new AppException('INVALID_CREDENTIALS', 'Invalid credentials.');
     }
     // The caller clears the count once the sign-in is complete (at once, or after the second factor).
+    // A hash of the password's raw form (stored before NFKC normalisation) is replaced once it matched.
+    if (check.rehash) await this.users.replacePasswordHash(user.id, user.passwordHash, check.rehash);
     return user;
   }
 

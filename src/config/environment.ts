@@ -12,6 +12,7 @@ import {
   MinLength,
   validateSync,
 } from 'class-validator';
+import { phoneRegions } from '../common/normalize.js';
 
 const toBoolean = ({ value }: { value: unknown }): unknown => {
   if (typeof value !== 'string') return value;
@@ -173,6 +174,11 @@ export class Environment {
   /** Days the audit table keeps an event; older ones are deleted daily, in batches. */
   @Transform(toInt) @IsInt() @Min(1)
   AUDIT_RETENTION_DAYS = 365;
+  /** ISO 3166-1 alpha-2 region in which a mobile written without a country prefix is read. */
+  @Transform(({ value }) => (typeof value === 'string' && value.trim() !== '' ? value.trim().toUpperCase() : undefined))
+  @IsOptional()
+  @IsIn(phoneRegions(), { message: 'DEFAULT_PHONE_REGION must be an ISO 3166-1 alpha-2 region code such as DE or GB' })
+  DEFAULT_PHONE_REGION?: string;
 
   @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_EMAIL?: string;
   @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_PASSWORD?: string;
@@ -215,4 +221,5 @@ const declaredOptionalKeys = [
   'TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM', 'TRUST_PROXY', 'CORS_ORIGINS',
   'SEED_ADMIN_EMAIL', 'SEED_ADMIN_PASSWORD', 'SEED_ADMIN_MOBILE',
   'SEED_USER_EMAIL', 'SEED_USER_PASSWORD', 'SEED_USER_MOBILE',
+  'DEFAULT_PHONE_REGION',
 ];

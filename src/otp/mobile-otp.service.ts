@@ -3,6 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { SessionService, type ClientInfo, type IssuedSession } from '../auth/session.service.js';
 import { AuditLog } from '../audit/audit-log.service.js';
 import { AppException } from '../common/app-exception.js';
+import { clientAddressKey } from '../common/client-address.js';
 import { rateLimited } from '../common/rate-limited.js';
 import { AppConfig } from '../config/app-config.js';
 import { SettingsService } from '../settings/settings.service.js';
@@ -44,10 +45,12 @@ export class MobileOtpService {
   async send(mobile: string, client: ClientInfo): Promise<{ expires_in: number }> {
     await this.assertEnabled();
     const code = this.codes.generate();
+    // The per-address cap counts clients (an IPv6 /64, `::ffff:1.2.3.4` as 1.2.3.4): client_ip holds that key.
+    const address = clientAddressKey(client.ip)?.slice(0, 64);
     await this.dataSource.transaction(async (manager) => {
       // One sender per mobile at a time (second-factor codes too), so the cooldown and caps cannot be raced.
       await lockMobileForSending(manager, mobile);
-      await this.assertSendAllowed(manager, mobile, client.ip);
+      await this.assertSendAllowed(manager, mobile, address);
       const [account] = await this.findAccount(manager, mobile);
       const inheritedAttempts = await this.recentFailedAttempts(manager, mobile);
       await manager.query(
@@ -62,7 +65,7 @@ export class MobileOtpService {
           userId: account?.id ?? null,
           codeHash: this.codes.hash('login', mobile, code),
           attempts: inheritedAttempts,
-          clientIp: client.ip?.slice(0, 64) ?? null,
+          clientIp: address ?? null,
           expiresAt: new Date(Date.now() + this.config.otp.ttl * 1000),
         }),
       );

@@ -100,6 +100,14 @@ export class UsersRepository {
     return this.findWithPassword('user.mobile = :value', mobile);
   }
 
+  /**
+   * Replaces a password hash only while it is still the one that was verified, so a rehash on
+   * sign-in never overwrites a password changed in the meantime.
+   */
+  async replacePasswordHash(userId: string, verifiedHash: string, newHash: string): Promise<void> {
+    await this.dataSource.getRepository(User).update({ id: userId, passwordHash: verifiedHash }, { passwordHash: newHash });
+  }
+
   findIdByEmail(email: string): Promise<Pick<User, 'id' | 'email' | 'name'> | null> {
     return this.dataSource.getRepository(User).findOne({ where: { email }, select: { id: true, email: true, name: true } });
   }

@@ -154,7 +154,7 @@ describe('mobile + SMS code sign-in', () => {
   ])('refuses %s with 400 VALIDATION_FAILED', async (_name, change) => {
     const res = await request(app.getHttpServer())
       .post('/api/auth/verify-otp')
-      .send({ mobile: '+447700900123', otp: '123456', ...change });
+      .send({ mobile: '+4917690000123', otp: '123456', ...change });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALIDATION_FAILED');
   });
@@ -239,8 +239,8 @@ describe('mobile + SMS code sign-in switched off', () => {
     const app = await createTestApp({ env: { DATABASE_URL: database.url, AUTH_MOBILE_OTP: 'false' } });
     try {
       for (const res of [
-        await request(app.getHttpServer()).post('/api/auth/send-otp').send({ mobile: '+447700900123' }),
-        await request(app.getHttpServer()).post('/api/auth/verify-otp').send({ mobile: '+447700900123', otp: '123456' }),
+        await request(app.getHttpServer()).post('/api/auth/send-otp').send({ mobile: '+4917690000123' }),
+        await request(app.getHttpServer()).post('/api/auth/verify-otp').send({ mobile: '+4917690000123', otp: '123456' }),
       ]) {
         expect(res.status).toBe(403);
         expect(res.body.error.code).toBe('LOGIN_METHOD_DISABLED');
