@@ -56,11 +56,11 @@ export class EmailChangeService {
         ttlSeconds: this.config.resetTokenTtl,
       });
     });
-    await this.send(email, 'Confirm your new email address',
+    await this.send(user.id, email, 'Confirm your new email address',
       `Someone asked to make this the email address of an account. To confirm, open this link:\n\n` +
       `${this.config.http.appUrl}/confirm-email?token=${token}\n\nIf you did not ask for this, ignore this message.\n`);
     // Fixed text, and never the new address, which may be an attacker's.
-    await this.send(user.email, 'A change of your email address was requested',
+    await this.send(user.id, user.email, 'A change of your email address was requested',
       `A change of the email address of your account was requested. It applies only when the link sent to the new ` +
       `address is opened. If you did not ask for it, change your password at once.\n`);
     await this.audit.record({ type: 'account.email_change_request', actorId: user.id, targetType: 'user', targetId: user.id, client });
@@ -93,9 +93,9 @@ export class EmailChangeService {
     return {};
   }
 
-  private async send(to: string, subject: string, text: string): Promise<void> {
+  private async send(userId: string, to: string, subject: string, text: string): Promise<void> {
     try {
-      await this.mail.send({ to, subject, text });
+      await this.mail.send({ to, subject, text }, { kind: 'email_change', userId });
     } catch (error) {
       this.logger.error(`Email-change mail not sent: ${(error as Error).message}`);
     }

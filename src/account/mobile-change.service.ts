@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AuditLog } from '../audit/audit-log.service.js';
@@ -7,7 +7,8 @@ import { AppException } from '../common/app-exception.js';
 import { rateLimited } from '../common/rate-limited.js';
 import { AppConfig } from '../config/app-config.js';
 import { OtpCodes } from '../otp/otp-codes.js';
-import { SmsSender } from '../otp/sms/sms-sender.js';
+import { assertMobileHourlyCap, lockMobileForSending } from '../otp/otp-send-limits.js';
+import { SmsService } from '../otp/sms/sms.service.js';
 import type { AuthUser } from '../rbac/auth-user.js';
 import { isUniqueViolation } from '../rbac/rbac-errors.js';
 import { IdentityChangeService } from '../users/identity-change.service.js';
@@ -24,7 +25,6 @@ const MAX_ATTEMPTS = 3;
  */
 @Injectable()
 export class MobileChangeService {
-  private readonly logger = new Logger('MobileChange');
   private readonly key: Buffer;
 
   constructor(
@@ -33,7 +33,7 @@ export class MobileChangeService {
     private readonly users: UsersRepository,
     private readonly identityChange: IdentityChangeService,
     private readonly codes: OtpCodes,
-    private readonly sms: SmsSender,
+    private readonly sms: SmsService,
     private readonly config: AppConfig,
     private readonly audit: AuditLog,
   ) {
@@ -50,8 +50,8 @@ export class MobileChangeService {
     const id = randomUUID();
     const clientIp = client.ip?.slice(0, 64) ?? null;
     await this.dataSource.transaction(async (manager) => {
-      // One sender per number at a time, so the cooldown and caps cannot be raced.
-      await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`otp:mobile_change:${mobile}`]);
+      // The lock send-otp takes: one sender per number at a time, so the cooldown and caps cannot be raced.
+      await lockMobileForSending(manager, mobile);
       const { resendSeconds, hourlyCap } = this.config.otp;
       const latest = await manager.query(
         `SELECT extract(epoch FROM now() - max(created_at))::float AS seconds FROM account_change_requests WHERE kind = 'mobile' AND new_value = $1`,
@@ -63,6 +63,8 @@ export class MobileChangeService {
       if (counts.byValue >= hourlyCap || (clientIp !== null && counts.byClient >= hourlyCap)) {
         throw rateLimited('Too many codes requested; try again later.', 3600);
       }
+      // One hourly budget per number: sign-in and second-factor codes sent to it count too.
+      await assertMobileHourlyCap(manager, mobile, hourlyCap - counts.byValue);
       await this.changes.replacePending(manager, {
         id,
         userId: user.id,
@@ -73,14 +75,10 @@ export class MobileChangeService {
         clientIp,
         ttlSeconds: this.config.otp.ttl,
       });
+      // Queued with the request (the outbox): the answer never waits for the SMS gateway.
+      await this.sms.send({ to: mobile, text: this.codes.message(code), kind: 'mobile_change', userId: user.id }, manager);
     });
-    try {
-      await this.sms.send(mobile, this.codes.message(code));
-    } catch {
-      await this.dataSource.transaction((manager) => this.changes.end(manager, id));
-      this.logger.error(`Mobile-change SMS for user ${user.id} not delivered`);
-      throw new AppException('SERVICE_UNAVAILABLE', 'The code could not be sent. Try again shortly.');
-    }
+    this.sms.dispatch();
     await this.audit.record({ type: 'account.mobile_change_request', actorId: user.id, targetType: 'user', targetId: user.id, client });
     return { expires_in: this.config.otp.ttl };
   }

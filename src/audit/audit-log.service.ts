@@ -9,6 +9,8 @@ export type AuditEventType =
   | '2fa.challenge'
   | '2fa.success'
   | '2fa.failure'
+  | '2fa.lockout'
+  | 'message.undelivered'
   | 'otp.sent'
   | 'otp.success'
   | 'otp.failure'
@@ -57,6 +59,15 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
+/** The contract keeps at most this much of a client's user agent. */
+export const USER_AGENT_MAX_CHARS = 256;
+
+/** Cut by code points, so a surrogate pair is never split into an invalid character. */
+function truncateCodePoints(value: string | undefined, max: number): string | null {
+  if (value === undefined) return null;
+  return value.length <= max ? value : Array.from(value).slice(0, max).join('');
+}
+
 /**
  * Writes the audit trail: a row per event and a log line. Recording never fails the request it
  * describes; a lost row is logged as an error instead.
@@ -74,7 +85,7 @@ export class AuditLog {
       targetType: entry.targetType ?? null,
       targetId: entry.targetId ?? null,
       ip: entry.client?.ip?.slice(0, 64) ?? null,
-      userAgent: entry.client?.userAgent?.slice(0, 512) ?? null,
+      userAgent: truncateCodePoints(entry.client?.userAgent, USER_AGENT_MAX_CHARS),
       details: entry.details ?? {},
     };
     this.logger.log(

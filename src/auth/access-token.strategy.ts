@@ -3,6 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { Strategy } from 'passport-jwt';
 import type { AuthUser } from '../rbac/auth-user.js';
+import { bearerToken, hasValidTimes } from '../guard-library/access-token.js';
 import { PrincipalService } from '../rbac/principal.service.js';
 import { JwtKey } from './jwt-key.js';
 import type { AccessClaims } from './token-claims.js';
@@ -10,13 +11,10 @@ import { invalidToken, isUuid } from './token.service.js';
 
 export const ACCESS_TOKEN_COOKIE = 'access_token';
 
-/** `Authorization: Bearer` first, else the `access_token` cookie. */
+/** `Authorization: Bearer` (the scheme in any case) first, else the `access_token` cookie. */
 export function extractAccessToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
-  if (typeof header === 'string') {
-    const match = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/.exec(header.trim());
-    return match ? match[1] : null;
-  }
+  if (typeof header === 'string') return bearerToken(header);
   return request.cookies?.[ACCESS_TOKEN_COOKIE] ?? null;
 }
 
@@ -40,7 +38,9 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   async validate(claims: Partial<AccessClaims>): Promise<AuthUser> {
-    if (claims.token_type !== 'access' || !isUuid(claims.sid) || !isUuid(claims.sub)) throw invalidToken();
+    if (claims.token_type !== 'access' || !isUuid(claims.sid) || !isUuid(claims.sub) || !hasValidTimes(claims as Record<string, unknown>)) {
+      throw invalidToken();
+    }
     const principal = await this.principals.load(claims.sid, claims.sub);
     if (!principal) throw invalidToken();
     return principal;

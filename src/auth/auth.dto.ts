@@ -1,4 +1,3 @@
-import { Transform } from 'class-transformer';
 import {
   IsString,
   Length,
@@ -9,8 +8,8 @@ import {
   type ValidationArguments,
   type ValidationOptions,
 } from 'class-validator';
-import { IsAccountEmail, IsAccountMobile } from '../common/contact-fields.js';
-import { IsNotCommonPassword, MatchesField } from './password-rules.js';
+import { IsAccountEmail, IsAccountMobile, IsPersonName } from '../common/contact-fields.js';
+import { IsNewPassword, MatchesField, PasswordLength } from './password-rules.js';
 
 /**
  * The property must be absent when `field` is present. A login names its account one way only:
@@ -31,13 +30,13 @@ function IsAbsentWith(field: string, options?: ValidationOptions): PropertyDecor
 }
 
 export class RegisterDto {
-  @IsString() @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value)) @Length(1, 255)
+  @IsPersonName()
   name!: string;
 
   @IsAccountEmail()
   email!: string;
 
-  @IsString() @Length(8, 128) @IsNotCommonPassword()
+  @IsNewPassword()
   password!: string;
 
   @IsString() @MatchesField('password')
@@ -60,7 +59,7 @@ export class LoginDto {
   @IsAccountMobile({ message: 'exactly one of email or mobile is required' })
   mobile?: string;
 
-  @IsString() @Length(8, 128)
+  @IsString() @PasswordLength()
   password!: string;
 }
 
@@ -80,7 +79,7 @@ export class ResetPasswordDto {
   @IsString() @Length(1, 256)
   token!: string;
 
-  @IsString() @Length(8, 128) @IsNotCommonPassword()
+  @IsNewPassword()
   password!: string;
 
   @IsString() @MatchesField('password')

@@ -63,10 +63,13 @@ export class AuthService {
     const method = dto.email ? 'email' : 'mobile';
     const secondFactors = await this.twoFactor.methodsFor(user);
     if (secondFactors.length > 0) {
+      // The attempt stays counted until the second factor succeeds: knowing the password must
+      // not reset the count that wrong codes add to (TwoFactorService.verify).
       const challenge = await this.twoFactor.challenge(user, client, secondFactors);
       await this.audit.record({ type: '2fa.challenge', actorId: user.id, client, details: { method } });
       return { challenge };
     }
+    await this.lockout.succeeded(lockoutSubject(user.id, dto));
     const session = await this.startSession(user, client);
     await this.audit.record({ type: 'login.success', actorId: user.id, targetType: 'session', targetId: session.tokens.sessionId, client, details: { method } });
     return session;
@@ -86,13 +89,15 @@ export class AuthService {
       await this.audit.record({ type: 'login.locked', actorId: user?.id ?? null, client, details: { method } });
       throw error;
     }
-    const valid = user ? await this.passwords.verify(user.passwordHash, dto.password) : await this.passwords.verifyAgainstDummy(dto.password);
-    if (!user || !valid) {
+    const check = user ? await this.passwords.check(user.passwordHash, dto.password) : { valid: await this.passwords.verifyAgainstDummy(dto.password) };
+    if (!user || !check.valid) {
       await this.lockout.failed(subject);
       await this.audit.record({ type: 'login.failure', actorId: user?.id ?? null, client, details: { method, known_account: Boolean(user) } });
       throw new AppException('INVALID_CREDENTIALS', 'Invalid credentials.');
     }
-    await this.lockout.succeeded(subject);
+    // The caller clears the count once the sign-in is complete (at once, or after the second factor).
+    // A hash of the password's raw form (stored before NFKC normalisation) is replaced once it matched.
+    if (check.rehash) await this.users.replacePasswordHash(user.id, user.passwordHash, check.rehash);
     return user;
   }
 

@@ -11,6 +11,15 @@ export class PasswordResetTokensRepository {
     return manager.insert(PasswordResetToken, token);
   }
 
+  /** Whether a token was issued to the user in the last `seconds`. */
+  async issuedWithin(manager: EntityManager, userId: string, seconds: number): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `SELECT 1 FROM password_reset_tokens WHERE user_id = $1 AND created_at > now() - make_interval(secs => $2) LIMIT 1`,
+      [userId, seconds],
+    );
+    return rows.length > 0;
+  }
+
   /** Every outstanding token of the user becomes unusable (400 RESET_TOKEN_INVALID). */
   async voidAllOfUser(manager: EntityManager, userId: string): Promise<void> {
     await manager.query(`UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [userId]);

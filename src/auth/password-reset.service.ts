@@ -1,6 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
 import { LoginLockout, lockoutSubject } from '../limits/login-lockout.service.js';
@@ -23,8 +23,6 @@ export const FORGOT_PASSWORD_RESPONSE = {
  */
 @Injectable()
 export class PasswordResetService {
-  private readonly logger = new Logger('PasswordReset');
-
   constructor(
     private readonly dataSource: DataSource,
     private readonly users: UsersRepository,
@@ -40,23 +38,17 @@ export class PasswordResetService {
   async requestReset(email: string, client: ClientInfo = {}): Promise<typeof FORGOT_PASSWORD_RESPONSE> {
     const user = await this.users.findIdByEmail(email);
     await this.audit.record({ type: 'password_reset.request', actorId: user?.id ?? null, client, details: { known_account: Boolean(user) } });
-    if (user) {
-      const token = randomBytes(32).toString('base64url');
-      await this.dataSource.transaction(async (manager) => {
-        // The user's lock first, as every identity change takes it: no lock-order deadlock with a reset.
-        await this.users.lockAccount(manager, user.id);
-        await this.resetTokens.voidAllOfUser(manager, user.id);
-        await this.resetTokens.insert(manager, {
-          userId: user.id,
-          tokenHash: sha256Hex(token),
-          expiresAt: new Date(Date.now() + this.config.resetTokenTtl * 1000),
-        });
-      });
-      // Not awaited: a slow mail server must not make known emails answer slower than unknown ones.
-      this.mail.send(this.resetMail(user.email, user.name, token)).catch((error: unknown) => {
-        this.logger.error(`Reset mail could not be sent for user ${user.id}: ${(error as Error).message}`);
-      });
-    }
+    const token = randomBytes(32).toString('base64url');
+    // Nearly the same work whether or not the email has an account: one transaction that queues
+    // one message (for nobody's email a stand-in that is never sent; an account adds its token's
+    // writes). Queued, not sent: a slow mail server shows in no answer.
+    await this.dataSource.transaction(async (manager) => {
+      // Parallel requests for one address take turns, so the resend interval cannot be raced.
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`reset:${user?.id ?? sha256Hex(email)}`]);
+      const issued = user ? await this.issueToken(manager, user.id, token) : false;
+      await this.mail.queue(issued ? this.resetMail(user!.email, token) : null, { kind: 'password_reset', userId: user?.id ?? null }, manager);
+    });
+    this.mail.dispatch();
     return FORGOT_PASSWORD_RESPONSE;
   }
 
@@ -88,14 +80,32 @@ export class PasswordResetService {
     return {};
   }
 
-  private resetMail(to: string, name: string, token: string) {
+  /**
+   * A new token, voiding older ones, unless one was issued within OTP_RESEND_SECONDS: one mail
+   * per address per interval, against mail bombing (the answer stays the same).
+   */
+  private async issueToken(manager: EntityManager, userId: string, token: string): Promise<boolean> {
+    // The user's lock first, as every identity change takes it: no lock-order deadlock with a reset.
+    await this.users.lockAccount(manager, userId);
+    if (await this.resetTokens.issuedWithin(manager, userId, this.config.otp.resendSeconds)) return false;
+    await this.resetTokens.voidAllOfUser(manager, userId);
+    await this.resetTokens.insert(manager, {
+      userId,
+      tokenHash: sha256Hex(token),
+      expiresAt: new Date(Date.now() + this.config.resetTokenTtl * 1000),
+    });
+    return true;
+  }
+
+  /** Fixed text and the link only: never text the user chose (a name could carry a phishing line). */
+  private resetMail(to: string, token: string) {
     const link = `${this.config.http.appUrl}/reset-password?token=${token}`;
     const minutes = Math.round(this.config.resetTokenTtl / 60);
     return {
       to,
       subject: 'Reset your password',
       text:
-        `Hello ${name},\n\nSomeone asked to reset the password of your account. If it was you, open this link ` +
+        `Hello,\n\nSomeone asked to reset the password of your account. If it was you, open this link ` +
         `within ${minutes} minutes:\n\n${link}\n\nIf it was not you, ignore this mail; your password stays as it is.\n`,
     };
   }

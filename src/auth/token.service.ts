@@ -3,6 +3,7 @@ import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
+import { hasValidTimes } from '../guard-library/access-token.js';
 import type { AccessClaims, BaseClaims, ClaimsOf, RefreshClaims, TokenType } from './token-claims.js';
 
 /** The specification's temp-token lifetime: five minutes. */
@@ -82,7 +83,7 @@ export class TokenService {
     } catch {
       throw invalidToken();
     }
-    if (claims.token_type !== expected || !isUuid(claims.sub) || typeof claims.jti !== 'string') {
+    if (claims.token_type !== expected || !isUuid(claims.sub) || typeof claims.jti !== 'string' || !hasValidTimes(claims)) {
       throw invalidToken();
     }
     if (expected !== '2fa' && !isUuid(claims.sid)) throw invalidToken();

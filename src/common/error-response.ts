@@ -111,6 +111,8 @@ function isDatabaseUnavailable(error: unknown): boolean {
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
   // 57P01-57P03: admin shutdown, crash shutdown, cannot connect now; 08xxx: connection exceptions.
   if (/^(57P0[1-3]|08\d{3})$/.test(code)) return true;
+  // 57014 query_canceled: a statement timeout (admin lists) or an operator's cancel; busy, not broken.
+  if (code === '57014') return true;
   const message = typeof err.message === 'string' ? err.message : '';
   // pg's own wording: pool and connect timeouts, a connection lost mid-query, a client used after that.
   return /timeout exceeded when trying to connect|Connection terminated|connection timeout|is not queryable/i.test(message);

@@ -1,5 +1,7 @@
-import { Injectable, ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
+import { Injectable, Optional, ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
+import { AppConfig } from '../config/app-config.js';
 import { AppException, type ErrorDetail } from './app-exception.js';
+import type { IdentityTransformOptions } from './contact-fields.js';
 
 /**
  * Validation at the edge: unknown fields are refused, values are transformed to their declared
@@ -7,8 +9,10 @@ import { AppException, type ErrorDetail } from './app-exception.js';
  */
 @Injectable()
 export class AppValidationPipe extends ValidationPipe {
-  constructor() {
+  constructor(@Optional() config?: AppConfig) {
     super({
+      // DEFAULT_PHONE_REGION reaches the mobile fields' transform (contact-fields.ts) this way.
+      transformOptions: { phoneRegion: config?.defaultPhoneRegion } as IdentityTransformOptions,
       whitelist: true,
       forbidNonWhitelisted: true,
       forbidUnknownValues: true,

@@ -1,8 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import { buildAppConfig, ConfigurationError } from './app-config.js';
 import { InvalidEnvironmentError, parseEnvironment } from './environment.js';
 
 const build = (env: Record<string, string>) => buildAppConfig(parseEnvironment(env));
-const STRONG_SECRET = 'a'.repeat(32);
+/** 32 random bytes, base64: what `openssl rand -base64 32` prints. */
+const STRONG_SECRET = 'q4Zr7XhN0vJm2bYt9KcW1sLd8FpGe5UaTnR3oHiB6yE=';
+/** What production needs besides a strong secret: codes that do not go to the log. */
+/** The end-to-end suite's secret (test/support/test-config.ts), which production tests start with. */
+const TEST_JWT_SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+const PRODUCTION = { APP_ENV: 'production', SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: 'https://sms.example.com/send' };
 
 describe('configuration', () => {
   it('applies the contract\'s defaults', () => {
@@ -49,9 +55,67 @@ describe('configuration', () => {
   });
 
   it('refuses a missing or short JWT_SECRET in production', () => {
-    expect(() => build({ APP_ENV: 'production' })).toThrow(ConfigurationError);
-    expect(() => build({ APP_ENV: 'production', JWT_SECRET: 'a'.repeat(31) })).toThrow(/too short/);
-    expect(build({ APP_ENV: 'production', JWT_SECRET: STRONG_SECRET }).jwt.secret).toBe(STRONG_SECRET);
+    expect(() => build({ ...PRODUCTION })).toThrow(ConfigurationError);
+    expect(() => build({ ...PRODUCTION, JWT_SECRET: 'a'.repeat(31) })).toThrow(/too short/);
+    expect(build({ ...PRODUCTION, JWT_SECRET: STRONG_SECRET }).jwt.secret).toBe(STRONG_SECRET);
+  });
+
+  it.each([
+    ['a'.repeat(64)],
+    ['passwordpasswordpasswordpassword'],
+    ['qwertyuiopqwertyuiopqwertyuiopqwertyuiop'],
+    ['abcdefghijklmnopqrstuvwxyz0123456789'],
+    ['12345678901234567890123456789012'],
+  ])('refuses the guessable JWT_SECRET %j in production, saying how to fix it', (secret) => {
+    expect(() => build({ ...PRODUCTION, JWT_SECRET: secret })).toThrow(ConfigurationError);
+    expect(() => build({ ...PRODUCTION, JWT_SECRET: secret })).toThrow(/JWT_SECRET is guessable.*openssl rand/);
+  });
+
+  it('accepts a 32-byte random base64 JWT_SECRET in production, and the test suite\'s secret', () => {
+    const random = randomBytes(32).toString('base64');
+    expect(build({ ...PRODUCTION, JWT_SECRET: random }).jwt.secret).toBe(random);
+    expect(build({ ...PRODUCTION, JWT_SECRET: TEST_JWT_SECRET }).isProduction).toBe(true);
+  });
+
+  it('judges the secret only in production', () => {
+    expect(build({ APP_ENV: 'staging', JWT_SECRET: 'a'.repeat(64) }).jwt.secret).toBe('a'.repeat(64));
+  });
+
+  it('refuses SMS_TRANSPORT=log in production, naming the transports to use', () => {
+    const attempt = () => build({ APP_ENV: 'production', JWT_SECRET: STRONG_SECRET });
+    expect(attempt).toThrow(ConfigurationError);
+    expect(attempt).toThrow(/SMS_TRANSPORT=log writes one-time codes to the log: set SMS_TRANSPORT=webhook/);
+    expect(build({ APP_ENV: 'development', JWT_SECRET: STRONG_SECRET }).sms.transport).toBe('log');
+  });
+
+  it.each([['SEED_ADMIN_PASSWORD'], ['SEED_USER_PASSWORD']])('refuses a common %s in production', (name) => {
+    const attempt = () => build({ ...PRODUCTION, JWT_SECRET: STRONG_SECRET, [name]: 'Password123' });
+    expect(attempt).toThrow(ConfigurationError);
+    expect(attempt).toThrow(new RegExp(`${name} is on the list of common passwords: choose a long random one`));
+    expect(() => build({ ...PRODUCTION, JWT_SECRET: STRONG_SECRET, [name]: 'Plum-Orbit-Lantern-42' })).not.toThrow();
+    expect(build({ APP_ENV: 'development', [name]: 'Password123' }).isProduction).toBe(false);
+  });
+
+  it('names every production problem at once, and never the secret itself', () => {
+    try {
+      build({ APP_ENV: 'production', JWT_SECRET: 'b'.repeat(40), SEED_ADMIN_PASSWORD: 'iloveyou1' });
+      throw new Error('accepted');
+    } catch (error) {
+      const message = (error as Error).message;
+      for (const name of ['JWT_SECRET', 'SMS_TRANSPORT', 'SEED_ADMIN_PASSWORD']) expect(message).toContain(name);
+      expect(message).not.toContain('b'.repeat(40));
+      expect(message).not.toContain('iloveyou1');
+    }
+  });
+
+  it('reads DEFAULT_PHONE_REGION as an ISO 3166 region, and refuses anything else', () => {
+    expect(build({ JWT_SECRET: STRONG_SECRET }).defaultPhoneRegion).toBeUndefined();
+    expect(build({ JWT_SECRET: STRONG_SECRET, DEFAULT_PHONE_REGION: 'DE' }).defaultPhoneRegion).toBe('DE');
+    expect(build({ JWT_SECRET: STRONG_SECRET, DEFAULT_PHONE_REGION: ' gb ' }).defaultPhoneRegion).toBe('GB');
+    expect(build({ JWT_SECRET: STRONG_SECRET, DEFAULT_PHONE_REGION: '' }).defaultPhoneRegion).toBeUndefined();
+    for (const region of ['XX', 'DEU', 'Germany', '49']) {
+      expect(() => build({ JWT_SECRET: STRONG_SECRET, DEFAULT_PHONE_REGION: region })).toThrow(/DEFAULT_PHONE_REGION/);
+    }
   });
 
   it('generates a random secret outside production when none is set', () => {
@@ -66,7 +130,7 @@ describe('configuration', () => {
     expect(build({ APP_ENV: 'development' }).isDevelopment).toBe(true);
     expect(build({}).isDevelopment).toBe(false);
     expect(build({ APP_ENV: 'test' }).isDevelopment).toBe(false);
-    expect(build({ APP_ENV: 'production', JWT_SECRET: STRONG_SECRET }).isDevelopment).toBe(false);
+    expect(build({ ...PRODUCTION, JWT_SECRET: STRONG_SECRET }).isDevelopment).toBe(false);
   });
 
   it('treats empty values as unset', () => {
@@ -80,5 +144,14 @@ describe('configuration', () => {
       'https://a.example',
       'https://b.example',
     ]);
+  });
+
+  it('caps admin list requests per caller at 4 and keeps audit events 365 days by default', () => {
+    expect(build({ JWT_SECRET: STRONG_SECRET }).adminLists).toEqual({ concurrency: 4 });
+    expect(build({ JWT_SECRET: STRONG_SECRET }).audit).toEqual({ retentionDays: 365 });
+    const tuned = build({ JWT_SECRET: STRONG_SECRET, ADMIN_LIST_CONCURRENCY: '2', AUDIT_RETENTION_DAYS: '30' });
+    expect([tuned.adminLists.concurrency, tuned.audit.retentionDays]).toEqual([2, 30]);
+    expect(() => build({ ADMIN_LIST_CONCURRENCY: '0' })).toThrow(/ADMIN_LIST_CONCURRENCY/);
+    expect(() => build({ AUDIT_RETENTION_DAYS: 'forever' })).toThrow(/AUDIT_RETENTION_DAYS/);
   });
 });

@@ -1,7 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { isCommonPassword } from '../common/common-passwords.js';
 import { Environment, parseEnvironment } from './environment.js';
+import { isGuessableSecret } from './secret-strength.js';
 
 /** Production refuses a signing secret shorter than this many bytes. */
 export const MIN_JWT_SECRET_BYTES = 32;
@@ -62,6 +64,7 @@ export abstract class AppConfig {
     webhookUrl?: string;
     twilio: { accountSid?: string; authToken?: string; from?: string; apiBase: string };
   };
+  abstract readonly outbox: { maxAttempts: number; retryBaseMs: number; pollMs: number };
   abstract readonly limits: {
     /** Per client address and per account, on each `/api/auth` endpoint. */
     ratePerMinute: number;
@@ -72,6 +75,11 @@ export abstract class AppConfig {
   };
   abstract readonly logLevel: Environment['LOG_LEVEL'];
   abstract readonly seed: { admin: SeedAccountConfig; user: SeedAccountConfig };
+  /** Admin list requests one caller may have in flight on this instance. */
+  abstract readonly adminLists: { concurrency: number };
+  abstract readonly audit: { retentionDays: number };
+  /** DEFAULT_PHONE_REGION: where a mobile written without a country prefix is read; unset keeps its digits. */
+  abstract readonly defaultPhoneRegion?: string;
 }
 
 export class ConfigurationError extends Error {
@@ -82,6 +90,7 @@ export function buildAppConfig(env: Environment): AppConfig {
   const appEnv: AppEnv = env.APP_ENV ?? 'development';
   const isProduction = appEnv === 'production';
   const jwt = resolveJwtSecret(env.JWT_SECRET, isProduction);
+  if (isProduction) refuseUnsafeProduction(env);
   return Object.freeze({
     env: appEnv,
     // The fixed OTP depends on APP_ENV being exactly "development", never on a default.
@@ -133,6 +142,7 @@ export function buildAppConfig(env: Environment): AppConfig {
         apiBase: env.TWILIO_API_BASE.replace(/\/+$/, ''),
       },
     },
+    outbox: { maxAttempts: env.OUTBOX_MAX_ATTEMPTS, retryBaseMs: env.OUTBOX_RETRY_BASE_MS, pollMs: env.OUTBOX_POLL_MS },
     limits: {
       ratePerMinute: env.RATE_LIMIT_PER_MINUTE,
       globalRatePerMinute: env.RATE_LIMIT_GLOBAL_PER_MINUTE,
@@ -144,7 +154,34 @@ export function buildAppConfig(env: Environment): AppConfig {
       admin: { email: env.SEED_ADMIN_EMAIL, password: env.SEED_ADMIN_PASSWORD, mobile: env.SEED_ADMIN_MOBILE },
       user: { email: env.SEED_USER_EMAIL, password: env.SEED_USER_PASSWORD, mobile: env.SEED_USER_MOBILE },
     },
+    adminLists: { concurrency: env.ADMIN_LIST_CONCURRENCY },
+    audit: { retentionDays: env.AUDIT_RETENTION_DAYS },
+    defaultPhoneRegion: env.DEFAULT_PHONE_REGION,
   }) as AppConfig;
+}
+
+/**
+ * What production refuses to start with, beyond a short JWT_SECRET: a guessable one (judged by a
+ * strength estimator, not by length alone), one-time codes written to the log, and seed accounts
+ * with a common password. Each message names the variable and how to fix it.
+ */
+function refuseUnsafeProduction(env: Environment): void {
+  const problems: string[] = [];
+  if (env.JWT_SECRET && isGuessableSecret(env.JWT_SECRET)) {
+    problems.push('JWT_SECRET is guessable (repeated, keyboard or dictionary patterns): use random data, e.g. `openssl rand -base64 48`.');
+  }
+  if (env.SMS_TRANSPORT === 'log') {
+    problems.push(
+      'SMS_TRANSPORT=log writes one-time codes to the log: set SMS_TRANSPORT=webhook (with SMS_WEBHOOK_URL) or twilio (with TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM).',
+    );
+  }
+  for (const name of ['SEED_ADMIN_PASSWORD', 'SEED_USER_PASSWORD'] as const) {
+    const password = env[name];
+    if (password !== undefined && isCommonPassword(password)) {
+      problems.push(`${name} is on the list of common passwords: choose a long random one, or unset it to create no such account.`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigurationError(`Refusing to start in production:\n  - ${problems.join('\n  - ')}`);
 }
 
 function resolveJwtSecret(secret: string | undefined, isProduction: boolean) {

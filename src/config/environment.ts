@@ -12,6 +12,7 @@ import {
   MinLength,
   validateSync,
 } from 'class-validator';
+import { phoneRegions } from '../common/normalize.js';
 
 const toBoolean = ({ value }: { value: unknown }): unknown => {
   if (typeof value !== 'string') return value;
@@ -125,6 +126,18 @@ export class Environment {
   @IsUrl({ require_tld: false, require_protocol: true })
   TWILIO_API_BASE = 'https://api.twilio.com';
 
+  /** Delivery attempts of a queued SMS or mail before it is given up (and audited). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(20)
+  OUTBOX_MAX_ATTEMPTS = 5;
+
+  /** The first retry's delay; each further retry waits twice as long. */
+  @Transform(toInt) @IsInt() @Min(10)
+  OUTBOX_RETRY_BASE_MS = 2000;
+
+  /** How often the outbox is looked at for retries and other instances' messages. */
+  @Transform(toInt) @IsInt() @Min(50)
+  OUTBOX_POLL_MS = 1000;
+
   @Transform(toInt) @IsInt() @Min(1)
   RATE_LIMIT_PER_MINUTE = 30;
 
@@ -157,6 +170,19 @@ export class Environment {
 
   @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose' = 'log';
+
+  /** Admin list requests one caller may have in flight (per instance); past it 429. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  ADMIN_LIST_CONCURRENCY = 4;
+
+  /** Days the audit table keeps an event; older ones are deleted daily, in batches. */
+  @Transform(toInt) @IsInt() @Min(1)
+  AUDIT_RETENTION_DAYS = 365;
+  /** ISO 3166-1 alpha-2 region in which a mobile written without a country prefix is read. */
+  @Transform(({ value }) => (typeof value === 'string' && value.trim() !== '' ? value.trim().toUpperCase() : undefined))
+  @IsOptional()
+  @IsIn(phoneRegions(), { message: 'DEFAULT_PHONE_REGION must be an ISO 3166-1 alpha-2 region code such as DE or GB' })
+  DEFAULT_PHONE_REGION?: string;
 
   @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_EMAIL?: string;
   @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_PASSWORD?: string;
@@ -199,4 +225,5 @@ const declaredOptionalKeys = [
   'TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM', 'TRUST_PROXY', 'CORS_ORIGINS',
   'SEED_ADMIN_EMAIL', 'SEED_ADMIN_PASSWORD', 'SEED_ADMIN_MOBILE',
   'SEED_USER_EMAIL', 'SEED_USER_PASSWORD', 'SEED_USER_MOBILE',
+  'DEFAULT_PHONE_REGION',
 ];

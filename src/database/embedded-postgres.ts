@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Logger } from '@nestjs/common';
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
@@ -27,6 +28,8 @@ export async function startEmbeddedPostgres(options: {
   try {
     const db = await PGlite.create({
       dataDir: options.dataDir ? path.join(options.dataDir, 'pgdata') : undefined,
+      // The admin search's trigram indexes (a migration creates the extension, as on a server).
+      extensions: { pg_trgm },
     });
     const server = new PGLiteSocketServer({
       db,

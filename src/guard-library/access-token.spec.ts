@@ -1,7 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
-import { AccessTokenVerifier, extractAccessToken, readCookie } from './access-token.js';
+import { AccessTokenVerifier, bearerToken, extractAccessToken, hasValidTimes, readCookie } from './access-token.js';
 
 const SECRET = 'consumer-spec-secret-0123456789-abcdefghij';
 const jwt = new JwtService({ secret: SECRET });
@@ -91,11 +91,46 @@ describe('AccessTokenVerifier', () => {
     expect(await refusal(verifier.verify(await jwt.signAsync(claims())))).toEqual(UNAUTHENTICATED);
   });
 
+  it('refuses a token without iat, or issued more than 60 s ahead; accepts 60 s of clock skew', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const withoutIat = await jwt.signAsync({ ...claims(), exp: now + 60 }, { noTimestamp: true });
+    expect(await refusal(verifier.verify(withoutIat))).toEqual(UNAUTHENTICATED);
+    const anHourAhead = await jwt.signAsync({ ...claims(), iat: now + 3600, exp: now + 4500 });
+    expect(await refusal(verifier.verify(anHourAhead))).toEqual(UNAUTHENTICATED);
+    const slightlyAhead = await jwt.signAsync({ ...claims(), iat: now + 50, exp: now + 950 });
+    await expect(verifier.verify(slightlyAhead)).resolves.toMatchObject({ email: 'a@example.com' });
+  });
+
   it('refuses garbage', async () => {
     expect(await refusal(verifier.verify('not-a-token'))).toEqual(UNAUTHENTICATED);
   });
 
   it('needs a secret', () => {
     expect(() => new AccessTokenVerifier('')).toThrow(/secret/);
+  });
+});
+
+describe('bearerToken', () => {
+  it.each([['Bearer'], ['bearer'], ['BEARER'], ['bEaReR']])('reads the scheme %s in any case (RFC 7235)', (scheme) => {
+    expect(bearerToken(`${scheme} a.b.c`)).toBe('a.b.c');
+  });
+
+  it('refuses other schemes and malformed credentials', () => {
+    for (const header of ['Basic a.b.c', 'Bearer', 'Bearer a.b', 'Bearer a.b.c d', 'Bearera.b.c']) expect(bearerToken(header)).toBeNull();
+  });
+});
+
+describe('hasValidTimes', () => {
+  const now = 1_800_000_000;
+  it.each([
+    [{ iat: now, exp: now + 900 }, true],
+    [{ iat: now + 60, exp: now + 960 }, true],
+    [{ iat: now + 61, exp: now + 961 }, false],
+    [{ exp: now + 900 }, false],
+    [{ iat: now }, false],
+    [{ iat: String(now), exp: now + 900 }, false],
+    [{ iat: now, exp: Number.NaN }, false],
+  ])('%j: %s', (claims, valid) => {
+    expect(hasValidTimes(claims, now * 1000)).toBe(valid);
   });
 });

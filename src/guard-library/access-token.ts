@@ -5,7 +5,31 @@ import { unauthenticated } from './library-errors.js';
 
 export const ACCESS_TOKEN_COOKIE = 'access_token';
 
-const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
+/** The scheme name is case-insensitive (RFC 7235 §2.1); the credentials are a compact JWS. */
+const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/i;
+
+/** The token of an `Authorization: Bearer <token>` header (`bearer`, `BEARER` alike), else null. */
+export function bearerToken(authorization: string): string | null {
+  return BEARER.exec(authorization.trim())?.[1] ?? null;
+}
+
+/** How far ahead of this host's clock a token's `iat` may be: the clocks of two hosts differ a little. */
+export const CLOCK_SKEW_SECONDS = 60;
+
+/**
+ * Every token must say when it was issued and when it expires; one issued more than
+ * CLOCK_SKEW_SECONDS in the future was not issued by a host with a sane clock (or was forged with
+ * the secret to outlive a rotation). Expiry itself is checked by the JWT library, without leeway:
+ * a skewed clock then ends a token early, never late.
+ */
+export function hasValidTimes(claims: Record<string, unknown>, nowMs = Date.now()): boolean {
+  const { exp, iat } = claims;
+  return (
+    typeof exp === 'number' && Number.isFinite(exp) &&
+    typeof iat === 'number' && Number.isFinite(iat) &&
+    iat <= nowMs / 1000 + CLOCK_SKEW_SECONDS
+  );
+}
 
 /**
  * `Authorization: Bearer` first, else the `access_token` cookie, as the auth service reads them.
@@ -14,10 +38,7 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
  */
 export function extractAccessToken(headers: IncomingHttpHeaders): string | null {
   const authorization = headers.authorization;
-  if (typeof authorization === 'string') {
-    const match = BEARER.exec(authorization.trim());
-    return match ? match[1] : null;
-  }
+  if (typeof authorization === 'string') return bearerToken(authorization);
   return readCookie(headers.cookie, ACCESS_TOKEN_COOKIE);
 }
 
@@ -73,7 +94,7 @@ export class AccessTokenVerifier {
       claims.token_type !== 'access' ||
       typeof claims.sub !== 'string' ||
       typeof claims.sid !== 'string' ||
-      typeof claims.exp !== 'number'
+      !hasValidTimes(claims)
     ) {
       throw unauthenticated();
     }
@@ -81,7 +102,7 @@ export class AccessTokenVerifier {
       userId: claims.sub,
       sessionId: claims.sid,
       email: typeof claims.email === 'string' ? claims.email : '',
-      expiresAt: claims.exp * 1000,
+      expiresAt: (claims.exp as number) * 1000,
     };
   }
 }

@@ -39,6 +39,59 @@ export class LoginLockout {
   async begin(subject: string): Promise<void> {
     await this.sweepIfDue();
     const { lockoutThreshold, lockoutSeconds } = this.config.limits;
+    const row = await this.count(subject);
+    // now() is when the statement started; it may then have waited for the row lock while a
+    // parallel attempt set locked_until from a later clock, so the remainder can exceed the lockout.
+    if (row.retry_after !== null) throw lockedOut(Math.min(row.retry_after, lockoutSeconds));
+    if (row.failures > lockoutThreshold) {
+      // Earlier attempts still in flight have used up the threshold: this one is not checked, and
+      // the lock starts now (a success among those in flight lifts it again).
+      await this.failed(subject);
+      throw lockedOut(lockoutSeconds);
+    }
+  }
+
+  /** Refuses (429) while the subject is locked out, without counting an attempt. */
+  async assertNotLocked(subject: string): Promise<void> {
+    const [row]: { retry_after: number }[] = await this.dataSource.query(
+      `SELECT ceil(extract(epoch FROM locked_until - now()))::int AS retry_after
+         FROM login_failures WHERE subject = $1 AND locked_until > now()`,
+      [subject],
+    );
+    if (row) throw lockedOut(Math.min(row.retry_after, this.config.limits.lockoutSeconds));
+  }
+
+  /**
+   * A failure judged elsewhere than the password check (a wrong second-factor code) counts like a
+   * wrong password, on the same counter; answers whether this failure locked the subject out.
+   */
+  async countFailure(subject: string): Promise<boolean> {
+    await this.count(subject);
+    return this.failed(subject);
+  }
+
+  /** The attempt failed: lock the subject out once its count has reached the threshold. */
+  async failed(subject: string): Promise<boolean> {
+    const { lockoutThreshold, lockoutSeconds } = this.config.limits;
+    // TypeORM answers an UPDATE with [rows, affected].
+    const [, locked]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE login_failures SET locked_until = now() + make_interval(secs => $3)
+        WHERE subject = $1 AND failures >= $2 AND (locked_until IS NULL OR locked_until <= now())`,
+      [subject, lockoutThreshold, lockoutSeconds],
+    );
+    // The subject is a user id or a digest, never an email or a mobile.
+    if (locked > 0) this.logger.warn(`Password logins of ${subject} locked for ${lockoutSeconds} s after ${lockoutThreshold} failed attempts`);
+    return locked > 0;
+  }
+
+  /** The password was right (or was reset): the count starts over. */
+  async succeeded(subject: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM login_failures WHERE subject = $1`, [subject]);
+  }
+
+  /** Counts one attempt in one atomic upsert; a count older than LOCKOUT_SECONDS starts over. */
+  private async count(subject: string): Promise<{ failures: number; retry_after: number | null }> {
+    const { lockoutSeconds } = this.config.limits;
     const [row]: { failures: number; retry_after: number | null }[] = await this.dataSource.query(
       `INSERT INTO login_failures AS f (subject, failures, locked_until, last_attempt_at)
        VALUES ($1, 1, NULL, now())
@@ -52,33 +105,7 @@ export class LoginLockout {
        RETURNING failures, ceil(extract(epoch FROM locked_until - now()))::int AS retry_after`,
       [subject, lockoutSeconds],
     );
-    // now() is when the statement started; it may then have waited for the row lock while a
-    // parallel attempt set locked_until from a later clock, so the remainder can exceed the lockout.
-    if (row.retry_after !== null) throw lockedOut(Math.min(row.retry_after, lockoutSeconds));
-    if (row.failures > lockoutThreshold) {
-      // Earlier attempts still in flight have used up the threshold: this one is not checked, and
-      // the lock starts now (a success among those in flight lifts it again).
-      await this.failed(subject);
-      throw lockedOut(lockoutSeconds);
-    }
-  }
-
-  /** The attempt failed: lock the subject out once its count has reached the threshold. */
-  async failed(subject: string): Promise<void> {
-    const { lockoutThreshold, lockoutSeconds } = this.config.limits;
-    // TypeORM answers an UPDATE with [rows, affected].
-    const [, locked]: [unknown[], number] = await this.dataSource.query(
-      `UPDATE login_failures SET locked_until = now() + make_interval(secs => $3)
-        WHERE subject = $1 AND failures >= $2 AND (locked_until IS NULL OR locked_until <= now())`,
-      [subject, lockoutThreshold, lockoutSeconds],
-    );
-    // The subject is a user id or a digest, never an email or a mobile.
-    if (locked > 0) this.logger.warn(`Password logins of ${subject} locked for ${lockoutSeconds} s after ${lockoutThreshold} failed attempts`);
-  }
-
-  /** The password was right (or was reset): the count starts over. */
-  async succeeded(subject: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM login_failures WHERE subject = $1`, [subject]);
+    return row;
   }
 
   private async sweepIfDue(): Promise<void> {

@@ -13,6 +13,14 @@ describe('the account a rate-limited request names', () => {
     }
   });
 
+  it('reads 00CC as +CC, and a national number in DEFAULT_PHONE_REGION, as the service stores them', () => {
+    for (const mobile of ['+4917612345678', '004917612345678', '0049 176 1234 5678']) {
+      expect(accountOf({ mobile })).toBe('mobile:4917612345678');
+    }
+    expect(accountOf({ mobile: '0176 12345678' }, 'DE')).toBe('mobile:4917612345678');
+    expect(accountOf({ mobile: '0176 12345678' })).toBe('mobile:017612345678');
+  });
+
   it('names nothing for bodies without a usable email or mobile', () => {
     for (const body of [undefined, null, 'text', [], {}, { email: '' }, { email: 42 }, { mobile: ['1'] }, { mobile: '+ -' }, { refresh_token: 'x' }]) {
       expect(accountOf(body)).toBeUndefined();

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { OutboxModule } from '../outbox/outbox.module.js';
 import { MailService } from './mail.service.js';
 
-@Module({ providers: [MailService], exports: [MailService] })
+@Module({ imports: [OutboxModule], providers: [MailService], exports: [MailService] })
 export class MailModule {}

@@ -1,45 +1,57 @@
-import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import nodemailer, { type Transporter } from 'nodemailer';
-import { AppConfig } from '../config/app-config.js';
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { OutboxKind } from '../outbox/outbox-message.entity.js';
+import { Outbox } from '../outbox/outbox.service.js';
+import type { MailMessage } from './mail-message.js';
 
-export interface MailMessage {
-  to: string;
-  subject: string;
-  text: string;
+export type { MailMessage };
+
+/** What a mail is about, for the outbox row and the audit trail (never its content). */
+export interface MailAbout {
+  kind?: OutboxKind;
+  userId?: string | null;
 }
 
 /**
- * Mail through SMTP_URL. Without it, outside production, the mail is written to the log so a
- * developer can follow the link; in production it is dropped with a warning that shows no content.
+ * Sends mail without holding the response: the message is queued (encrypted) in the outbox and
+ * delivered by the process through SMTP_URL (or the log, outside production) right after.
  */
 @Injectable()
-export class MailService implements OnModuleDestroy {
-  private readonly logger = new Logger('Mail');
-  private readonly transport?: Transporter;
+export class MailService {
+  constructor(private readonly outbox: Outbox) {}
 
-  constructor(private readonly config: AppConfig) {
-    if (config.mail.smtpUrl) {
-      this.transport = nodemailer.createTransport(config.mail.smtpUrl, {
-        connectionTimeout: 10_000,
-        greetingTimeout: 10_000,
-        socketTimeout: 20_000,
-      } as never);
-    }
+  /**
+   * Queues the mail and wakes the sender. It writes through its own connection: call it after
+   * your transaction has committed, not inside it (the embedded database would wait forever).
+   */
+  async send(message: MailMessage, about: MailAbout = {}): Promise<void> {
+    await this.outbox.enqueue({
+      channel: 'mail',
+      kind: about.kind ?? 'notice',
+      userId: about.userId ?? null,
+      payload: { to: message.to, subject: message.subject, text: message.text },
+    });
   }
 
-  async send(message: MailMessage): Promise<void> {
-    if (this.transport) {
-      await this.transport.sendMail({ from: this.config.mail.from, ...message });
-      return;
-    }
-    if (this.config.isProduction) {
-      this.logger.warn(`SMTP_URL is not set: a mail "${message.subject}" was not sent`);
-      return;
-    }
-    this.logger.log(`SMTP_URL is not set; the mail follows.\nTo: ${message.to}\nSubject: ${message.subject}\n\n${message.text}`);
+  /**
+   * Queues in the caller's transaction; call `dispatch()` once it has committed. `null` queues a
+   * stand-in that is never sent, for a flow that must do the same work whether or not an account
+   * exists.
+   */
+  async queue(message: MailMessage | null, about: MailAbout, manager: EntityManager): Promise<void> {
+    await this.outbox.enqueue(
+      {
+        channel: 'mail',
+        kind: about.kind ?? 'notice',
+        userId: about.userId ?? null,
+        payload: message ? { to: message.to, subject: message.subject, text: message.text } : { to: null, subject: '', text: '' },
+      },
+      manager,
+    );
   }
 
-  onModuleDestroy(): void {
-    this.transport?.close();
+  /** Starts sending what a committed transaction queued. */
+  dispatch(): void {
+    this.outbox.wake();
   }
 }

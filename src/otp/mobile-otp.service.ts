@@ -1,8 +1,9 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SessionService, type ClientInfo, type IssuedSession } from '../auth/session.service.js';
 import { AuditLog } from '../audit/audit-log.service.js';
 import { AppException } from '../common/app-exception.js';
+import { clientAddressKey } from '../common/client-address.js';
 import { rateLimited } from '../common/rate-limited.js';
 import { AppConfig } from '../config/app-config.js';
 import { SettingsService } from '../settings/settings.service.js';
@@ -11,7 +12,8 @@ import { checkOtp } from './otp-check.js';
 import { OtpCode } from './otp-code.entity.js';
 import { OtpCodes } from './otp-codes.js';
 import { assertCodeLength } from './otp.dto.js';
-import { SmsDeliveryError, SmsSender } from './sms/sms-sender.js';
+import { assertMobileHourlyCap, lockMobileForSending } from './otp-send-limits.js';
+import { SmsService } from './sms/sms.service.js';
 
 interface Account {
   id: string;
@@ -29,12 +31,10 @@ const HOUR_MS = 3_600_000;
  */
 @Injectable()
 export class MobileOtpService {
-  private readonly logger = new Logger('MobileOtp');
-
   constructor(
     private readonly dataSource: DataSource,
     private readonly codes: OtpCodes,
-    private readonly sms: SmsSender,
+    private readonly sms: SmsService,
     private readonly settings: SettingsService,
     private readonly sessions: SessionService,
     private readonly config: AppConfig,
@@ -45,10 +45,12 @@ export class MobileOtpService {
   async send(mobile: string, client: ClientInfo): Promise<{ expires_in: number }> {
     await this.assertEnabled();
     const code = this.codes.generate();
-    const { row, account } = await this.dataSource.transaction(async (manager) => {
-      // One sender per mobile at a time, so the cooldown and caps cannot be raced.
-      await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`otp:login:${mobile}`]);
-      await this.assertSendAllowed(manager, mobile, client.ip);
+    // The per-address cap counts clients (an IPv6 /64, `::ffff:1.2.3.4` as 1.2.3.4): client_ip holds that key.
+    const address = clientAddressKey(client.ip)?.slice(0, 64);
+    await this.dataSource.transaction(async (manager) => {
+      // One sender per mobile at a time (second-factor codes too), so the cooldown and caps cannot be raced.
+      await lockMobileForSending(manager, mobile);
+      await this.assertSendAllowed(manager, mobile, address);
       const [account] = await this.findAccount(manager, mobile);
       const inheritedAttempts = await this.recentFailedAttempts(manager, mobile);
       await manager.query(
@@ -56,23 +58,23 @@ export class MobileOtpService {
           WHERE mobile = $1 AND purpose = 'login' AND ended_at IS NULL`,
         [mobile],
       );
-      const row = await manager.save(
+      await manager.save(
         manager.create(OtpCode, {
           purpose: 'login',
           mobile,
           userId: account?.id ?? null,
           codeHash: this.codes.hash('login', mobile, code),
           attempts: inheritedAttempts,
-          clientIp: client.ip?.slice(0, 64) ?? null,
+          clientIp: address ?? null,
           expiresAt: new Date(Date.now() + this.config.otp.ttl * 1000),
         }),
       );
-      return { row, account: account as Account | undefined };
+      // Queued, never sent here: the answer does not wait for the gateway. A mobile of nobody gets
+      // a stand-in that the sender drops, so both cost the request the same work. The sender
+      // records `otp.sent` once the gateway has taken the message.
+      await this.sms.send({ to: account ? mobile : null, text: this.codes.message(code), kind: 'otp.login', userId: account?.id ?? null }, manager);
     });
-    if (account) {
-      await this.deliver(row, mobile, code);
-      await this.audit.record({ type: 'otp.sent', actorId: account.id, client });
-    }
+    this.sms.dispatch();
     return { expires_in: this.config.otp.ttl };
   }
 
@@ -115,8 +117,6 @@ export class MobileOtpService {
     const { resendSeconds, hourlyCap } = this.config.otp;
     const [stats] = await manager.query(
       `SELECT max(created_at) FILTER (WHERE mobile = $1) AS last_for_mobile,
-              count(*) FILTER (WHERE mobile = $1)::int AS hour_for_mobile,
-              min(created_at) FILTER (WHERE mobile = $1) AS first_for_mobile,
               count(*) FILTER (WHERE client_ip = $2)::int AS hour_for_ip,
               min(created_at) FILTER (WHERE client_ip = $2) AS first_for_ip
          FROM otp_codes
@@ -128,9 +128,7 @@ export class MobileOtpService {
       const wait = new Date(stats.last_for_mobile).getTime() + resendSeconds * 1000 - now;
       if (wait > 0) throw rateLimited('Wait before asking for another code.', wait / 1000);
     }
-    if (stats.hour_for_mobile >= hourlyCap) {
-      throw rateLimited('Too many codes for this mobile; try again later.', (new Date(stats.first_for_mobile).getTime() + HOUR_MS - now) / 1000);
-    }
+    await assertMobileHourlyCap(manager, mobile, hourlyCap);
     if (ip && stats.hour_for_ip >= hourlyCap) {
       throw rateLimited('Too many codes requested; try again later.', (new Date(stats.first_for_ip).getTime() + HOUR_MS - now) / 1000);
     }
@@ -155,16 +153,5 @@ export class MobileOtpService {
       `SELECT u.id, u.name, u.email, u.mobile FROM users u WHERE u.mobile = $1`,
       [mobile],
     );
-  }
-
-  /** A code that could not be sent is voided, and the client told to try again (503). */
-  private async deliver(row: OtpCode, mobile: string, code: string): Promise<void> {
-    try {
-      await this.sms.send(mobile, this.codes.message(code));
-    } catch (error) {
-      await this.dataSource.manager.update(OtpCode, { id: row.id }, { endedAt: new Date(), endReason: 'undelivered' });
-      this.logger.error(`SMS for code ${row.id} not delivered: ${error instanceof SmsDeliveryError ? error.message : 'unexpected error'}`);
-      throw new AppException('SERVICE_UNAVAILABLE', 'The code could not be sent. Try again shortly.');
-    }
   }
 }

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
+import { OutboxModule } from '../outbox/outbox.module.js';
 import { OtpCodes } from './otp-codes.js';
-import { smsSenderProvider } from './sms/sms-sender.provider.js';
+import { SmsService } from './sms/sms.service.js';
 
-/** Making, hashing and delivering codes; used by mobile sign-in and by the admins' second factor. */
+/** Making and hashing codes, and queuing SMS; used by mobile sign-in and by the second factor. */
 @Module({
-  providers: [OtpCodes, smsSenderProvider],
-  exports: [OtpCodes, smsSenderProvider],
+  imports: [OutboxModule],
+  providers: [OtpCodes, SmsService],
+  exports: [OtpCodes, SmsService],
 })
 export class OtpCoreModule {}

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { SessionService, type ClientInfo, type IssuedSession, type PublicUser } from '../auth/session.service.js';
@@ -6,6 +6,7 @@ import { TokenService, TWO_FACTOR_TOKEN_TTL } from '../auth/token.service.js';
 import { AuditLog } from '../audit/audit-log.service.js';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
+import { LoginLockout, lockoutSubject } from '../limits/login-lockout.service.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { checkOtp } from './otp-check.js';
@@ -13,7 +14,8 @@ import { OtpCode } from './otp-code.entity.js';
 import { OtpCodes } from './otp-codes.js';
 import { assertCodeLength } from './otp.dto.js';
 import { maskMobile } from './mask-mobile.js';
-import { SmsSender } from './sms/sms-sender.js';
+import { assertMobileHourlyCap, lockMobileForSending } from './otp-send-limits.js';
+import { SmsService } from './sms/sms.service.js';
 import { RecoveryCodesService } from '../account/recovery-codes.service.js';
 import { TotpService } from '../account/totp.service.js';
 import { checkChallengeAnswer } from './second-factor-check.js';
@@ -35,18 +37,17 @@ export interface TwoFactorChallenge {
  */
 @Injectable()
 export class TwoFactorService {
-  private readonly logger = new Logger('TwoFactor');
-
   constructor(
     private readonly dataSource: DataSource,
     private readonly codes: OtpCodes,
-    private readonly sms: SmsSender,
+    private readonly sms: SmsService,
     private readonly settings: SettingsService,
     private readonly tokens: TokenService,
     private readonly sessions: SessionService,
     private readonly users: UsersRepository,
     private readonly config: AppConfig,
     private readonly audit: AuditLog,
+    private readonly lockout: LoginLockout,
     private readonly totp: TotpService,
     private readonly recoveryCodes: RecoveryCodesService,
   ) {}
@@ -79,36 +80,44 @@ export class TwoFactorService {
     const code = this.codes.generate();
     const tempToken = await this.tokens.signTwoFactor({ userId: user.id, email: user.email }, jti);
     const ttl = Math.min(this.config.otp.ttl, TWO_FACTOR_TOKEN_TTL);
-    const row = await this.dataSource.getRepository(OtpCode).save({
-      purpose: '2fa',
-      mobile: mobile ?? '',
-      userId: user.id,
-      tempTokenJti: jti,
-      codeHash: this.codes.hash('2fa', jti, code),
-      clientIp: client.ip?.slice(0, 64) ?? null,
-      expiresAt: new Date(Date.now() + ttl * 1000),
-    });
-    const offered = methods.includes('totp') ? { methods } : {};
-    if (mobile === null) return { requires_otp: true, temp_token: tempToken, mobile_masked: null, ...offered };
-    try {
-      await this.sms.send(mobile, this.codes.message(code));
-    } catch {
-      if (methods.includes('totp')) {
-        // The app still works: the SMS fallback is dropped from this challenge, not the sign-in.
-        this.logger.error(`Two-factor SMS for user ${user.id} not delivered; offering the app only`);
-        return { requires_otp: true, temp_token: tempToken, mobile_masked: null, methods: methods.filter((m) => m !== 'sms') };
+    await this.dataSource.transaction(async (manager) => {
+      // Per account, then per mobile (the lock send-otp takes too): parallel logins take turns,
+      // so exactly one challenge stays live and the hourly cap cannot be raced.
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`2fa:${user.id}`]);
+      if (mobile !== null) {
+        await lockMobileForSending(manager, mobile);
+        // Second-factor SMS spend the mobile's hourly budget too (429 at the password step past it).
+        await assertMobileHourlyCap(manager, mobile, this.config.otp.hourlyCap);
       }
-      await this.dataSource.getRepository(OtpCode).update({ id: row.id }, { endedAt: new Date(), endReason: 'undelivered' });
-      this.logger.error(`Two-factor SMS for user ${user.id} not delivered`);
-      throw new AppException('SERVICE_UNAVAILABLE', 'The code could not be sent. Try again shortly.');
-    }
-    return { requires_otp: true, temp_token: tempToken, mobile_masked: maskMobile(mobile), ...offered };
+      // One live challenge per account: a new one ends the previous temp token (401 OTP_EXPIRED).
+      await manager.query(
+        `UPDATE otp_codes SET ended_at = now(), end_reason = 'replaced' WHERE user_id = $1 AND purpose = '2fa' AND ended_at IS NULL`,
+        [user.id],
+      );
+      await manager.getRepository(OtpCode).insert({
+        purpose: '2fa',
+        mobile: mobile ?? '',
+        userId: user.id,
+        tempTokenJti: jti,
+        codeHash: this.codes.hash('2fa', jti, code),
+        clientIp: client.ip?.slice(0, 64) ?? null,
+        expiresAt: new Date(Date.now() + ttl * 1000),
+      });
+      if (mobile !== null) await this.sms.send({ to: mobile, text: this.codes.message(code), kind: '2fa', userId: user.id }, manager);
+    });
+    if (mobile !== null) this.sms.dispatch();
+    const offered = methods.includes('totp') ? { methods } : {};
+    return { requires_otp: true, temp_token: tempToken, mobile_masked: mobile === null ? null : maskMobile(mobile), ...offered };
   }
 
   async verify(tempToken: string, code: string, client: ClientInfo, requested?: SecondFactorMethod): Promise<IssuedSession> {
     const claims = await this.tokens.verifyTwoFactor(tempToken);
     const method = requested ?? ((await this.totp.isEnrolled(claims.sub)) ? 'totp' : 'sms');
     if (method !== 'recovery') assertDigits(code, method === 'sms' ? this.config.otp.length : 6);
+    // Second-factor codes are guessed under the account's lockout, like passwords: no code of a
+    // live challenge is judged while the account is locked.
+    const subject = lockoutSubject(claims.sub, {});
+    await this.lockout.assertNotLocked(subject);
     // The row lock makes parallel attempts with one temp token take turns: at most three are judged.
     const result = await this.dataSource.transaction(async (manager) => {
       const row = await manager
@@ -125,10 +134,17 @@ export class TwoFactorService {
     });
     if (!result.ok) {
       await this.audit.record({ type: '2fa.failure', actorId: claims.sub, client, details: { reason: result.error.code, method } });
+      // A wrong code is a failed login of the account, on the password's counter: new challenges
+      // (each needing the password) buy no fresh guesses.
+      if (result.error.code === 'INVALID_OTP' && (await this.lockout.countFailure(subject))) {
+        await this.audit.record({ type: '2fa.lockout', actorId: claims.sub, targetType: 'user', targetId: claims.sub, client });
+      }
       throw result.error;
     }
     const user = await this.users.findProfile(claims.sub);
     if (!user || result.row.userId !== user.id) throw new AppException('UNAUTHENTICATED', 'The token is missing, invalid, expired or revoked.');
+    // The sign-in is complete: the count left by the password step starts over.
+    await this.lockout.succeeded(subject);
     const session = await this.sessions.startWithResponse(user, client);
     await this.audit.record({ type: '2fa.success', actorId: user.id, targetType: 'session', targetId: session.tokens.sessionId, client, details: { method } });
     if (method === 'recovery') await this.audit.record({ type: '2fa.recovery_code_used', actorId: user.id, targetType: 'user', targetId: user.id, client });

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, Post, Put } from '@nestjs/common';
 import { CurrentUser } from '../auth/current-user.decorator.js';
+import { AdminList } from '../common/admin-list.decorator.js';
 import { UuidParam } from '../common/uuid-param.js';
 import type { AuthUser } from './auth-user.js';
 import { Permissions } from './permission-names.js';
@@ -12,6 +13,7 @@ export class RolesController {
   constructor(private readonly roles: RolesService) {}
 
   @Get()
+  @AdminList()
   @RequirePermissions(Permissions.RolesView)
   list() {
     return this.roles.list();

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { DatabaseEndpoint } from '../database/database-endpoint.js';
 import { REDIS, type RedisClient } from './redis-client.js';
 
@@ -8,6 +9,10 @@ import { REDIS, type RedisClient } from './redis-client.js';
  * loaded under are unchanged.
  *
  * - With REDIS_URL, the counters live in Redis and every instance reads them (one round trip).
+ *   Redis may lose them (FLUSHDB, a restart without persistence, a failover): a counter bumped
+ *   before and after the loss could read the same again. So every value read is scoped by an
+ *   epoch, a random key created with SET NX when missing and read in the same MGET: after a
+ *   loss the epoch is new, and nothing cached before it is trusted.
  * - With the embedded database, one process owns the data, so in-process counters are exact.
  * - With a PostgreSQL server and no Redis, there is nowhere cheap to share them: `enabled` is
  *   false and callers read PostgreSQL every time.
@@ -18,6 +23,9 @@ export abstract class VersionCounters {
   abstract read(keys: readonly string[]): Promise<string[] | null>;
   abstract bump(key: string): Promise<void>;
 }
+
+/** The key of the current epoch of every counter (see RedisVersionCounters.read). */
+export const EPOCH_KEY = 'versions:epoch';
 
 @Injectable()
 export class RedisVersionCounters extends VersionCounters {
@@ -30,10 +38,24 @@ export class RedisVersionCounters extends VersionCounters {
 
   async read(keys: readonly string[]): Promise<string[] | null> {
     try {
-      return (await this.redis.mget(...keys)).map((value) => value ?? '0');
+      const [epoch, ...values] = await this.redis.mget(EPOCH_KEY, ...keys);
+      const current = epoch ?? (await this.startEpoch());
+      return values.map((value) => `${current}:${value ?? '0'}`);
     } catch {
       return null;
     }
+  }
+
+  /**
+   * The epoch is missing: Redis is new or lost its data. Of concurrent starters (on every
+   * instance) one SET NX wins, and all read the winner. Counters bumped meanwhile keep their
+   * values; what matters is that no entry cached under the old epoch matches.
+   */
+  private async startEpoch(): Promise<string> {
+    await this.redis.set(EPOCH_KEY, randomBytes(12).toString('base64url'), 'NX');
+    const epoch = await this.redis.get(EPOCH_KEY);
+    if (epoch === null) throw new Error('The version epoch vanished as it was created');
+    return epoch;
   }
 
   async bump(key: string): Promise<void> {

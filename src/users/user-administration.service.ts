@@ -10,20 +10,9 @@ import { SystemRoles } from '../rbac/permission-names.js';
 import { isUniqueViolation, notFound } from '../rbac/rbac-errors.js';
 import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './users.dto.js';
 import { IdentityChangeService } from './identity-change.service.js';
-import { UsersRepository } from './users.repository.js';
+import { UsersRepository, type AdminUserRow } from './users.repository.js';
 
-export interface UserResponse {
-  id: string;
-  name: string;
-  email: string;
-  mobile: string | null;
-  created_at: Date;
-  updated_at: Date;
-  roles: { id: string; name: string }[];
-}
-
-const USER_COLUMNS = `u.id, u.name, u.email, u.mobile, u.created_at, u.updated_at,
-  COALESCE(json_agg(json_build_object('id', r.id, 'name', r.name) ORDER BY r.name) FILTER (WHERE r.id IS NOT NULL), '[]') AS roles`;
+export type UserResponse = AdminUserRow;
 
 /** Users as administrators see them: never a password or hash. */
 @Injectable()
@@ -38,27 +27,12 @@ export class UserAdministrationService {
   ) {}
 
   async list(query: ListUsersQuery): Promise<{ items: UserResponse[]; total: number; page: number; limit: number }> {
-    const pattern = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
-    const where = pattern ? `WHERE u.name ILIKE $1 OR u.email ILIKE $1` : '';
-    const params = pattern ? [pattern] : [];
-    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM users u ${where}`, params);
-    const items: UserResponse[] = await this.dataSource.query(
-      `SELECT ${USER_COLUMNS} FROM users u
-         LEFT JOIN user_roles ur ON ur.user_id = u.id LEFT JOIN roles r ON r.id = ur.role_id
-         ${where} GROUP BY u.id ORDER BY u.created_at, u.id
-         LIMIT ${query.limit} OFFSET ${(query.page - 1) * query.limit}`,
-      params,
-    );
+    const { items, total } = await this.users.findAdminPage(query.search, query.limit, (query.page - 1) * query.limit);
     return { items, total, page: query.page, limit: query.limit };
   }
 
-  async get(id: string, manager: EntityManager = this.dataSource.manager): Promise<UserResponse> {
-    const [user]: UserResponse[] = await manager.query(
-      `SELECT ${USER_COLUMNS} FROM users u
-         LEFT JOIN user_roles ur ON ur.user_id = u.id LEFT JOIN roles r ON r.id = ur.role_id
-        WHERE u.id = $1 GROUP BY u.id`,
-      [id],
-    );
+  async get(id: string, manager?: EntityManager): Promise<UserResponse> {
+    const user = await this.users.findAdminUser(id, manager);
     if (!user) throw notFound('User');
     return user;
   }

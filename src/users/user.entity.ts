@@ -2,6 +2,7 @@ import {
   Column,
   CreateDateColumn,
   Entity,
+  Index,
   JoinTable,
   ManyToMany,
   PrimaryGeneratedColumn,
@@ -11,6 +12,12 @@ import {
 import { Role } from '../rbac/role.entity.js';
 
 @Entity({ name: 'users' })
+// The admin list's order, so a page is read from the index before roles are joined.
+@Index('IDX_users_created_at_id', ['createdAt', 'id'])
+// Trigram indexes for the admin search (pg_trgm): expression and operator-class indexes that
+// TypeORM cannot describe, so the migration owns them and the schema comparison skips them.
+@Index('IDX_users_email_trgm', { synchronize: false })
+@Index('IDX_users_name_trgm', { synchronize: false })
 export class User {
   @PrimaryGeneratedColumn('uuid')
   id!: string;

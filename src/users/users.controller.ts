@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query, 
 import type { FastifyRequest } from 'fastify';
 import { clientOf } from '../auth/client-info.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
+import { AdminList } from '../common/admin-list.decorator.js';
 import { AppException } from '../common/app-exception.js';
 import { UuidParam } from '../common/uuid-param.js';
 import type { AuthUser } from '../rbac/auth-user.js';
@@ -19,6 +20,7 @@ export class UsersController {
   ) {}
 
   @Get()
+  @AdminList()
   @RequirePermissions(Permissions.UsersView)
   list(@Query() query: ListUsersQuery) {
     return this.users.list(query);

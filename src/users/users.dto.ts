@@ -1,4 +1,4 @@
-import { Transform, Type } from 'class-transformer';
+import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayUnique,
@@ -7,16 +7,13 @@ import {
   IsOptional,
   IsString,
   IsUUID,
-  Length,
   Max,
   MaxLength,
   Min,
 } from 'class-validator';
-import { IsNotCommonPassword } from '../auth/password-rules.js';
-import { IsAccountEmail, IsAccountMobile } from '../common/contact-fields.js';
+import { IsNewPassword } from '../auth/password-rules.js';
+import { IsAccountEmail, IsAccountMobile, IsPersonName } from '../common/contact-fields.js';
 import { UnlessAbsent } from '../common/unless-absent.js';
-
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
 export class ListUsersQuery {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100_000)
@@ -30,13 +27,13 @@ export class ListUsersQuery {
 }
 
 export class CreateUserDto {
-  @Transform(trim) @IsString() @Length(1, 255)
+  @IsPersonName()
   name!: string;
 
   @IsAccountEmail()
   email!: string;
 
-  @IsString() @Length(8, 128) @IsNotCommonPassword()
+  @IsNewPassword()
   password!: string;
 
   @UnlessAbsent() @IsAccountMobile()
@@ -45,7 +42,7 @@ export class CreateUserDto {
 
 /** Optional fields may be left out; `null` is a wrong type (UnlessAbsent), except where it means "remove". */
 export class UpdateUserDto {
-  @UnlessAbsent() @Transform(trim) @IsString() @Length(1, 255)
+  @UnlessAbsent() @IsPersonName()
   name?: string;
 
   @UnlessAbsent() @IsAccountEmail()
@@ -56,7 +53,7 @@ export class UpdateUserDto {
   mobile?: string | null;
 
   /** Setting a password signs the user out everywhere. */
-  @UnlessAbsent() @IsString() @Length(8, 128) @IsNotCommonPassword()
+  @UnlessAbsent() @IsNewPassword()
   password?: string;
 }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { isPrivileged } from '../authz/privilege-policy.js';
+import { underAdminStatementTimeout } from '../database/admin-statement-timeout.js';
 import { PRINCIPAL_OF_ACTIVE_SESSION_SQL } from '../rbac/principal-query.js';
 import { User } from './user.entity.js';
 
@@ -34,6 +35,50 @@ export interface AccountChanges {
   passwordHash?: string;
 }
 
+/** A user as administrators see them: never a password or hash. */
+export interface AdminUserRow {
+  id: string;
+  name: string;
+  email: string;
+  mobile: string | null;
+  created_at: Date;
+  updated_at: Date;
+  roles: { id: string; name: string }[];
+}
+
+/** The roles of the user `p.id`, by name: a correlated subquery run once per row of a page. */
+const ROLES_OF_P = `COALESCE((
+    SELECT json_agg(json_build_object('id', r.id, 'name', r.name) ORDER BY r.name)
+      FROM user_roles ur JOIN roles r ON r.id = ur.role_id
+     WHERE ur.user_id = p.id), '[]')`;
+
+/**
+ * `search` matches a fragment of the email or the name, case-insensitively, through the trigram
+ * indexes (lower(email), name); LIKE's wildcards in it are matched literally.
+ */
+function searchCondition(search: string | undefined): { where: string; params: unknown[] } {
+  if (!search) return { where: '', params: [] };
+  const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return { where: `WHERE lower(u.email) LIKE lower($1) OR u.name ILIKE $1`, params: [pattern] };
+}
+
+/**
+ * One page of the admin users list. The page's ids come first, in (created_at, id) order from
+ * IDX_users_created_at_id (or from the trigram indexes for a search), and roles are joined for
+ * those rows only: the cost follows the page, not the table. Exported so the tests can EXPLAIN
+ * exactly what the service runs.
+ */
+export function adminUsersPageQuery(search: string | undefined, limit: number, offset: number): { sql: string; params: unknown[] } {
+  const { where, params } = searchCondition(search);
+  return {
+    sql: `SELECT p.id, p.name, p.email, p.mobile, p.created_at, p.updated_at, ${ROLES_OF_P} AS roles
+            FROM (SELECT u.id, u.name, u.email, u.mobile, u.created_at, u.updated_at FROM users u ${where}
+                   ORDER BY u.created_at, u.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}) AS p
+           ORDER BY p.created_at, p.id`,
+    params: [...params, limit, offset],
+  };
+}
+
 export interface PrincipalRow {
   id: string;
   name: string;
@@ -53,6 +98,14 @@ export class UsersRepository {
 
   findByMobileWithPassword(mobile: string): Promise<UserWithPassword | null> {
     return this.findWithPassword('user.mobile = :value', mobile);
+  }
+
+  /**
+   * Replaces a password hash only while it is still the one that was verified, so a rehash on
+   * sign-in never overwrites a password changed in the meantime.
+   */
+  async replacePasswordHash(userId: string, verifiedHash: string, newHash: string): Promise<void> {
+    await this.dataSource.getRepository(User).update({ id: userId, passwordHash: verifiedHash }, { passwordHash: newHash });
   }
 
   findIdByEmail(email: string): Promise<Pick<User, 'id' | 'email' | 'name'> | null> {
@@ -143,6 +196,32 @@ export class UsersRepository {
   async findEmail(manager: EntityManager, userId: string): Promise<string | null> {
     const [row] = await manager.query(`SELECT email FROM users WHERE id = $1`, [userId]);
     return row?.email ?? null;
+  }
+
+  /**
+   * A page of users with their roles and the number of users matching, under the admin statement
+   * timeout. The total counts users alone, never the role join.
+   */
+  findAdminPage(search: string | undefined, limit: number, offset: number): Promise<{ items: AdminUserRow[]; total: number }> {
+    return underAdminStatementTimeout(this.dataSource, async (manager) => {
+      const { where, params } = searchCondition(search);
+      const [{ total }] = await manager.query(`SELECT count(*)::int AS total FROM users u ${where}`, params);
+      const page = adminUsersPageQuery(search, limit, offset);
+      const items: AdminUserRow[] = await manager.query(page.sql, page.params);
+      return { items, total };
+    });
+  }
+
+  /** One user with their roles, in the caller's transaction when given, else under the admin timeout. */
+  findAdminUser(id: string, manager?: EntityManager): Promise<AdminUserRow | null> {
+    const find = async (runner: EntityManager) => {
+      const [user]: AdminUserRow[] = await runner.query(
+        `SELECT p.id, p.name, p.email, p.mobile, p.created_at, p.updated_at, ${ROLES_OF_P} AS roles FROM users p WHERE p.id = $1`,
+        [id],
+      );
+      return user ?? null;
+    };
+    return manager ? find(manager) : underAdminStatementTimeout(this.dataSource, find);
   }
 
   private findWithPassword(condition: string, value: string): Promise<UserWithPassword | null> {

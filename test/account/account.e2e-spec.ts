@@ -184,7 +184,7 @@ describe('the account holder: profile, password and sessions', () => {
       const mobile = uniqueMobile();
       const res = await as(user.tokens.access_token).post('/api/account/mobile', { mobile });
       expect(res.status).toBe(200);
-      const code = sms.codeFor(mobile);
+      const code = await sms.codeFor(mobile);
       const wrong = await as(user.tokens.access_token).post('/api/account/mobile/confirm', { code: code === '000000' ? '111111' : '000000' });
       expect(wrong.status).toBe(401);
       expect(wrong.body.error.code).toBe('INVALID_OTP');

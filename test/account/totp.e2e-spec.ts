@@ -178,7 +178,7 @@ describe('authenticator app (TOTP) and recovery codes', () => {
     const challenge = await login(user);
     expect(challenge.body.data.methods).toEqual(['totp', 'sms', 'recovery']);
     expect(challenge.body.data.mobile_masked).toEqual(expect.any(String));
-    const viaSms = await verify2fa({ temp_token: challenge.body.data.temp_token, code: sms.codeFor(mobile), method: 'sms' });
+    const viaSms = await verify2fa({ temp_token: challenge.body.data.temp_token, code: await sms.codeFor(mobile), method: 'sms' });
     expect(viaSms.status).toBe(200);
   });
 

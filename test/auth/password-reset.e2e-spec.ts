@@ -26,7 +26,10 @@ describe('password reset by email', () => {
 
   beforeAll(async () => {
     sink = await SmtpSink.start();
-    app = await createTestApp({ env: { SMTP_URL: sink.url, APP_URL: `${APP_URL}/`, MAIL_FROM: 'Accounts <accounts@example.test>' } });
+    // Several resets per address in a row: no resend interval here (password-reset-abuse tests it).
+    app = await createTestApp({
+      env: { SMTP_URL: sink.url, APP_URL: `${APP_URL}/`, MAIL_FROM: 'Accounts <accounts@example.test>', OTP_RESEND_SECONDS: '0' },
+    });
     db = sharedDataSource();
     await db.initialize();
   });

@@ -7,6 +7,7 @@ const TABLES = [
   'contents',
   'login_failures',
   'otp_codes',
+  'outbox_messages',
   'password_reset_tokens',
   'permissions',
   'recovery_codes',

@@ -118,7 +118,7 @@ describe('rate limits per account, whatever the address', () => {
 
   it('limits login attempts on one mobile whatever its spelling', async () => {
     const app = await startApp({ TRUST_PROXY: '1' });
-    const mobile = uniqueMobile(); // +4479xxxxxxxxxx
+    const mobile = uniqueMobile(); // +49176xxxxxxxx
     const spaced = `${mobile.slice(0, 3)} ${mobile.slice(3, 7)} ${mobile.slice(7)}`;
     const spellings = [mobile, spaced, mobile.slice(1), mobile, spaced];
     const sent = await statuses(5, (i) => login(app, { mobile: spellings[i], password: WRONG }, uniqueAddress()));

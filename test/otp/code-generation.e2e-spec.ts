@@ -45,7 +45,7 @@ describe.each([
       const codes: string[] = [];
       for (let i = 0; i < 20; i++) {
         await send(mobile);
-        codes.push(sms.codeFor(mobile));
+        codes.push(await sms.codeFor(mobile));
       }
       expect(codes.every((code) => /^\d{6}$/.test(code))).toBe(true);
       expect(new Set(codes).size).toBeGreaterThan(15);
@@ -60,7 +60,7 @@ describe.each([
     it('are always 123456', async () => {
       const user = await registerUser(app, { mobile: uniqueMobile() });
       await send(user.mobile!);
-      expect(sms.codeFor(user.mobile!)).toBe('123456');
+      expect(await sms.codeFor(user.mobile!)).toBe('123456');
       const res = await request(app.getHttpServer()).post('/api/auth/verify-otp').send({ mobile: user.mobile, otp: '123456' });
       expect(res.status).toBe(200);
     });

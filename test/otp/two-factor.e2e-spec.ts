@@ -54,7 +54,7 @@ describe('admin two-factor sign-in (both login methods on)', () => {
   async function challenge(user: { email: string; password: string; mobile: string }) {
     const res = await login({ email: user.email, password: user.password });
     expect(res.status).toBe(200);
-    return { res, tempToken: res.body.data.temp_token as string, code: sms.codeFor(user.mobile) };
+    return { res, tempToken: res.body.data.temp_token as string, code: await sms.codeFor(user.mobile) };
   }
 
   it('answers a correct admin password with a challenge, and the SMS code completes the sign-in', async () => {
@@ -134,7 +134,7 @@ describe('admin two-factor sign-in (both login methods on)', () => {
     try {
       const user = await admin();
       const res = await request(shortLived.getHttpServer()).post('/api/auth/login').send({ email: user.email, password: user.password });
-      const code = sms.codeFor(user.mobile);
+      const code = await sms.codeFor(user.mobile);
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const late = await request(shortLived.getHttpServer())
         .post('/api/auth/otp/verify-2fa')
@@ -185,7 +185,7 @@ describe('admin two-factor sign-in (both login methods on)', () => {
   it('refuses an admin signing in with a mobile code alone (403 LOGIN_METHOD_DISABLED)', async () => {
     const user = await admin();
     expect((await request(server()).post('/api/auth/send-otp').send({ mobile: user.mobile })).status).toBe(200);
-    const res = await request(server()).post('/api/auth/verify-otp').send({ mobile: user.mobile, otp: sms.codeFor(user.mobile) });
+    const res = await request(server()).post('/api/auth/verify-otp').send({ mobile: user.mobile, otp: await sms.codeFor(user.mobile) });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('LOGIN_METHOD_DISABLED');
   });

@@ -220,9 +220,9 @@ describe('role, permission and user administration', () => {
   describe('users', () => {
     it('creates, lists with search and pagination, reads, updates and deletes a user, never showing a hash', async () => {
       const email = `${unique('managed')}@example.com`;
-      const created = await as(admin).post('/api/admin/users', { name: 'Managed', email, password: 'Plum-Orbit-Lantern-42', mobile: '+44 7700 900 555' });
+      const created = await as(admin).post('/api/admin/users', { name: 'Managed', email, password: 'Plum-Orbit-Lantern-42', mobile: '+49 176 9000 0555' });
       expect(created.status).toBe(201);
-      expect(created.body.data).toMatchObject({ name: 'Managed', email, mobile: '+447700900555' });
+      expect(created.body.data).toMatchObject({ name: 'Managed', email, mobile: '+4917690000555' });
       expect(created.body.data.roles.map((r: { name: string }) => r.name)).toEqual(['user']);
       const id = created.body.data.id;
 

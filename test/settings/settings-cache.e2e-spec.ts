@@ -150,6 +150,25 @@ describe('SettingsService', () => {
       await clientA.del(key);
     });
 
+    it('reloads after Redis loses its data, even when the version then reads as it did before', async () => {
+      // A Redis database of this test's own, so its FLUSHDB touches nobody else's keys.
+      const client = redisClient('redis://127.0.0.1:6379/8');
+      if (client.status !== 'ready') await new Promise((resolve) => client.once('ready', resolve));
+      await client.flushdb();
+      const key = `test:settings:v:${randomUUID()}`;
+      const [a, b] = [serviceWith(versionOn(client, key)), serviceWith(versionOn(client, key))];
+      await a.update({ mobileOtp: true });
+      expect(await b.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: true });
+      expect(await client.get(key)).toBe('1');
+
+      await client.flushdb();
+      // Published after the flush: the counter is 1 again, as when b cached its value.
+      await a.update({ mobileOtp: false });
+      expect(await client.get(key)).toBe('1');
+      expect(await b.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false });
+      await client.flushdb();
+    });
+
     it('falls back to PostgreSQL on every read while Redis cannot be reached', async () => {
       // Port 1: connections are refused, and without an offline queue every command fails at once.
       const service = serviceWith(versionOn(redisClient('redis://127.0.0.1:1'), `test:settings:v:${randomUUID()}`));

@@ -72,6 +72,17 @@ describe('the built service started with no configuration', () => {
     expect(result.output).not.toContain('too-short-secret');
   });
 
+  it('exits non-zero in production with a guessable JWT_SECRET, SMS codes in the log and a common seed password', async () => {
+    const secret = 'a'.repeat(64);
+    const result = await runServiceToExit(cwd, { APP_ENV: 'production', JWT_SECRET: secret, SEED_ADMIN_PASSWORD: 'iloveyou1' });
+    expect(result.code).toBe(1);
+    expect(result.output).toContain('JWT_SECRET is guessable');
+    expect(result.output).toContain('SMS_TRANSPORT=log writes one-time codes to the log');
+    expect(result.output).toContain('SEED_ADMIN_PASSWORD is on the list of common passwords');
+    expect(result.output).not.toContain(secret);
+    expect(result.output).not.toContain('iloveyou1');
+  });
+
   it('exits non-zero naming the variable when a value is invalid', async () => {
     const result = await runServiceToExit(cwd, { PORT: 'eighty', ACCESS_TOKEN_EXPIRY: '-5' });
     expect(result.code).toBe(1);

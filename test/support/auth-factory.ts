@@ -27,9 +27,12 @@ export function uniqueEmail(label = 'user'): string {
   return `${label}-${randomUUID()}@example.com`;
 }
 
-/** A fresh mobile in the normalised form, 15 characters: `+` and 14 digits, the last 10 random. */
+/**
+ * A fresh mobile in the normalised form (E.164), one the phone-number library judges valid: a
+ * German mobile, `+49176` and 8 random digits.
+ */
 export function uniqueMobile(): string {
-  return `+4479${String(randomInt(0, 1e9)).padStart(9, '0')}${randomInt(0, 10)}`;
+  return `+49176${String(randomInt(0, 1e8)).padStart(8, '0')}`;
 }
 
 export function registrationBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {

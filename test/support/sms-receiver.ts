@@ -6,14 +6,24 @@ export interface ReceivedSms {
   message: string;
 }
 
+/** How long a test waits for an SMS the service queued: delivery happens after the response. */
+const DELIVERY_WAIT_MS = 10_000;
+
 /**
  * A real local HTTP server standing in for the SMS gateway of `SMS_TRANSPORT=webhook`: it records
- * every `{to, message}` it is sent, and can be told to fail.
+ * every `{to, message}` it is sent, and can be told to fail or to answer slowly.
  */
 export class SmsReceiver {
   readonly messages: ReceivedSms[] = [];
+  /** Every request received, delivered or refused. */
+  readonly requests: ReceivedSms[] = [];
   failing = false;
+  /** The status a failing gateway answers. */
+  failStatus = 502;
+  /** How long the gateway takes to answer. */
+  delayMs = 0;
   private server?: Server;
+  private readonly taken = new Map<string, number>();
   url = '';
 
   async start(): Promise<this> {
@@ -21,14 +31,20 @@ export class SmsReceiver {
       let body = '';
       req.on('data', (chunk) => (body += chunk));
       req.on('end', () => {
-        if (this.failing) {
-          res.statusCode = 502;
-          res.end();
-          return;
-        }
-        this.messages.push(JSON.parse(body) as ReceivedSms);
-        res.statusCode = 200;
-        res.end('{}');
+        const answer = () => {
+          const sms = JSON.parse(body) as ReceivedSms;
+          this.requests.push(sms);
+          if (this.failing) {
+            res.statusCode = this.failStatus;
+            res.end();
+            return;
+          }
+          this.messages.push(sms);
+          res.statusCode = 200;
+          res.end('{}');
+        };
+        if (this.delayMs > 0) setTimeout(answer, this.delayMs);
+        else answer();
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -37,6 +53,7 @@ export class SmsReceiver {
   }
 
   stop(): Promise<void> {
+    this.server?.closeAllConnections();
     return new Promise((resolve) => this.server?.close(() => resolve()) ?? resolve());
   }
 
@@ -44,10 +61,28 @@ export class SmsReceiver {
     return this.messages.filter((sms) => sms.to === mobile);
   }
 
-  /** The code of the latest message to `mobile`: its only run of `length` digits. */
-  codeFor(mobile: string, length = 6): string {
-    const latest = this.to(mobile).at(-1);
-    if (!latest) throw new Error(`no SMS to ${mobile}`);
+  /** Resolves with the `count`-th message to `mobile` (1-based), waiting a bounded time for it. */
+  async waitFor(mobile: string, count = 1, timeoutMs = DELIVERY_WAIT_MS): Promise<ReceivedSms> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const received = this.to(mobile);
+      if (received.length >= count) return received[count - 1];
+      if (Date.now() > deadline) throw new Error(`no SMS #${count} to ${mobile} arrived (have ${received.length})`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  /**
+   * The code of the next message to `mobile` this receiver has not handed out yet (its only run
+   * of `length` digits), waiting for it to arrive: the service sends after it has answered.
+   */
+  async codeFor(mobile: string, length = 6): Promise<string> {
+    const next = (this.taken.get(mobile) ?? 0) + 1;
+    await this.waitFor(mobile, next);
+    // Anything that arrived meanwhile is older than what the caller asks for: take the latest.
+    const received = this.to(mobile);
+    this.taken.set(mobile, received.length);
+    const latest = received.at(-1)!;
     const runs = latest.message.match(/\d+/g) ?? [];
     const codes = runs.filter((run) => run.length === length);
     if (codes.length !== 1) throw new Error(`expected one ${length}-digit run in ${JSON.stringify(latest.message)}`);

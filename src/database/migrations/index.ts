@@ -6,6 +6,9 @@ import { OtpCodes1764000000000 } from './1764000000000-otp-codes.js';
 import { LoginLockout1764100000000 } from './1764100000000-login-lockout.js';
 import { AuditEvents1764200000000 } from './1764200000000-audit-events.js';
 import { RoleNamesCaseInsensitive1764300000000 } from './1764300000000-role-names-case-insensitive.js';
+import { OutboxMessages1764310000000 } from './1764310000000-outbox-messages.js';
+import { RenormaliseIdentities1764320000000 } from './1764320000000-renormalise-identities.js';
+import { AdminListIndexes1764340000000 } from './1764340000000-admin-list-indexes.js';
 import { AccountSelfService1764360000000 } from './1764360000000-account-self-service.js';
 
 /** In order of application. Listed explicitly so the build and the tests load the same set. */
@@ -18,5 +21,8 @@ export const migrations = [
   LoginLockout1764100000000,
   AuditEvents1764200000000,
   RoleNamesCaseInsensitive1764300000000,
+  OutboxMessages1764310000000,
+  RenormaliseIdentities1764320000000,
+  AdminListIndexes1764340000000,
   AccountSelfService1764360000000,
 ];

@@ -161,9 +161,9 @@ export class SeedService {
     if (seed.password !== undefined && (seed.password.length < 8 || seed.password.length > 128)) {
       throw new Error(`SEED_${role.toUpperCase()}_PASSWORD must be 8 to 128 characters long.`);
     }
-    const mobile = seed.mobile ? normalizeMobile(seed.mobile) : null;
-    if (mobile !== null && !/^\+?\d{8,15}$/.test(mobile)) {
-      throw new Error(`SEED_${role.toUpperCase()}_MOBILE must be 8 to 15 digits, optionally after a "+".`);
+    const mobile = seed.mobile ? normalizeMobile(seed.mobile, this.config.defaultPhoneRegion) : null;
+    if (seed.mobile && mobile === null) {
+      throw new Error(`SEED_${role.toUpperCase()}_MOBILE must be a valid phone number: +CC or 00CC then the number, or 8 to 15 digits.`);
     }
     const generatedPassword = seed.password ? undefined : randomBytes(18).toString('base64url');
     const password = seed.password ?? generatedPassword!;

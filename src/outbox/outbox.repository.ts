@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { OutboxChannel, OutboxKind } from './outbox-message.entity.js';
+
+export interface ClaimedMessage {
+  id: string;
+  channel: OutboxChannel;
+  kind: OutboxKind;
+  user_id: string | null;
+  payload: Buffer | null;
+  attempts: number;
+}
+
+/** Every query of the outbox table. */
+@Injectable()
+export class OutboxRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async insert(
+    manager: EntityManager,
+    row: { id: string; channel: OutboxChannel; kind: OutboxKind; userId: string | null; origin: string; payload: Buffer },
+  ): Promise<void> {
+    await manager.query(
+      `INSERT INTO outbox_messages (id, channel, kind, user_id, origin, payload) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [row.id, row.channel, row.kind, row.userId, row.origin, row.payload],
+    );
+  }
+
+  /**
+   * Claims up to `limit` due messages: this instance's own at once, other instances' once they
+   * have been overdue for `orphanAfterSeconds`. Rows another sender is claiming right now are
+   * skipped (SKIP LOCKED), and a claimed row is pushed out by `leaseSeconds`, so each message has
+   * one sender at a time and comes back if that sender dies mid-delivery.
+   */
+  async claim(origin: string, limit: number, leaseSeconds: number, orphanAfterSeconds: number): Promise<ClaimedMessage[]> {
+    // TypeORM answers an UPDATE with [rows, affected].
+    const [rows]: [ClaimedMessage[], number] = await this.dataSource.query(
+      `UPDATE outbox_messages m
+          SET attempts = m.attempts + 1, next_attempt_at = now() + make_interval(secs => $3)
+        WHERE m.id IN (
+          SELECT id FROM outbox_messages
+           WHERE status = 'pending'
+             AND (next_attempt_at <= now() - make_interval(secs => $4) OR (origin = $1 AND next_attempt_at <= now()))
+           ORDER BY next_attempt_at
+           LIMIT $2
+           FOR UPDATE SKIP LOCKED)
+        RETURNING m.id, m.channel, m.kind, m.user_id, m.payload, m.attempts`,
+      [origin, limit, leaseSeconds, orphanAfterSeconds],
+    );
+    return rows;
+  }
+
+  /** Delivered, dropped or given up: the payload is wiped, the row stays as a record. */
+  async finish(id: string, status: 'sent' | 'dropped' | 'failed', lastError: string | null = null): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE outbox_messages SET status = $2, payload = NULL, last_error = $3, finished_at = now() WHERE id = $1`,
+      [id, status, lastError],
+    );
+  }
+
+  async retryLater(id: string, delayMs: number, lastError: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE outbox_messages SET next_attempt_at = now() + make_interval(secs => $2), last_error = $3 WHERE id = $1`,
+      [id, delayMs / 1000, lastError],
+    );
+  }
+
+  /** Finished rows are kept a day for inspection, then deleted. */
+  async deleteFinishedBefore(seconds: number): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM outbox_messages WHERE status <> 'pending' AND finished_at < now() - make_interval(secs => $1)`,
+      [seconds],
+    );
+  }
+}
