@@ -47,6 +47,7 @@ describe('the account holder: profile, password and sessions', () => {
     ['post', '/api/account/password'],
     ['post', '/api/account/email'],
     ['post', '/api/account/mobile'],
+    ['post', '/api/account/mobile/confirm'],
     ['get', '/api/account/sessions'],
     ['delete', `/api/account/sessions/${NO_SESSION}`],
     ['post', '/api/account/sessions/revoke-others'],
@@ -106,6 +107,11 @@ describe('the account holder: profile, password and sessions', () => {
       expect((await refresh(app, other.refresh_token)).status).toBe(401);
       expect((await me(app, user.tokens.access_token)).status).toBe(200);
       expect((await refresh(app, user.tokens.refresh_token)).status).toBe(200);
+      const events: { type: string }[] = await db.query(
+        `SELECT type FROM audit_events WHERE actor_id = $1 AND type LIKE 'account.%' ORDER BY created_at`,
+        [user.id],
+      );
+      expect(events.map((event) => event.type)).toEqual(['account.reauthentication_failure', 'account.password_change']);
     });
 
     it('refuses a common password and a mismatched confirmation', async () => {

@@ -113,6 +113,8 @@ describe('authenticator app (TOTP) and recovery codes', () => {
 
     const again = await authed(user.tokens.access_token).post('/api/account/totp');
     expect(again.status).toBe(409);
+    const events: { type: string }[] = await db.query(`SELECT type FROM audit_events WHERE actor_id = $1 AND type LIKE 'totp.%' ORDER BY created_at`, [user.id]);
+    expect(events.map((event) => event.type)).toEqual(['totp.enrolment_start', 'totp.enable']);
   });
 
   it('asks for the app at login; a code works once; a wrong one costs an attempt', async () => {
