@@ -1,10 +1,9 @@
-import { Transform } from 'class-transformer';
 import { IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
-import { IsNotCommonPassword, MatchesField } from '../auth/password-rules.js';
-import { IsAccountEmail, IsAccountMobile } from '../common/contact-fields.js';
+import { IsNewPassword, MatchesField } from '../auth/password-rules.js';
+import { IsAccountEmail, IsAccountMobile, IsPersonName } from '../common/contact-fields.js';
 
 export class UpdateAccountDto {
-  @IsString() @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value)) @Length(1, 255)
+  @IsPersonName()
   name!: string;
 }
 
@@ -12,7 +11,7 @@ export class ChangePasswordDto {
   @IsString() @Length(1, 128)
   current_password!: string;
 
-  @IsString() @Length(8, 128) @IsNotCommonPassword()
+  @IsNewPassword()
   password!: string;
 
   @IsString() @MatchesField('password')

@@ -76,6 +76,9 @@ describe('the account holder: profile, password and sessions', () => {
     // A name change ends no session.
     expect((await me(app, user.tokens.access_token)).status).toBe(200);
 
+    const bidi = await as(user.tokens.access_token).patch('/api/account', { name: 'Ada \u202Eecila' });
+    expect(bidi.status).toBe(400);
+    expect(bidi.body.error.code).toBe('VALIDATION_FAILED');
     const refused = await as(user.tokens.access_token).patch('/api/account', { name: 'x', email: 'other@example.com' });
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('VALIDATION_FAILED');
