@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { AuditLog } from '../audit/audit-log.service.js';
 import type { ClientInfo } from '../auth/session.service.js';
 import { AppException } from '../common/app-exception.js';
+import { clientAddressKey } from '../common/client-address.js';
 import { rateLimited } from '../common/rate-limited.js';
 import { AppConfig } from '../config/app-config.js';
 import { OtpCodes } from '../otp/otp-codes.js';
@@ -48,7 +49,8 @@ export class MobileChangeService {
     if (await this.users.findIdByMobile(mobile)) throw conflict();
     const code = this.codes.generate();
     const id = randomUUID();
-    const clientIp = client.ip?.slice(0, 64) ?? null;
+    // The per-address cap counts clients as send-otp does (an IPv6 /64, `::ffff:1.2.3.4` as 1.2.3.4).
+    const clientIp = clientAddressKey(client.ip)?.slice(0, 64) ?? null;
     await this.dataSource.transaction(async (manager) => {
       // The lock send-otp takes: one sender per number at a time, so the cooldown and caps cannot be raced.
       await lockMobileForSending(manager, mobile);
