@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { AuthUser } from '../rbac/auth-user.js';
+import type { AuthUser } from './auth-user.js';
 
 /** Hands the handler the authenticated caller; handlers never read `request.user` themselves. */
 export const CurrentUser = createParamDecorator(

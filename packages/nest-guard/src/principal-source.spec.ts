@@ -7,9 +7,9 @@ import {
   databaseQuery,
   principalFromMeResponse,
   remoteLoader,
-  type FetchLike,
   PRINCIPAL_OF_ACTIVE_SESSION_SQL,
 } from './principal-source.js';
+import type { FetchLike } from './verification-keys.js';
 
 const claimsFor = (userId = randomUUID()): VerifiedAccessToken => ({
   userId,
@@ -82,7 +82,7 @@ describe('remote principal source (GET /api/auth/me)', () => {
   it('caches per token for the TTL, so the service is asked once', async () => {
     const claims = claimsFor();
     const { fetch, calls } = fakeFetch(() => ({ status: 200, body: meBody(claims.userId) }));
-    const source = createPrincipalSource({ url: 'http://auth', cacheTtlMs: 60_000 }, fetch);
+    const source = createPrincipalSource({ permissionsFrom: { url: 'http://auth', cacheTtlMs: 60_000 } }, fetch);
     await source.load('t.o.k', claims);
     await source.load('t.o.k', claims);
     await source.load('o.t.h', claims);
@@ -90,8 +90,8 @@ describe('remote principal source (GET /api/auth/me)', () => {
   });
 
   it('refuses a base URL that is not http(s)', () => {
-    expect(() => createPrincipalSource({ url: 'not a url' })).toThrow(/not a URL/);
-    expect(() => createPrincipalSource({ url: 'file:///etc/passwd' })).toThrow(/http/);
+    expect(() => createPrincipalSource({ permissionsFrom: { url: 'not a url' } })).toThrow(/not a URL/);
+    expect(() => createPrincipalSource({ permissionsFrom: { url: 'file:///etc/passwd' } })).toThrow(/http/);
   });
 });
 
@@ -131,13 +131,14 @@ describe('database principal source', () => {
   it('reads the database on every request by default, and through a query function too', async () => {
     let asked = 0;
     const claims = claimsFor();
-    const source = createPrincipalSource({ query: async (userId) => (asked++, row(userId)) });
+    const source = createPrincipalSource({ permissionsFrom: { query: async (userId) => (asked++, row(userId)) } });
     await source.load('t.o.k', claims);
     await source.load('t.o.k', claims);
     expect(asked).toBe(2);
   });
 
-  it('needs one of url, query or dataSource', () => {
-    expect(() => createPrincipalSource({} as never)).toThrow(/url.*query.*dataSource/);
+  it('needs one of url, query or dataSource, or the introspection client', () => {
+    expect(() => createPrincipalSource({ permissionsFrom: {} } as never)).toThrow(/url.*query.*dataSource/);
+    expect(() => createPrincipalSource({ authUrl: 'http://auth', clientId: 'orders' })).toThrow(/clientSecret/);
   });
 });

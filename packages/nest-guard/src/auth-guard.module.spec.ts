@@ -4,10 +4,10 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { CurrentUser } from '../auth/current-user.decorator.js';
-import { Public } from '../auth/public.decorator.js';
-import type { AuthUser } from '../rbac/auth-user.js';
-import { RequireAnyPermission, RequirePermissions } from '../rbac/permissions.decorator.js';
+import { CurrentUser } from './current-user.decorator.js';
+import { Public } from './public.decorator.js';
+import type { AuthUser } from './auth-user.js';
+import { RequireAnyPermission, RequirePermissions } from './permissions.decorator.js';
 import { AuthGuardModule } from './auth-guard.module.js';
 import type { PrincipalRecord } from './auth-guard.options.js';
 

@@ -1,7 +1,8 @@
 import { HttpException } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
-import { AccessTokenVerifier, bearerToken, extractAccessToken, hasValidTimes, readCookie } from './access-token.js';
+import { createVerifier } from './auth-guard.module.js';
+import { bearerToken, extractAccessToken, hasValidTimes, readCookie } from './access-token.js';
 
 const SECRET = 'consumer-spec-secret-0123456789-abcdefghij';
 const jwt = new JwtService({ secret: SECRET });
@@ -51,7 +52,7 @@ describe('extractAccessToken', () => {
 });
 
 describe('AccessTokenVerifier', () => {
-  const verifier = new AccessTokenVerifier(SECRET);
+  const verifier = createVerifier({ secret: SECRET });
 
   it('accepts an access token signed with the secret (HS256, its UTF-8 bytes)', async () => {
     const payload = claims();
@@ -106,7 +107,7 @@ describe('AccessTokenVerifier', () => {
   });
 
   it('needs a secret', () => {
-    expect(() => new AccessTokenVerifier('')).toThrow(/secret/);
+    expect(() => createVerifier({ secret: '' })).toThrow(/secret/);
   });
 });
 

@@ -1,7 +1,7 @@
-import { JwtService } from '@nestjs/jwt';
-import { createSecretKey } from 'node:crypto';
+import { errors, jwtVerify, decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { IncomingHttpHeaders } from 'node:http';
-import { unauthenticated } from './library-errors.js';
+import { authServiceUnavailable, unauthenticated } from './library-errors.js';
+import { KeysUnavailableError, type KeySource } from './verification-keys.js';
 
 export const ACCESS_TOKEN_COOKIE = 'access_token';
 
@@ -67,42 +67,62 @@ export interface VerifiedAccessToken {
 }
 
 /**
- * Verifies the auth service's access tokens locally: HS256 only (so `alg: none` and every other
- * algorithm are refused), signature, expiry, and `token_type: "access"` (a refresh or 2FA token
- * signed with the same secret is not an access token).
+ * Verifies the auth service's access tokens locally, with `jose`: the signature against a key
+ * of the KeySource chosen by the header's `kid` and restricted to that key's one algorithm (so
+ * `alg: none`, a public key used as an HMAC secret and every other algorithm are refused), expiry,
+ * `iat` (see hasValidTimes) and `token_type: "access"` (a refresh or 2FA token signed with the
+ * same key is not an access token).
+ *
+ * `verify` answers null only when the KeySource holds no key that could have signed the token
+ * (the auth service signs with a shared secret and publishes none): the guard then leaves the
+ * decision to the auth service's introspection, which is authoritative anyway.
  */
 export class AccessTokenVerifier {
-  private readonly jwt: JwtService;
+  constructor(private readonly keys: KeySource) {}
 
-  constructor(secret: string) {
-    if (typeof secret !== 'string' || secret.length === 0) {
-      throw new Error('AuthGuardModule: `secret` (the auth service JWT_SECRET) is required.');
-    }
-    // The secret's UTF-8 bytes are the HMAC key, exactly as the auth service signs.
-    const key = createSecretKey(Buffer.from(secret, 'utf8'));
-    this.jwt = new JwtService({ secret: key, verifyOptions: { algorithms: ['HS256'] } });
-  }
-
-  async verify(token: string): Promise<VerifiedAccessToken> {
-    let claims: Record<string, unknown>;
+  async verify(token: string): Promise<VerifiedAccessToken | null> {
+    let header: { alg?: unknown; kid?: unknown };
     try {
-      claims = await this.jwt.verifyAsync<Record<string, unknown>>(token);
+      header = decodeProtectedHeader(token);
     } catch {
       throw unauthenticated();
     }
-    if (
-      claims.token_type !== 'access' ||
-      typeof claims.sub !== 'string' ||
-      typeof claims.sid !== 'string' ||
-      !hasValidTimes(claims)
-    ) {
-      throw unauthenticated();
+    if (typeof header.alg !== 'string' || (header.kid !== undefined && typeof header.kid !== 'string')) throw unauthenticated();
+    let candidates;
+    try {
+      candidates = await this.keys.candidates(header.alg, header.kid as string | undefined);
+    } catch (error) {
+      if (error instanceof KeysUnavailableError) throw authServiceUnavailable();
+      throw error;
     }
-    return {
-      userId: claims.sub,
-      sessionId: claims.sid,
-      email: typeof claims.email === 'string' ? claims.email : '',
-      expiresAt: (claims.exp as number) * 1000,
-    };
+    if (candidates === null) return null;
+    for (const candidate of candidates) {
+      let claims: JWTPayload;
+      try {
+        ({ payload: claims } = await jwtVerify(token, candidate.key, { algorithms: [candidate.algorithm] }));
+      } catch (error) {
+        if (error instanceof errors.JWSSignatureVerificationFailed) continue;
+        throw unauthenticated();
+      }
+      return accessClaims(claims as Record<string, unknown>);
+    }
+    throw unauthenticated();
   }
+}
+
+function accessClaims(claims: Record<string, unknown>): VerifiedAccessToken {
+  if (
+    claims.token_type !== 'access' ||
+    typeof claims.sub !== 'string' ||
+    typeof claims.sid !== 'string' ||
+    !hasValidTimes(claims)
+  ) {
+    throw unauthenticated();
+  }
+  return {
+    userId: claims.sub,
+    sessionId: claims.sid,
+    email: typeof claims.email === 'string' ? claims.email : '',
+    expiresAt: (claims.exp as number) * 1000,
+  };
 }

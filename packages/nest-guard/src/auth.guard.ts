@@ -1,20 +1,20 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { IncomingHttpHeaders } from 'node:http';
-import { IS_PUBLIC_KEY } from '../auth/public.decorator.js';
-import { AppException } from '../common/app-exception.js';
-import { AuthUser } from '../rbac/auth-user.js';
-import { REQUIRED_PERMISSIONS_KEY, type PermissionRequirement } from '../rbac/permissions.decorator.js';
-import { assertPermissions } from '../rbac/permissions.guard.js';
 import { AccessTokenVerifier, extractAccessToken } from './access-token.js';
-import { fromAppException, unauthenticated } from './library-errors.js';
+import { AuthUser } from './auth-user.js';
+import { unauthenticated } from './library-errors.js';
+import { assertPermissions } from './permission-check.js';
+import { REQUIRED_PERMISSIONS_KEY, type PermissionRequirement } from './permissions.decorator.js';
 import { PrincipalSource } from './principal-source.js';
+import { IS_PUBLIC_KEY } from './public.decorator.js';
 
 /**
- * The auth service's two guards in one, for a service that imports them: every route needs a
- * valid access token unless it is `@Public()` (deny by default), and `@RequirePermissions` /
- * `@RequireAnyPermission` are enforced with 403 FORBIDDEN naming what is missing. The token is
- * verified locally; the caller's roles and permissions come from the configured PrincipalSource.
+ * Authentication and permissions in one guard, the one verification path of the auth service
+ * and of every service that imports this package: every route needs a valid access token unless
+ * it is `@Public()` (deny by default), and `@RequirePermissions` / `@RequireAnyPermission` are
+ * enforced with 403 FORBIDDEN naming what is missing. The token is verified against the
+ * configured keys; the caller's roles and permissions come from the configured PrincipalSource.
  */
 @Injectable()
 export class LibraryAuthGuard implements CanActivate {
@@ -39,17 +39,12 @@ export class LibraryAuthGuard implements CanActivate {
     if (!token) throw unauthenticated();
     const claims = await this.verifier.verify(token);
     const record = await this.principals.load(token, claims);
-    if (!record) throw unauthenticated();
+    const sessionId = claims?.sessionId ?? record?.sessionId;
+    if (!record || !sessionId) throw unauthenticated();
 
-    const user = new AuthUser(record.id, record.email, record.name, record.roles, record.permissions, claims.sessionId);
+    const user = new AuthUser(record.id, record.email, record.name, record.roles, record.permissions, sessionId);
     request.user = user;
-    if (needsPermissions) {
-      try {
-        assertPermissions(user, requirement);
-      } catch (error) {
-        throw error instanceof AppException ? fromAppException(error) : error;
-      }
-    }
+    if (needsPermissions) assertPermissions(user, requirement);
     return true;
   }
 }

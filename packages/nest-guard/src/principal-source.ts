@@ -5,6 +5,7 @@ import {
   DEFAULT_CACHE_MAX_ENTRIES,
   DEFAULT_REMOTE_CACHE_TTL_MS,
   DEFAULT_REMOTE_TIMEOUT_MS,
+  type AuthGuardModuleOptions,
   type DataSourcePermissionsOptions,
   type PermissionsFrom,
   type PrincipalRecord,
@@ -13,16 +14,18 @@ import {
   type SqlRunner,
 } from './auth-guard.options.js';
 import { authServiceUnavailable } from './library-errors.js';
+import { PRINCIPAL_OF_ACTIVE_SESSION_SQL } from './principal-query.js';
 import { TtlCache } from './ttl-cache.js';
-import { PRINCIPAL_OF_ACTIVE_SESSION_SQL } from '../rbac/principal-query.js';
+import type { FetchLike } from './verification-keys.js';
 
 /**
  * Where the caller's roles and permissions come from, once the token is verified. Null means
  * the session behind the token is no longer live (logged out, reset, reused, expired) or the
- * user is gone: the guard answers 401.
+ * user is gone: the guard answers 401. `claims` is null when the token could not be verified
+ * locally (the auth service publishes no keys): only introspection can then answer.
  */
 export abstract class PrincipalSource {
-  abstract load(token: string, claims: VerifiedAccessToken): Promise<PrincipalRecord | null>;
+  abstract load(token: string, claims: VerifiedAccessToken | null): Promise<PrincipalRecord | null>;
 }
 
 /** A source behind a short per-token cache. */
@@ -30,7 +33,7 @@ class CachedPrincipalSource extends PrincipalSource {
   private readonly cache: TtlCache<PrincipalRecord | null>;
 
   constructor(
-    private readonly inner: (token: string, claims: VerifiedAccessToken) => Promise<PrincipalRecord | null>,
+    private readonly inner: Loader,
     private readonly ttlMs: number,
     maxEntries: number,
   ) {
@@ -38,7 +41,7 @@ class CachedPrincipalSource extends PrincipalSource {
     this.cache = new TtlCache(ttlMs, maxEntries);
   }
 
-  load(token: string, claims: VerifiedAccessToken): Promise<PrincipalRecord | null> {
+  load(token: string, claims: VerifiedAccessToken | null): Promise<PrincipalRecord | null> {
     if (this.ttlMs === 0) return this.inner(token, claims);
     // Keyed by a digest, so the cache does not hold bearer tokens.
     const key = createHash('sha256').update(token).digest('base64url');
@@ -46,11 +49,7 @@ class CachedPrincipalSource extends PrincipalSource {
   }
 }
 
-export type FetchLike = (url: string, init: { headers: Record<string, string>; signal: AbortSignal }) => Promise<{
-  status: number;
-  ok: boolean;
-  json(): Promise<unknown>;
-}>;
+type Loader = (token: string, claims: VerifiedAccessToken | null) => Promise<PrincipalRecord | null>;
 
 const logger = new Logger('AuthGuardModule');
 
@@ -62,7 +61,7 @@ const logger = new Logger('AuthGuardModule');
 export function remoteLoader(
   options: RemotePermissionsOptions,
   fetchImpl: FetchLike = globalThis.fetch as unknown as FetchLike,
-): (token: string, claims: VerifiedAccessToken) => Promise<PrincipalRecord | null> {
+): Loader {
   const meUrl = `${baseUrlOf(options.url)}/api/auth/me`;
   const timeoutMs = options.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
   return async (token, claims) => {
@@ -87,8 +86,63 @@ export function remoteLoader(
       throw authServiceUnavailable();
     }
     // The service answers for the token it was given; a different user would be a broken proxy.
-    return record.id === claims.userId ? record : null;
+    return claims && record.id === claims.userId ? record : null;
   };
+}
+
+/**
+ * Asks the auth service about the token (RFC 7662 introspection) with this service's client
+ * credentials: `active: false` is "not authenticated"; an unreachable or slow service, a refused
+ * client (a configuration error, logged) or an unexpected body is 503, never a pass and never a hang.
+ */
+export function introspectionLoader(
+  options: { authUrl: string; clientId: string; clientSecret: string; timeoutMs?: number },
+  fetchImpl: FetchLike = globalThis.fetch as unknown as FetchLike,
+): Loader {
+  const url = `${baseUrlOf(options.authUrl)}/api/auth/introspect`;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
+  // RFC 6749 §2.3.1: the id and secret are form-encoded before they are joined.
+  const credentials = Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64');
+  return async (token, claims) => {
+    let body: unknown;
+    try {
+      const response = await fetchImpl(url, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${credentials}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+        },
+        body: new URLSearchParams({ token }).toString(),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      if (response.status === 401) throw new Error('the client credentials were refused (check clientId and clientSecret)');
+      if (!response.ok) throw new Error(`status ${response.status}`);
+      body = await response.json();
+    } catch (error) {
+      logger.warn(`The auth service did not answer an introspection: ${(error as Error).message}`);
+      throw authServiceUnavailable();
+    }
+    const answer = body as Record<string, unknown> | null;
+    if (answer?.active === false) return null;
+    const record = principalFromIntrospection(answer);
+    if (!record) {
+      logger.warn('The auth service answered an introspection with an unexpected body.');
+      throw authServiceUnavailable();
+    }
+    // A token verified here must be the one the service describes.
+    if (claims && (claims.userId !== record.id || claims.sessionId !== record.sessionId)) return null;
+    return record;
+  };
+}
+
+/** `{active: true, sub, sid, email, name?, roles, permissions}`, or null for anything else. */
+export function principalFromIntrospection(answer: Record<string, unknown> | null): PrincipalRecord | null {
+  if (!answer || answer.active !== true) return null;
+  const { sub, sid, email, name, roles, permissions } = answer;
+  if (typeof sub !== 'string' || typeof sid !== 'string' || typeof email !== 'string') return null;
+  if (!isStringArray(roles) || !isStringArray(permissions)) return null;
+  return { id: sub, sessionId: sid, email, name: typeof name === 'string' ? name : '', roles: [...roles], permissions: [...permissions] };
 }
 
 /** `{success: true, data: {id, name, email, mobile, roles, permissions}}`, or null for anything else. */
@@ -124,8 +178,24 @@ export function databaseQuery(dataSource: SqlRunner): (userId: string, sessionId
   };
 }
 
-/** The source the options describe; remote sources are cached 5 s by default, database ones not at all. */
-export function createPrincipalSource(from: PermissionsFrom, fetchImpl?: FetchLike): PrincipalSource {
+/**
+ * The source the options describe: introspection when `authUrl` is given, else `permissionsFrom`.
+ * Remote sources are cached 5 s by default (concurrent look-ups of one token share one call),
+ * database ones not at all.
+ */
+export function createPrincipalSource(options: AuthGuardModuleOptions, fetchImpl?: FetchLike): PrincipalSource {
+  const from = options.permissionsFrom;
+  if (!from) {
+    const { authUrl, clientId, clientSecret } = options;
+    if (typeof authUrl !== 'string' || typeof clientId !== 'string' || !clientId || typeof clientSecret !== 'string' || !clientSecret) {
+      throw new Error('AuthGuardModule: give `authUrl`, `clientId` and `clientSecret` (or a `permissionsFrom` source).');
+    }
+    return new CachedPrincipalSource(
+      introspectionLoader({ authUrl, clientId, clientSecret, timeoutMs: options.timeoutMs }, fetchImpl),
+      options.cacheTtlMs ?? DEFAULT_REMOTE_CACHE_TTL_MS,
+      options.cacheMaxEntries ?? DEFAULT_CACHE_MAX_ENTRIES,
+    );
+  }
   const maxEntries = from.cacheMaxEntries ?? DEFAULT_CACHE_MAX_ENTRIES;
   if (isRemote(from)) {
     return new CachedPrincipalSource(remoteLoader(from, fetchImpl), from.cacheTtlMs ?? DEFAULT_REMOTE_CACHE_TTL_MS, maxEntries);
@@ -134,7 +204,12 @@ export function createPrincipalSource(from: PermissionsFrom, fetchImpl?: FetchLi
   if (!query) {
     throw new Error('AuthGuardModule: `permissionsFrom` needs one of `url`, `query` or `dataSource`.');
   }
-  return new CachedPrincipalSource((_token, claims) => query(claims.userId, claims.sessionId), from.cacheTtlMs ?? 0, maxEntries);
+  // These sources need claims verified here: a source that cannot verify is a configuration error.
+  return new CachedPrincipalSource(
+    (_token, claims) => (claims ? query(claims.userId, claims.sessionId) : Promise.resolve(null)),
+    from.cacheTtlMs ?? 0,
+    maxEntries,
+  );
 }
 
 function isRemote(from: PermissionsFrom): from is RemotePermissionsOptions {
@@ -149,15 +224,15 @@ function isDataSource(from: PermissionsFrom): from is DataSourcePermissionsOptio
   return typeof (from as DataSourcePermissionsOptions).dataSource?.query === 'function';
 }
 
-function baseUrlOf(url: string): string {
+export function baseUrlOf(url: string): string {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new Error(`AuthGuardModule: permissionsFrom.url is not a URL: "${url}".`);
+    throw new Error(`AuthGuardModule: the auth service URL is not a URL: "${url}".`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new Error('AuthGuardModule: permissionsFrom.url must be an http(s) URL.');
+    throw new Error('AuthGuardModule: the auth service URL must be an http(s) URL.');
   }
   return parsed.toString().replace(/\/+$/, '');
 }
