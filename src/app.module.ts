@@ -7,6 +7,7 @@ import { EnvelopeInterceptor } from './common/envelope.interceptor.js';
 import { AppValidationPipe } from './common/validation.pipe.js';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { IntrospectionModule } from './introspection/introspection.module.js';
 import { ServiceAuthGuardModule } from './auth/service-guard.js';
 import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -34,6 +35,7 @@ import { RedisModule } from './redis/redis.module.js';
     HealthModule,
     AuthModule,
     ServiceAuthGuardModule,
+    IntrospectionModule,
     OtpModule,
     RbacModule,
     UserAdministrationModule,

@@ -10,6 +10,7 @@ import { UsersModule } from '../users/users.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthRepositoriesModule } from './auth-repositories.module.js';
 import { AuthService } from './auth.service.js';
+import { JwksController } from './jwks.controller.js';
 import { PasswordResetService } from './password-reset.service.js';
 import { PasswordModule } from './password.module.js';
 import { SessionService } from './session.service.js';
@@ -28,7 +29,7 @@ import { TokenService } from './token.service.js';
     OtpCoreModule,
     LimitsModule,
   ],
-  controllers: [AuthController],
+  controllers: [AuthController, JwksController],
   providers: [
     SigningKeys,
     TokenService,
