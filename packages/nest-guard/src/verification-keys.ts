@@ -79,7 +79,7 @@ const JWKS_REFETCH_COOLDOWN_MS = 30_000;
 /**
  * The auth service's published keys (`/.well-known/jwks.json`), fetched once, again after five
  * minutes, and at once when a token names a `kid` not yet known (a rotation), at most every 30 s
- * so forged `kid`s cannot turn into a flood. Only EC P-256 and Ed25519 public keys are taken; a
+ * so forged `kid`s cannot turn into a flood of fetches. Only EC P-256 and Ed25519 public keys are taken; a
  * shared secret is never published, so HS256 tokens are left to introspection.
  */
 export class JwksKeySource implements KeySource {
@@ -102,8 +102,9 @@ export class JwksKeySource implements KeySource {
       await this.refresh();
       found = this.match(algorithm, kid);
     }
-    if (this.keys!.length === 0) return null;
-    return found;
+    // A kid not published yet (a key rotated in since the last fetch) or a forged one: the auth
+    // service's introspection decides, so a new key's tokens work at once and forgeries are refused.
+    return found.length > 0 ? found : null;
   }
 
   private match(algorithm: string, kid: string | undefined): VerificationKey[] {

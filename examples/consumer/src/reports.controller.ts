@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { AuthUser, CurrentUser, Permissions, Public, RequirePermissions } from 'auth-rbac-service';
+import { AuthUser, CurrentUser, Permissions, Public, RequirePermissions } from '@auth-rbac/nest-guard';
 
 /** One open route and one route that needs `contents.view`; every other route would need a token. */
 @Controller()
