@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { cp, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
@@ -26,12 +27,26 @@ function run(command: string, args: string[], cwd: string, timeoutMs: number): P
 /**
  * The package as a consumer gets it: `npm pack` of packages/nest-guard (its `prepack` builds it),
  * installed from the tarball into a fresh folder outside the repository together with Nest of the
- * given major from the npm registry, with examples/consumer's sources compiled there.
+ * given major from the npm registry, with examples/consumer's sources compiled there. The folder
+ * is named by the tarball's digest, so the tests of a run (and later runs of the same package)
+ * install each major once.
  */
 export async function installConsumer(nestMajor: 11 | 12): Promise<string> {
-  const folder = await mkdtemp(path.join(os.tmpdir(), `nest-guard-consumer-${nestMajor}-`));
-  await run('npm', ['pack', '--pack-destination', folder], path.join(ROOT, 'packages/nest-guard'), 120_000);
-  const tarball = path.join(folder, (await readdir(folder)).find((name) => name.endsWith('.tgz'))!);
+  const packing = await mkdtemp(path.join(os.tmpdir(), 'nest-guard-pack-'));
+  await run('npm', ['pack', '--pack-destination', packing], path.join(ROOT, 'packages/nest-guard'), 120_000);
+  const packed = path.join(packing, (await readdir(packing)).find((name) => name.endsWith('.tgz'))!);
+  const digest = createHash('sha256').update(await readFile(packed)).digest('hex').slice(0, 16);
+  const folder = path.join(os.tmpdir(), `nest-guard-consumer-${nestMajor}-${digest}`);
+  if (existsSync(path.join(folder, 'dist/main.js'))) {
+    await rm(packing, { recursive: true, force: true });
+    return folder;
+  }
+  const building = `${folder}.${process.pid}`;
+  await rm(building, { recursive: true, force: true });
+  await mkdir(building, { recursive: true });
+  const tarball = path.join(building, path.basename(packed));
+  await cp(packed, tarball);
+  await rm(packing, { recursive: true, force: true });
   const example = JSON.parse(await readFile(path.join(EXAMPLE, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
     devDependencies: Record<string, string>;
@@ -43,18 +58,21 @@ export async function installConsumer(nestMajor: 11 | 12): Promise<string> {
     type: 'module',
     dependencies: {
       ...example.dependencies,
-      '@auth-rbac/nest-guard': `file:${tarball}`,
+      '@auth-rbac/nest-guard': `file:./${path.basename(tarball)}`,
       '@nestjs/common': nest,
       '@nestjs/core': nest,
       '@nestjs/platform-fastify': nest,
     },
     devDependencies: example.devDependencies,
   };
-  await writeFile(path.join(folder, 'package.json'), JSON.stringify(manifest, null, 2));
-  await cp(path.join(EXAMPLE, 'src'), path.join(folder, 'src'), { recursive: true });
-  await cp(path.join(EXAMPLE, 'tsconfig.json'), path.join(folder, 'tsconfig.json'));
-  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], folder, 300_000);
-  await run(process.execPath, [path.join(folder, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], folder, 120_000);
+  await writeFile(path.join(building, 'package.json'), JSON.stringify(manifest, null, 2));
+  await cp(path.join(EXAMPLE, 'src'), path.join(building, 'src'), { recursive: true });
+  await cp(path.join(EXAMPLE, 'tsconfig.json'), path.join(building, 'tsconfig.json'));
+  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], building, 300_000);
+  await run(process.execPath, [path.join(building, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], building, 120_000);
+  // Complete folders only: a run that died half-way leaves no folder to be reused.
+  await rm(folder, { recursive: true, force: true });
+  await rename(building, folder);
   return folder;
 }
 

@@ -1,6 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { generateKeyPairSync } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
@@ -87,7 +86,6 @@ describe.each([
   afterAll(async () => {
     await consumer?.stop();
     await auth?.app.close();
-    if (folder) await rm(folder, { recursive: true, force: true });
   });
 
   const reports = (token?: string) =>
@@ -149,10 +147,6 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
   beforeAll(async () => {
     folder = await installConsumer(12);
   }, 600_000);
-
-  afterAll(async () => {
-    if (folder) await rm(folder, { recursive: true, force: true });
-  });
 
   it('serves 50 users for 10 s with the defaults: only 200s, and introspection calls within users x (duration / cacheTtl) + users', async () => {
     const USERS = 50;
