@@ -1,7 +1,9 @@
 import { HttpException } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { createVerifier } from './auth-guard.module.js';
+import { publicVerificationKey } from './verification-keys.js';
 import { bearerToken, extractAccessToken, hasValidTimes, readCookie } from './access-token.js';
 
 const SECRET = 'consumer-spec-secret-0123456789-abcdefghij';
@@ -133,5 +135,30 @@ describe('hasValidTimes', () => {
     [{ iat: now, exp: Number.NaN }, false],
   ])('%j: %s', (claims, valid) => {
     expect(hasValidTimes(claims, now * 1000)).toBe(valid);
+  });
+});
+
+describe('AccessTokenVerifier with public keys (ES256, EdDSA)', () => {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const publicPem = createPublicKey(privateKey).export({ format: 'pem', type: 'spki' }).toString();
+  const verifier = createVerifier({ publicKeys: [publicPem], permissionsFrom: { query: async () => null } });
+  const now = () => Math.floor(Date.now() / 1000);
+  const body = () => ({ ...claims(), iat: now(), exp: now() + 60 });
+
+  it('accepts a token of the key, with or without its kid', async () => {
+    const kid = publicVerificationKey(publicPem).kid;
+    const withKid = await new SignJWT(body()).setProtectedHeader({ alg: 'ES256', kid }).sign(privateKey);
+    await expect(verifier.verify(withKid)).resolves.toMatchObject({ email: 'a@example.com' });
+    const withoutKid = await new SignJWT(body()).setProtectedHeader({ alg: 'ES256' }).sign(privateKey);
+    await expect(verifier.verify(withoutKid)).resolves.toMatchObject({ email: 'a@example.com' });
+  });
+
+  it('refuses the public key used as an HMAC secret, and another pair under the same kid', async () => {
+    const kid = publicVerificationKey(publicPem).kid;
+    const confused = await new SignJWT(body()).setProtectedHeader({ alg: 'HS256', kid }).sign(new TextEncoder().encode(publicPem));
+    expect(await refusal(verifier.verify(confused))).toEqual(UNAUTHENTICATED);
+    const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const forged = await new SignJWT(body()).setProtectedHeader({ alg: 'ES256', kid }).sign(other);
+    expect(await refusal(verifier.verify(forged))).toEqual(UNAUTHENTICATED);
   });
 });

@@ -4,6 +4,7 @@ import type { VerifiedAccessToken } from './access-token.js';
 import type { SqlRunner } from './auth-guard.options.js';
 import {
   createPrincipalSource,
+  introspectionLoader,
   databaseQuery,
   principalFromMeResponse,
   remoteLoader,
@@ -25,9 +26,9 @@ const meBody = (id: string) => ({
 
 /** A fetch that records its calls and answers from a script. */
 function fakeFetch(answer: (url: string) => { status: number; body?: unknown } | Error) {
-  const calls: { url: string; headers: Record<string, string> }[] = [];
+  const calls: { url: string; headers: Record<string, string>; body?: string; method?: string }[] = [];
   const fetch: FetchLike = async (url, init) => {
-    calls.push({ url, headers: init.headers });
+    calls.push({ url, headers: init.headers, body: init.body, method: init.method });
     const result = answer(url);
     if (result instanceof Error) throw result;
     return { status: result.status, ok: result.status >= 200 && result.status < 300, json: async () => result.body };
@@ -140,5 +141,71 @@ describe('database principal source', () => {
   it('needs one of url, query or dataSource, or the introspection client', () => {
     expect(() => createPrincipalSource({ permissionsFrom: {} } as never)).toThrow(/url.*query.*dataSource/);
     expect(() => createPrincipalSource({ authUrl: 'http://auth', clientId: 'orders' })).toThrow(/clientSecret/);
+  });
+});
+
+describe('introspection principal source (POST /api/auth/introspect)', () => {
+  const options = { authUrl: 'http://auth:3000/', clientId: 'reports svc', clientSecret: 'p@ss:word' };
+  const active = (claims: VerifiedAccessToken) => ({
+    active: true,
+    sub: claims.userId,
+    sid: claims.sessionId,
+    exp: 2_000_000_000,
+    email: 'a@example.com',
+    name: 'Ada',
+    roles: ['user'],
+    permissions: ['contents.view'],
+  });
+
+  it('posts the token as a form with the client credentials (form-encoded, then Basic) and maps the answer', async () => {
+    const claims = claimsFor();
+    const { fetch, calls } = fakeFetch(() => ({ status: 200, body: active(claims) }));
+    await expect(introspectionLoader(options, fetch)('t.o.k', claims)).resolves.toEqual({
+      id: claims.userId,
+      sessionId: claims.sessionId,
+      email: 'a@example.com',
+      name: 'Ada',
+      roles: ['user'],
+      permissions: ['contents.view'],
+    });
+    expect(calls).toEqual([
+      {
+        url: 'http://auth:3000/api/auth/introspect',
+        method: 'POST',
+        body: 'token=t.o.k',
+        headers: expect.objectContaining({
+          authorization: `Basic ${Buffer.from('reports%20svc:p%40ss%3Aword').toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        }),
+      },
+    ]);
+  });
+
+  it('answers null for an inactive token, and for an answer about another user or session', async () => {
+    const claims = claimsFor();
+    await expect(introspectionLoader(options, fakeFetch(() => ({ status: 200, body: { active: false } })).fetch)('t', claims)).resolves.toBeNull();
+    const other = { ...active(claims), sid: randomUUID() };
+    await expect(introspectionLoader(options, fakeFetch(() => ({ status: 200, body: other })).fetch)('t', claims)).resolves.toBeNull();
+    // Without local claims (no published keys) the answer itself is the caller.
+    await expect(introspectionLoader(options, fakeFetch(() => ({ status: 200, body: active(claims) })).fetch)('t', null)).resolves.toMatchObject({
+      id: claims.userId,
+      sessionId: claims.sessionId,
+    });
+  });
+
+  it('is 503 when the service refuses the client, fails, times out or answers nonsense; never a pass', async () => {
+    for (const answer of [{ status: 401 }, { status: 500 }, { status: 429 }, new Error('ECONNREFUSED'), { status: 200, body: { active: 'yes' } }]) {
+      const { fetch } = fakeFetch(() => answer);
+      expect(await statusOf(introspectionLoader(options, fetch)('t.o.k', claimsFor()))).toBe(503);
+    }
+  });
+
+  it('shares one call among concurrent look-ups of one token and reuses it for cacheTtlMs', async () => {
+    const claims = claimsFor();
+    const { fetch, calls } = fakeFetch(() => ({ status: 200, body: active(claims) }));
+    const source = createPrincipalSource({ ...options, cacheTtlMs: 60_000 }, fetch);
+    await Promise.all(Array.from({ length: 20 }, () => source.load('t.o.k', claims)));
+    await source.load('t.o.k', claims);
+    expect(calls).toHaveLength(1);
   });
 });
