@@ -89,7 +89,7 @@ describe('privileged accounts without the admin role (both login methods on)', (
   it('refuses a privileged account a code-only sign-in with 403 LOGIN_METHOD_DISABLED', async () => {
     const user = await accountWith(EVERY_PERMISSION);
     expect((await request(server()).post('/api/auth/send-otp').send({ mobile: user.mobile })).status).toBe(200);
-    const res = await request(server()).post('/api/auth/verify-otp').send({ mobile: user.mobile, otp: sms.codeFor(user.mobile) });
+    const res = await request(server()).post('/api/auth/verify-otp').send({ mobile: user.mobile, otp: await sms.codeFor(user.mobile) });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('LOGIN_METHOD_DISABLED');
   });
@@ -97,7 +97,7 @@ describe('privileged accounts without the admin role (both login methods on)', (
   it('still signs in an unprivileged account with a code alone', async () => {
     const user = await accountWith(['contents.view']);
     expect((await request(server()).post('/api/auth/send-otp').send({ mobile: user.mobile })).status).toBe(200);
-    const res = await request(server()).post('/api/auth/verify-otp').send({ mobile: user.mobile, otp: sms.codeFor(user.mobile) });
+    const res = await request(server()).post('/api/auth/verify-otp').send({ mobile: user.mobile, otp: await sms.codeFor(user.mobile) });
     expect(res.status).toBe(200);
   });
 });

@@ -9,7 +9,7 @@ import { withEmptyDatabase } from '../support/test-database.js';
 import { call } from './rbac-kit.js';
 
 const ADMIN = { email: 'only-admin@example.com', password: 'Plum-Orbit-Lantern-42' };
-const SEED_ENV = { APP_ENV: 'production', SEED_ADMIN_EMAIL: ADMIN.email, SEED_ADMIN_PASSWORD: ADMIN.password };
+const SEED_ENV = { APP_ENV: 'production', SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: 'http://127.0.0.1:9/sms', SEED_ADMIN_EMAIL: ADMIN.email, SEED_ADMIN_PASSWORD: ADMIN.password };
 
 /** A database whose only administrator is ADMIN, and an app on it. */
 async function withSoleAdmin(work: (app: NestFastifyApplication, db: DataSource, adminToken: string) => Promise<void>) {
