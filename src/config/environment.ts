@@ -232,7 +232,7 @@ export function parseEnvironment(raw: Record<string, string | undefined>): Envir
   if (errors.length > 0) {
     throw new InvalidEnvironmentError(
       errors.map((error) => {
-        const value = error.property.includes('SECRET') || error.property.includes('PASSWORD') || error.property.includes('TOKEN')
+        const value = /SECRET|PASSWORD|TOKEN|PRIVATE_KEY|CLIENTS/.test(error.property)
           ? '(hidden)'
           : JSON.stringify(error.value);
         return `${error.property}=${value}: ${Object.values(error.constraints ?? {}).join('; ')}`;
