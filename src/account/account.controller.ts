@@ -1,12 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { clientOf } from '../auth/client-info.js';
-import { CurrentUser } from '../auth/current-user.decorator.js';
-import { Public } from '../auth/public.decorator.js';
+import { CurrentUser } from '@auth-rbac/nest-guard';
+import { Public } from '@auth-rbac/nest-guard';
 import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js';
 import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 import { UuidParam } from '../common/uuid-param.js';
-import type { AuthUser } from '../rbac/auth-user.js';
+import type { AuthUser } from '@auth-rbac/nest-guard';
 import { AccountSessionsService } from './account-sessions.service.js';
 import { ChangeEmailDto, ChangeMobileDto, ChangePasswordDto, ConfirmCodeDto, ConfirmEmailChangeDto, DisableTotpDto, UpdateAccountDto } from './account.dto.js';
 import { EmailChangeService } from './email-change.service.js';

@@ -1,11 +1,11 @@
 import { Controller, Delete, Get, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { clientOf } from '../auth/client-info.js';
-import { CurrentUser } from '../auth/current-user.decorator.js';
+import { CurrentUser } from '@auth-rbac/nest-guard';
 import { UuidParam } from '../common/uuid-param.js';
-import type { AuthUser } from '../rbac/auth-user.js';
-import { Permissions } from '../rbac/permission-names.js';
-import { RequirePermissions } from '../rbac/permissions.decorator.js';
+import type { AuthUser } from '@auth-rbac/nest-guard';
+import { Permissions } from '@auth-rbac/nest-guard';
+import { RequirePermissions } from '@auth-rbac/nest-guard';
 import { AdminSessionsService } from './admin-sessions.service.js';
 
 /** Administrators see and end another user's sessions, under users.edit and the privilege policy. */

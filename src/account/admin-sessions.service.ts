@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ClientInfo } from '../auth/session.service.js';
 import { assertMayActOn } from '../authz/privilege-refusal.js';
-import type { AuthUser } from '../rbac/auth-user.js';
+import type { AuthUser } from '@auth-rbac/nest-guard';
 import { notFound } from '../rbac/rbac-errors.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { AccountSessionsService, type SessionResponse } from './account-sessions.service.js';

@@ -8,7 +8,7 @@ import { AppException } from '../common/app-exception.js';
 import { rateLimited } from '../common/rate-limited.js';
 import { AppConfig } from '../config/app-config.js';
 import { MailService } from '../mail/mail.service.js';
-import type { AuthUser } from '../rbac/auth-user.js';
+import type { AuthUser } from '@auth-rbac/nest-guard';
 import { isUniqueViolation } from '../rbac/rbac-errors.js';
 import { IdentityChangeService } from '../users/identity-change.service.js';
 import { UsersRepository } from '../users/users.repository.js';

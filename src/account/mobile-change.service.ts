@@ -10,7 +10,7 @@ import { AppConfig } from '../config/app-config.js';
 import { OtpCodes } from '../otp/otp-codes.js';
 import { assertMobileHourlyCap, lockMobileForSending } from '../otp/otp-send-limits.js';
 import { SmsService } from '../otp/sms/sms.service.js';
-import type { AuthUser } from '../rbac/auth-user.js';
+import type { AuthUser } from '@auth-rbac/nest-guard';
 import { isUniqueViolation } from '../rbac/rbac-errors.js';
 import { IdentityChangeService } from '../users/identity-change.service.js';
 import { UsersRepository } from '../users/users.repository.js';

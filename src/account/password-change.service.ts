@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import type { ClientInfo } from '../auth/session.service.js';
-import type { AuthUser } from '../rbac/auth-user.js';
+import type { AuthUser } from '@auth-rbac/nest-guard';
 import { IdentityChangeService } from '../users/identity-change.service.js';
 import type { ChangePasswordDto } from './account.dto.js';
 import { ReauthenticationService } from './reauthentication.service.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ClientInfo } from '../auth/session.service.js';
 import { invalidToken } from '../auth/token.service.js';
-import type { AuthUser } from '../rbac/auth-user.js';
+import type { AuthUser } from '@auth-rbac/nest-guard';
 import { IdentityChangeService } from '../users/identity-change.service.js';
 import { UsersRepository } from '../users/users.repository.js';
 

@@ -1,13 +1,13 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuditLog } from '../audit/audit-log.service.js';
-import { IS_PUBLIC_KEY } from '../auth/public.decorator.js';
+import { IS_PUBLIC_KEY } from '@auth-rbac/nest-guard';
 import { isPrivileged } from '../authz/privilege-policy.js';
 import { ALLOWED_BEFORE_ENROLMENT_KEY } from '../common/before-enrolment.decorator.js';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
 import { TwoFactorService } from '../otp/two-factor.service.js';
-import type { AuthUser } from '../rbac/auth-user.js';
+import type { AuthUser } from '@auth-rbac/nest-guard';
 import { UsersRepository } from '../users/users.repository.js';
 
 /**

@@ -4,7 +4,7 @@ import { AuditLog } from '../audit/audit-log.service.js';
 import type { ClientInfo } from '../auth/session.service.js';
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from '../rbac/authz-versions.js';
-import type { AuthUser } from '../rbac/auth-user.js';
+import type { AuthUser } from '@auth-rbac/nest-guard';
 import type { DisableTotpDto } from './account.dto.js';
 import { ReauthenticationService } from './reauthentication.service.js';
 import { RecoveryCodesService } from './recovery-codes.service.js';
