@@ -15,6 +15,7 @@ import { ContentsModule } from './contents/contents.module.js';
 import { LimitsModule } from './limits/limits.module.js';
 import { RateLimitGuard } from './limits/rate-limit.guard.js';
 import { LoggingModule } from './logging/logging.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { OtpModule } from './otp/otp.module.js';
 import { PermissionsGuard } from './rbac/permissions.guard.js';
 import { RbacModule } from './rbac/rbac.module.js';
@@ -38,6 +39,7 @@ import { RedisModule } from './redis/redis.module.js';
     UserAdministrationModule,
     SettingsModule,
     ContentsModule,
+    MetricsModule,
   ],
   providers: [
     { provide: APP_PIPE, useClass: AppValidationPipe },

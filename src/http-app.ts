@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { frameworkErrorHandler, useStrictJsonParser } from './common/request-parsing.js';
 import { AppConfig } from './config/app-config.js';
+import { countRequest } from './metrics/request-metrics.js';
 
 /** Request ids from a client are kept only when they look like ids, never as free text for logs. */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -61,6 +62,7 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     exclude: [
       { path: 'health', method: RequestMethod.ALL },
       { path: 'health/ready', method: RequestMethod.ALL },
+      { path: 'metrics', method: RequestMethod.ALL },
     ],
   });
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
@@ -74,6 +76,7 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     // Responses of an auth service carry tokens and personal data: no cache may keep them.
     void reply.header('cache-control', 'no-store');
   });
+  fastify.addHook('onResponse', async (request, reply) => countRequest(request, reply));
   app.enableShutdownHooks();
 }
 
