@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { frameworkErrorHandler, useStrictJsonParser } from './common/request-parsing.js';
 import { AppConfig } from './config/app-config.js';
+import { setUpOpenApi } from './docs/openapi.js';
 import { countRequest } from './metrics/request-metrics.js';
 
 /** Request ids from a client are kept only when they look like ids, never as free text for logs. */
@@ -77,6 +78,7 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     void reply.header('cache-control', 'no-store');
   });
   fastify.addHook('onResponse', async (request, reply) => countRequest(request, reply));
+  if (config.operations.docsEnabled) setUpOpenApi(app);
   app.enableShutdownHooks();
 }
 
