@@ -19,6 +19,7 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { OtpModule } from './otp/otp.module.js';
 import { PermissionsGuard } from './rbac/permissions.guard.js';
 import { RbacModule } from './rbac/rbac.module.js';
+import { ResetPageModule } from './reset-page/reset-page.module.js';
 import { SettingsModule } from './settings/settings.module.js';
 import { UserAdministrationModule } from './users/user-administration.module.js';
 import { RedisModule } from './redis/redis.module.js';
@@ -40,6 +41,7 @@ import { RedisModule } from './redis/redis.module.js';
     SettingsModule,
     ContentsModule,
     MetricsModule,
+    ResetPageModule,
   ],
   providers: [
     { provide: APP_PIPE, useClass: AppValidationPipe },

@@ -64,6 +64,9 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
       { path: 'health', method: RequestMethod.ALL },
       { path: 'health/ready', method: RequestMethod.ALL },
       { path: 'metrics', method: RequestMethod.ALL },
+      { path: 'reset-password', method: RequestMethod.ALL },
+      { path: 'reset-password/page.js', method: RequestMethod.ALL },
+      { path: 'reset-password/page.css', method: RequestMethod.ALL },
     ],
   });
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;

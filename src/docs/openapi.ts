@@ -2,7 +2,7 @@ import { HttpStatus, RequestMethod } from '@nestjs/common';
 import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ApiBearerAuth, ApiCookieAuth, ApiExtension, ApiResponse, DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCookieAuth, ApiExtension, ApiResponse, DECORATORS, DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { readFile } from 'node:fs/promises';
@@ -158,8 +158,12 @@ function describeHandler(controller: object, key: string, handler: object): void
   const method: RequestMethod = Reflect.getMetadata(METHOD_METADATA, handler);
   const success: number = Reflect.getMetadata(HTTP_CODE_METADATA, handler) ?? (method === RequestMethod.POST ? HttpStatus.CREATED : HttpStatus.OK);
 
-  decorate(ApiResponse({ status: success, description: 'Success, in the envelope.', schema: envelope }));
-  decorate(ApiResponse({ status: 400, description: 'VALIDATION_ERROR, INVALID_JSON or another refusal of the input.', schema: error }));
+  // Pages and scrapes (`/reset-password`, `/metrics`) describe their own answer; the rest is the envelope.
+  const declared = (Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) ?? {}) as Record<string, unknown>;
+  if (Object.keys(declared).length === 0) {
+    decorate(ApiResponse({ status: success, description: 'Success, in the envelope.', schema: envelope }));
+    decorate(ApiResponse({ status: 400, description: 'VALIDATION_ERROR, INVALID_JSON or another refusal of the input.', schema: error }));
+  }
   decorate(ApiResponse({ status: 429, description: 'RATE_LIMITED, with Retry-After.', schema: error }));
   if (!isPublic) {
     decorate(ApiBearerAuth('bearer'));

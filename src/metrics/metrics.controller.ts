@@ -1,5 +1,6 @@
 import { Controller, Get, Headers, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { ApiOkResponse, ApiProduces } from '@nestjs/swagger';
 import { Public } from '../auth/public.decorator.js';
 import { AppException } from '../common/app-exception.js';
 import { SkipRateLimits } from '../limits/rate-limit.guard.js';
@@ -14,6 +15,8 @@ export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 
   @Get()
+  @ApiProduces('text/plain')
+  @ApiOkResponse({ description: 'Prometheus text exposition format.' })
   async scrape(@Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply): Promise<void> {
     if (!this.metrics.mayScrape(authorization)) throw new AppException('UNAUTHENTICATED', 'A valid metrics token is required.');
     await reply.type(this.metrics.contentType).send(await this.metrics.render());
