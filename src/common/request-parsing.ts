@@ -13,6 +13,12 @@ export function useStrictJsonParser(fastify: FastifyInstance): void {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    // An empty body is no body, whatever its content type says (clients set it on every request):
+    // routes without one (logout) accept it; routes with a DTO refuse it field by field.
+    if ((body as Buffer).length === 0) {
+      done(null, undefined);
+      return;
+    }
     let text: string;
     try {
       text = decoder.decode(body as Buffer);

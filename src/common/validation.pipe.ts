@@ -87,10 +87,21 @@ function isDtoClass(metatype: ArgumentMetadata['metatype']): boolean {
   return typeof metatype === 'function' && ![String, Boolean, Number, Array, Object].includes(metatype as never);
 }
 
-function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
+/** One detail per field and message: composed decorators can report the same rule twice. */
+function flatten(errors: ValidationError[]): ErrorDetail[] {
+  const seen = new Set<string>();
+  return allDetails(errors).filter((detail) => {
+    const key = JSON.stringify([detail.field, detail.message]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function allDetails(errors: ValidationError[], parent = ''): ErrorDetail[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
     const own = Object.values(error.constraints ?? {}).map((message) => ({ field, message }));
-    return [...own, ...flatten(error.children ?? [], field)];
+    return [...own, ...allDetails(error.children ?? [], field)];
   });
 }
