@@ -112,6 +112,15 @@ export class UsersRepository {
     return this.dataSource.getRepository(User).findOne({ where: { email }, select: { id: true, email: true, name: true } });
   }
 
+  /** Gives the user the role; false when they already held it. */
+  async addRole(userId: string, roleId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO user_roles (user_id, role_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING user_id`,
+      [userId, roleId],
+    );
+    return rows.length > 0;
+  }
+
   /** Inserts the user and links the named role, in the caller's transaction. */
   async insertWithRole(manager: EntityManager, user: NewUser, roleName: string): Promise<User> {
     const [row] = await manager.query(

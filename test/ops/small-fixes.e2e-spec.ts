@@ -31,10 +31,10 @@ describe('small HTTP fixes', () => {
     expect((await me(app, user.tokens.access_token)).status).toBe(401);
   });
 
-  it('still refuses an empty JSON body where fields are required, as a validation failure', async () => {
+  it('still refuses an empty JSON body where a body is expected', async () => {
     const res = await request(app.getHttpServer()).post('/api/auth/login').set('content-type', 'application/json');
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('VALIDATION_FAILED');
+    expect(res.body.error).toEqual({ code: 'INVALID_JSON', message: 'Request body is empty but declared as JSON.' });
   });
 
   it('reports each validation detail once', async () => {
