@@ -1,4 +1,4 @@
-import { RequestMethod, type INestApplication } from '@nestjs/common';
+import { RequestMethod, type INestApplication, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import fastifyCookie from '@fastify/cookie';
@@ -104,7 +104,40 @@ export async function createApp(module: unknown, config: AppConfig): Promise<Nes
 
 /** Nest's `Logger` (every `new Logger('X').log(...)`) writes through pino (src/logging/) from now on. */
 export function useStructuredLogs(app: INestApplication): void {
-  app.useLogger(app.get(PinoLogger));
+  app.useLogger(new QuietStartupLogger(app.get(PinoLogger)));
+}
+
+/** Nest's own start-up narration: a line per module and per route (about 80), kept for LOG_LEVEL=debug. */
+const START_UP_NARRATION = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
+class QuietStartupLogger implements LoggerService {
+  constructor(private readonly inner: PinoLogger) {}
+
+  log(message: unknown, ...rest: unknown[]): void {
+    const context = rest.at(-1);
+    if (typeof context === 'string' && START_UP_NARRATION.has(context)) this.inner.debug(message, ...rest);
+    else this.inner.log(message, ...rest);
+  }
+
+  error(message: unknown, ...rest: unknown[]): void {
+    this.inner.error(message, ...rest);
+  }
+
+  warn(message: unknown, ...rest: unknown[]): void {
+    this.inner.warn(message, ...rest);
+  }
+
+  debug(message: unknown, ...rest: unknown[]): void {
+    this.inner.debug(message, ...rest);
+  }
+
+  verbose(message: unknown, ...rest: unknown[]): void {
+    this.inner.verbose(message, ...rest);
+  }
+
+  fatal(message: unknown, ...rest: unknown[]): void {
+    this.inner.fatal(message, ...rest);
+  }
 }
 
 export type { INestApplication };

@@ -44,6 +44,9 @@ describe('start-up that explains itself', () => {
       expect(output).not.toMatch(/Database: PostgreSQL at [^\s"]*@/);
       expect(output).toContain('Redis: none');
       expect(output).toContain('Login methods: email_password=true, mobile_otp=false');
+      // Nest's line per route and per module stays below the default level.
+      expect(output).not.toContain('Mapped {');
+      expect(output).not.toContain('dependencies initialized');
 
       const file = path.join(cwd, 'data', 'seed-passwords.txt');
       expect(statSync(file).mode & 0o777).toBe(0o600);
