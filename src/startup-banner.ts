@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { AppConfig } from './config/app-config.js';
 import { DatabaseEndpoint } from './database/database-endpoint.js';
 import { SettingsService } from './settings/settings.service.js';
+import { UsersRepository } from './users/users.repository.js';
 
 /** Where a URL points, without its credentials. */
 function withoutCredentials(url: string): string {
@@ -44,5 +45,14 @@ export async function logStartupBanner(app: NestFastifyApplication, config: AppC
     `Login methods: ${describe('email_password', 'AUTH_EMAIL_PASSWORD', stored.emailPassword, config.loginMethods.emailPassword)}, ` +
       describe('mobile_otp', 'AUTH_MOBILE_OTP', stored.mobileOtp, config.loginMethods.mobileOtp),
   );
+  if (stored.emailPassword && stored.mobileOtp) {
+    const unreachable = await app.get(UsersRepository).countPrivilegedWithoutMobile();
+    if (unreachable > 0) {
+      logger.warn(
+        `${unreachable} administrator account(s) have no mobile: the second factor cannot apply to them ` +
+          '(set one with PUT /api/admin/users/:id, or SEED_ADMIN_MOBILE before the first seeding)',
+      );
+    }
+  }
   if (config.operations.docsEnabled) logger.log(`API documentation: ${local}/docs`);
 }

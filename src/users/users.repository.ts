@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { isPrivileged } from '../authz/privilege-policy.js';
+import { ADMIN_ROLE, isPrivileged, PRIVILEGED_PERMISSIONS } from '../authz/privilege-policy.js';
 import { underAdminStatementTimeout } from '../database/admin-statement-timeout.js';
 import { PRINCIPAL_OF_ACTIVE_SESSION_SQL } from '../rbac/principal-query.js';
 import { User } from './user.entity.js';
@@ -110,6 +110,21 @@ export class UsersRepository {
 
   findIdByEmail(email: string): Promise<Pick<User, 'id' | 'email' | 'name'> | null> {
     return this.dataSource.getRepository(User).findOne({ where: { email }, select: { id: true, email: true, name: true } });
+  }
+
+  /** Privileged accounts (see privilege-policy.ts) with no mobile: the second factor cannot reach them. */
+  async countPrivilegedWithoutMobile(): Promise<number> {
+    const [row]: { count: number }[] = await this.dataSource.query(
+      `SELECT count(DISTINCT u.id)::int AS count
+         FROM users u
+         JOIN user_roles ur ON ur.user_id = u.id
+         JOIN roles r ON r.id = ur.role_id
+         LEFT JOIN role_permissions rp ON rp.role_id = r.id
+         LEFT JOIN permissions p ON p.id = rp.permission_id
+        WHERE u.mobile IS NULL AND (r.name = $1 OR p.name = ANY($2))`,
+      [ADMIN_ROLE, [...PRIVILEGED_PERMISSIONS]],
+    );
+    return row?.count ?? 0;
   }
 
   /** Gives the user the role; false when they already held it. */

@@ -70,3 +70,38 @@ describe('start-up that explains itself', () => {
     }
   });
 });
+
+describe('start-up with the second factor on and an administrator without a mobile', () => {
+  let database: TestDatabase;
+  let cwd: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(process.env.TEST_SERVER_URL || undefined, 'auth_startup_2fa');
+    cwd = mkdtempSync(path.join(tmpdir(), 'auth-startup-2fa-'));
+  });
+  afterAll(async () => {
+    await database.drop();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('warns that the second factor cannot reach that administrator', async () => {
+    const service = await startService(cwd, {
+      DATABASE_URL: database.url,
+      DATA_DIR: path.join(cwd, 'data'),
+      JWT_SECRET: TEST_JWT_SECRET,
+      APP_ENV: 'development',
+      ARGON2_MEMORY_KIB: '1024',
+      ARGON2_ITERATIONS: '1',
+      AUTH_MOBILE_OTP: 'true',
+    });
+    try {
+      const output = await bannerOf(service);
+      expect(output).toContain('Login methods: email_password=true, mobile_otp=true');
+      const deadline = Date.now() + 10_000;
+      while (!service.output().includes('have no mobile') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(service.output()).toContain('1 administrator account(s) have no mobile: the second factor cannot apply to them');
+    } finally {
+      await service.stop();
+    }
+  });
+});
