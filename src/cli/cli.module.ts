@@ -4,17 +4,20 @@ import { PasswordModule } from '../auth/password.module.js';
 import { AppConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { SeedModule } from '../database/seeds/seed.module.js';
+import { ServiceClientsModule } from '../introspection/introspection.module.js';
 import { RbacCoreModule } from '../rbac/rbac-core.module.js';
 import { RedisModule } from '../redis/redis.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { AssignRoleCommand, CreateAdminCommand, ListRolesCommand } from './account.commands.js';
 import { AdminAccountsService } from './admin-accounts.service.js';
+import { CreateClientCommand } from './create-client.command.js';
 import { MigrateCommand, MigrateStatusCommand } from './migration.commands.js';
+import { RotateKeysCommand } from './rotate-keys.command.js';
 import { SeedCommand } from './seed.command.js';
 
 @Module({
-  imports: [AppConfigModule, DatabaseModule, SeedModule, RedisModule, AuditModule, PasswordModule, UsersModule, RbacCoreModule],
-  providers: [SeedCommand, AdminAccountsService, CreateAdminCommand, AssignRoleCommand, ListRolesCommand],
+  imports: [AppConfigModule, DatabaseModule, SeedModule, ServiceClientsModule, RedisModule, AuditModule, PasswordModule, UsersModule, RbacCoreModule],
+  providers: [SeedCommand, RotateKeysCommand, CreateClientCommand, AdminAccountsService, CreateAdminCommand, AssignRoleCommand, ListRolesCommand],
 })
 export class CliModule {}
 

@@ -8,9 +8,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { ACCESS_TOKEN_COOKIE } from '../auth/access-token.strategy.js';
-import { IS_PUBLIC_KEY } from '../auth/public.decorator.js';
-import { REQUIRED_PERMISSIONS_KEY, type PermissionRequirement } from '../rbac/permissions.decorator.js';
+import { ACCESS_TOKEN_COOKIE, IS_PUBLIC_KEY, REQUIRED_PERMISSIONS_KEY, type PermissionRequirement } from '@auth-rbac/nest-guard';
 
 export const DOCS_PATH = 'docs';
 export const OPENAPI_JSON_PATH = 'docs/openapi.json';

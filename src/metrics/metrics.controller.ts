@@ -1,7 +1,7 @@
 import { Controller, Get, Headers, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ApiOkResponse, ApiProduces } from '@nestjs/swagger';
-import { Public } from '../auth/public.decorator.js';
+import { Public } from '@auth-rbac/nest-guard';
 import { AppException } from '../common/app-exception.js';
 import { SkipRateLimits } from '../limits/rate-limit.guard.js';
 import { MetricsService } from './metrics.service.js';

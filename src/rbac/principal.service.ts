@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { UsersRepository } from '../users/users.repository.js';
-import { AuthUser } from './auth-user.js';
+import { AuthUser } from '@auth-rbac/nest-guard';
 import { AuthzVersions } from './authz-versions.js';
 import { cacheLookups } from '../metrics/service-metrics.js';
 

@@ -1,7 +1,7 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Public } from '../auth/public.decorator.js';
+import { Public } from '@auth-rbac/nest-guard';
 import { RESET_PAGE_CSP, RESET_PAGE_CSS, RESET_PAGE_HTML, RESET_PAGE_SCRIPT } from './reset-page.js';
 
 /** The HTML page of the reset link (see reset-page.ts); a page, not the API, so no envelope. */

@@ -22,7 +22,7 @@ function instructions(dockerfile: string): { stage: string; op: string; args: st
 
 describe('Dockerfile', () => {
   const steps = instructions(read('Dockerfile'));
-  const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+  const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string>; workspaces?: string[] };
   const tsconfig = JSON.parse(read('tsconfig.json').replace(/\/\/.*$/gm, '')) as { compilerOptions: { outDir: string } };
   const runtime = steps.filter((step) => step.stage === 'runtime');
 
@@ -44,9 +44,19 @@ describe('Dockerfile', () => {
     }
     const build = steps.find((step) => step.stage === 'build' && step.op === 'RUN' && step.args.startsWith('npm run '));
     expect(build?.args).toBe('npm run build');
-    expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json');
-    // What the build stage produces is what the runtime stage takes.
-    expect(runtime.find((step) => step.op === 'COPY' && step.args.startsWith('--from=build'))?.args).toBe(`--from=build /app/${tsconfig.compilerOptions.outDir} ./${tsconfig.compilerOptions.outDir}`);
+    expect(pkg.scripts.build).toMatch(/tsc -p tsconfig\.build\.json$/);
+    // What the build stage produces is what the runtime stage takes: the service's output and
+    // that of every workspace package the build script builds (the service imports them).
+    const taken = runtime.filter((step) => step.op === 'COPY' && step.args.startsWith('--from=build')).map((step) => step.args);
+    expect(taken).toContain(`--from=build /app/${tsconfig.compilerOptions.outDir} ./${tsconfig.compilerOptions.outDir}`);
+    for (const workspace of pkg.workspaces ?? []) {
+      const workspacePkg = JSON.parse(read(`${workspace}/package.json`)) as { name: string; main: string };
+      expect(pkg.scripts.build).toContain(`--workspace ${workspacePkg.name}`);
+      const outDir = path.dirname(path.normalize(workspacePkg.main));
+      expect(taken).toContain(`--from=build /app/${workspace}/${outDir} ./${workspace}/${outDir}`);
+      // npm ci installs workspaces: their package.json files must be there first, in both stages.
+      expect(steps.filter((step) => step.op === 'COPY' && step.args === `${workspace}/package.json ./${workspace}/`)).toHaveLength(2);
+    }
   });
 
   it('starts the way start:prod does, and its admin commands need no compiler', () => {
