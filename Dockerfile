@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-FROM node:20-bookworm-slim AS build
+# Build: the TypeScript compiler and dev dependencies stay in this stage.
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/nest-guard/package.json ./packages/nest-guard/
@@ -9,7 +10,8 @@ COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 RUN npm run build
 
-FROM node:20-bookworm-slim AS runtime
+# Run: production dependencies and the compiled output only, as the unprivileged `node` user.
+FROM node:24-slim AS runtime
 ENV NODE_ENV=production APP_ENV=production PORT=3000 DATA_DIR=/var/lib/auth
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -19,7 +21,11 @@ COPY --from=build /app/dist ./dist
 COPY --from=build /app/packages/nest-guard/dist ./packages/nest-guard/dist
 RUN mkdir -p /var/lib/auth && chown node:node /var/lib/auth
 USER node
+# The embedded database (when DATABASE_URL is unset) and the generated seed passwords live here.
+VOLUME ["/var/lib/auth"]
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
+# Applies pending migrations (DB_MIGRATIONS_RUN, default true), then serves.
+# Admin commands need no compiler: docker run ... auth-service npm run cli -- seed
 CMD ["node", "dist/src/main.js"]

@@ -19,8 +19,10 @@ import { ContentsModule } from './contents/contents.module.js';
 import { LimitsModule } from './limits/limits.module.js';
 import { RateLimitGuard } from './limits/rate-limit.guard.js';
 import { LoggingModule } from './logging/logging.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { OtpModule } from './otp/otp.module.js';
 import { RbacModule } from './rbac/rbac.module.js';
+import { ResetPageModule } from './reset-page/reset-page.module.js';
 import { SettingsModule } from './settings/settings.module.js';
 import { UserAdministrationModule } from './users/user-administration.module.js';
 import { RedisModule } from './redis/redis.module.js';
@@ -44,6 +46,8 @@ import { RedisModule } from './redis/redis.module.js';
     SettingsModule,
     ContentsModule,
     AccountModule,
+    MetricsModule,
+    ResetPageModule,
   ],
   providers: [
     { provide: APP_PIPE, useClass: AppValidationPipe },

@@ -1,4 +1,4 @@
-import { RequestMethod, type INestApplication } from '@nestjs/common';
+import { RequestMethod, type INestApplication, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import fastifyCookie from '@fastify/cookie';
@@ -10,6 +10,8 @@ import type { FastifyInstance } from 'fastify';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { frameworkErrorHandler, useIntrospectionFormParser, useStrictJsonParser } from './common/request-parsing.js';
 import { AppConfig } from './config/app-config.js';
+import { setUpOpenApi } from './docs/openapi.js';
+import { countRequest } from './metrics/request-metrics.js';
 
 /** Request ids from a client are kept only when they look like ids, never as free text for logs. */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -61,6 +63,10 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     exclude: [
       { path: 'health', method: RequestMethod.ALL },
       { path: 'health/ready', method: RequestMethod.ALL },
+      { path: 'metrics', method: RequestMethod.ALL },
+      { path: 'reset-password', method: RequestMethod.ALL },
+      { path: 'reset-password/page.js', method: RequestMethod.ALL },
+      { path: 'reset-password/page.css', method: RequestMethod.ALL },
       { path: '.well-known/jwks.json', method: RequestMethod.GET },
     ],
   });
@@ -76,6 +82,8 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     // Responses of an auth service carry tokens and personal data: no cache may keep them.
     void reply.header('cache-control', 'no-store');
   });
+  fastify.addHook('onResponse', async (request, reply) => countRequest(request, reply));
+  if (config.operations.docsEnabled) setUpOpenApi(app);
   app.enableShutdownHooks();
 }
 
@@ -98,7 +106,40 @@ export async function createApp(module: unknown, config: AppConfig): Promise<Nes
 
 /** Nest's `Logger` (every `new Logger('X').log(...)`) writes through pino (src/logging/) from now on. */
 export function useStructuredLogs(app: INestApplication): void {
-  app.useLogger(app.get(PinoLogger));
+  app.useLogger(new QuietStartupLogger(app.get(PinoLogger)));
+}
+
+/** Nest's own start-up narration: a line per module and per route (about 80), kept for LOG_LEVEL=debug. */
+const START_UP_NARRATION = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
+class QuietStartupLogger implements LoggerService {
+  constructor(private readonly inner: PinoLogger) {}
+
+  log(message: unknown, ...rest: unknown[]): void {
+    const context = rest.at(-1);
+    if (typeof context === 'string' && START_UP_NARRATION.has(context)) this.inner.debug(message, ...rest);
+    else this.inner.log(message, ...rest);
+  }
+
+  error(message: unknown, ...rest: unknown[]): void {
+    this.inner.error(message, ...rest);
+  }
+
+  warn(message: unknown, ...rest: unknown[]): void {
+    this.inner.warn(message, ...rest);
+  }
+
+  debug(message: unknown, ...rest: unknown[]): void {
+    this.inner.debug(message, ...rest);
+  }
+
+  verbose(message: unknown, ...rest: unknown[]): void {
+    this.inner.verbose(message, ...rest);
+  }
+
+  fatal(message: unknown, ...rest: unknown[]): void {
+    this.inner.fatal(message, ...rest);
+  }
 }
 
 export type { INestApplication };

@@ -1,14 +1,14 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
 import { AppModule } from './app.module.js';
 import { loadAppConfig } from './config/app-config.js';
 import { createApp } from './http-app.js';
+import { logStartupBanner } from './startup-banner.js';
 
 async function bootstrap(): Promise<void> {
   const config = loadAppConfig();
   const app = await createApp(AppModule, config);
   await app.listen(config.http.port, '0.0.0.0');
-  new Logger('Bootstrap').log(`Listening on ${(await app.getUrl()).replace('[::1]', 'localhost')} (${config.env})`);
+  await logStartupBanner(app, config);
 }
 
 bootstrap().catch((error: unknown) => {

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditEvent } from './audit-event.entity.js';
+import { countAuditEvent } from '../metrics/service-metrics.js';
 
 export type AuditEventType =
   | 'login.success'
@@ -79,6 +80,7 @@ export class AuditLog {
   constructor(private readonly dataSource: DataSource) {}
 
   async record(entry: AuditEntry): Promise<void> {
+    countAuditEvent(entry);
     const row = {
       type: entry.type,
       actorId: entry.actorId ?? null,

@@ -1,16 +1,58 @@
 import { Module } from '@nestjs/common';
 import { AccountRecoveryModule } from '../account/account-recovery.module.js';
+import { AuditModule } from '../audit/audit.module.js';
+import { PasswordModule } from '../auth/password.module.js';
 import { AppConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { SeedModule } from '../database/seeds/seed.module.js';
 import { ServiceClientsModule } from '../introspection/introspection.module.js';
 import { RevokeSessionsCommand, ResetSecondFactorCommand } from './account-recovery.commands.js';
+import { RbacCoreModule } from '../rbac/rbac-core.module.js';
+import { RedisModule } from '../redis/redis.module.js';
+import { UsersModule } from '../users/users.module.js';
+import { AssignRoleCommand, CreateAdminCommand, ListRolesCommand } from './account.commands.js';
+import { AdminAccountsService } from './admin-accounts.service.js';
 import { CreateClientCommand } from './create-client.command.js';
+import { MigrateCommand, MigrateStatusCommand } from './migration.commands.js';
 import { RotateKeysCommand } from './rotate-keys.command.js';
 import { SeedCommand } from './seed.command.js';
 
 @Module({
-  imports: [AppConfigModule, DatabaseModule, SeedModule, ServiceClientsModule, AccountRecoveryModule],
-  providers: [SeedCommand, RotateKeysCommand, CreateClientCommand, RevokeSessionsCommand, ResetSecondFactorCommand],
+  imports: [
+    AppConfigModule,
+    DatabaseModule,
+    SeedModule,
+    ServiceClientsModule,
+    AccountRecoveryModule,
+    RedisModule,
+    AuditModule,
+    PasswordModule,
+    UsersModule,
+    RbacCoreModule,
+  ],
+  providers: [
+    SeedCommand,
+    RotateKeysCommand,
+    CreateClientCommand,
+    RevokeSessionsCommand,
+    ResetSecondFactorCommand,
+    AdminAccountsService,
+    CreateAdminCommand,
+    AssignRoleCommand,
+    ListRolesCommand,
+  ],
 })
 export class CliModule {}
+
+/**
+ * The migration commands alone, without DatabaseModule: its data source would apply pending
+ * migrations on connect (DB_MIGRATIONS_RUN), before `migrate:status` could report them.
+ */
+@Module({
+  imports: [AppConfigModule],
+  providers: [MigrateCommand, MigrateStatusCommand],
+})
+export class MigrationCliModule {}
+
+/** Commands served by MigrationCliModule; every other one by CliModule. */
+export const MIGRATION_COMMANDS = new Set(['migrate', 'migrate:status']);

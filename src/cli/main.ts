@@ -1,12 +1,22 @@
 import 'reflect-metadata';
 import { CommandFactory } from 'nest-commander';
-import { CliModule } from './cli.module.js';
+import { CliModule, MIGRATION_COMMANDS, MigrationCliModule } from './cli.module.js';
 
-/** Administrative commands: `node dist/src/cli/main.js seed|rotate-keys|create-client <id>` (`npm run seed`). */
+/** Administrative commands: `npm run cli -- <command>` (`node dist/src/cli/main.js <command>`); `--help` lists them. */
 async function main(): Promise<void> {
-  await CommandFactory.run(CliModule, {
+  const module = MIGRATION_COMMANDS.has(process.argv[2] ?? '') ? MigrationCliModule : CliModule;
+  await CommandFactory.run(module, {
     logger: ['error', 'warn'],
+    // Commander has already written its own one-line message (unknown command or option); `--help`
+    // and `--version` come through here too, and are not failures.
     errorHandler: (error) => {
+      const code = (error as { code?: string }).code ?? '';
+      if (['commander.helpDisplayed', 'commander.help', 'commander.version'].includes(code)) process.exit(0);
+      if (!code.startsWith('commander.')) console.error(error.message);
+      process.exit(1);
+    },
+    // A command's own failure: its message is the one line; the exit status says it failed.
+    serviceErrorHandler: (error) => {
       console.error(error.message);
       process.exit(1);
     },

@@ -1,16 +1,20 @@
 import { Command, CommandRunner } from 'nest-commander';
-import { printGeneratedPasswords } from '../database/seeds/seed-report.js';
+import { AppConfig } from '../config/app-config.js';
+import { reportGeneratedPasswords } from '../database/seeds/seed-report.js';
 import { SeedService } from '../database/seeds/seed.service.js';
 
 @Command({ name: 'seed', description: 'Seed the default roles, permissions and accounts (idempotent)' })
 export class SeedCommand extends CommandRunner {
-  constructor(private readonly seeds: SeedService) {
+  constructor(
+    private readonly seeds: SeedService,
+    private readonly config: AppConfig,
+  ) {
     super();
   }
 
   async run(): Promise<void> {
     const report = await this.seeds.run();
-    printGeneratedPasswords(report);
+    reportGeneratedPasswords(report, this.config.database.dataDir);
     process.stdout.write(
       `Seeding done: ${report.permissionsCreated} permissions, ${report.rolesCreated} roles, ` +
         `${report.adminLinksCreated} admin links and ${report.accountsCreated.length} accounts created` +

@@ -66,6 +66,15 @@ export const IsPersonName = () =>
     AcceptableName(),
   );
 
+/** A role's name: trimmed, 1 to 64 characters, no control character nor bidirectional override or isolate. */
+export const IsRoleName = () =>
+  applyDecorators(
+    Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value)),
+    IsString(),
+    Length(1, 64, { message: ({ property }) => `${property} must be 1 to 64 characters` }),
+    AcceptableName(),
+  );
+
 function AcceptableName(): PropertyDecorator {
   return (target, propertyName) =>
     registerDecorator({

@@ -1,5 +1,6 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
 import { AppException } from './app-exception.js';
+import { EMPTY_JSON_BODY } from './request-parsing.js';
 
 /**
  * For routes that take no body: nothing, or an empty JSON object. Any field is refused like an
@@ -9,7 +10,7 @@ import { AppException } from './app-exception.js';
 @Injectable()
 export class EmptyBodyPipe implements PipeTransform {
   transform(value: unknown): Record<string, never> {
-    if (value === undefined) return {};
+    if (value === undefined || value === EMPTY_JSON_BODY) return {};
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw new AppException('VALIDATION_FAILED', 'The request body must be a JSON object.', [{ field: '(body)', message: 'must be a JSON object' }]);
     }

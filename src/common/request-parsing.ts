@@ -2,6 +2,13 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppException } from './app-exception.js';
 import { toErrorResponse } from './error-response.js';
 
+/** What an empty body declared as JSON parses to; see useStrictJsonParser. */
+export const EMPTY_JSON_BODY: Readonly<Record<string, never>> = Object.freeze({});
+
+export function emptyJsonBodyRefusal(): AppException {
+  return new AppException('INVALID_JSON', 'Request body is empty but declared as JSON.');
+}
+
 /**
  * The JSON body parser: Fastify's own (prototype-poisoning checks, empty-body handling), fed text
  * decoded strictly. Fastify's default decoding turns bytes that are not UTF-8 into U+FFFD, so a
@@ -13,6 +20,12 @@ export function useStrictJsonParser(fastify: FastifyInstance): void {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    // Clients set the JSON content type on every request, body or not: an empty one is handed on
+    // as a marker, which routes without a body (logout) accept and DTO routes refuse (INVALID_JSON).
+    if ((body as Buffer).length === 0) {
+      done(null, EMPTY_JSON_BODY);
+      return;
+    }
     let text: string;
     try {
       text = decoder.decode(body as Buffer);

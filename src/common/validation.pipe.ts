@@ -2,6 +2,7 @@ import { Injectable, Optional, ValidationPipe, type ArgumentMetadata, type Valid
 import { AppConfig } from '../config/app-config.js';
 import { AppException, type ErrorDetail } from './app-exception.js';
 import type { IdentityTransformOptions } from './contact-fields.js';
+import { EMPTY_JSON_BODY, emptyJsonBodyRefusal } from './request-parsing.js';
 
 /**
  * Validation at the edge: unknown fields are refused, values are transformed to their declared
@@ -28,6 +29,7 @@ export class AppValidationPipe extends ValidationPipe {
       // A body must be a JSON object; arrays, strings, numbers and null are refused before
       // class-transformer can make something odd of them. A missing body counts as `{}` so
       // the client learns which fields are required.
+      if (value === EMPTY_JSON_BODY) throw emptyJsonBodyRefusal();
       if (value === undefined) value = {};
       if (value === null || typeof value !== 'object' || Array.isArray(value)) {
         throw new AppException('VALIDATION_FAILED', 'The request body must be a JSON object.', [
@@ -87,10 +89,21 @@ function isDtoClass(metatype: ArgumentMetadata['metatype']): boolean {
   return typeof metatype === 'function' && ![String, Boolean, Number, Array, Object].includes(metatype as never);
 }
 
-function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
+/** One detail per field and message: composed decorators can report the same rule twice. */
+function flatten(errors: ValidationError[]): ErrorDetail[] {
+  const seen = new Set<string>();
+  return allDetails(errors).filter((detail) => {
+    const key = JSON.stringify([detail.field, detail.message]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function allDetails(errors: ValidationError[], parent = ''): ErrorDetail[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
     const own = Object.values(error.constraints ?? {}).map((message) => ({ field, message }));
-    return [...own, ...flatten(error.children ?? [], field)];
+    return [...own, ...allDetails(error.children ?? [], field)];
   });
 }

@@ -90,6 +90,8 @@ export abstract class AppConfig {
   abstract readonly audit: { retentionDays: number };
   /** DEFAULT_PHONE_REGION: where a mobile written without a country prefix is read; unset keeps its digits. */
   abstract readonly defaultPhoneRegion?: string;
+  /** METRICS_TOKEN guards `/metrics` when set; DOCS_ENABLED serves `/docs`. */
+  abstract readonly operations: { metricsToken?: string; docsEnabled: boolean };
 }
 
 export class ConfigurationError extends Error {
@@ -181,6 +183,7 @@ export function buildAppConfig(env: Environment): AppConfig {
     adminLists: { concurrency: env.ADMIN_LIST_CONCURRENCY },
     audit: { retentionDays: env.AUDIT_RETENTION_DAYS },
     defaultPhoneRegion: env.DEFAULT_PHONE_REGION,
+    operations: { metricsToken: env.METRICS_TOKEN, docsEnabled: env.DOCS_ENABLED },
   }) as AppConfig;
 }
 

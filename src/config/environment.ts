@@ -211,6 +211,13 @@ export class Environment {
   @IsIn(phoneRegions(), { message: 'DEFAULT_PHONE_REGION must be an ISO 3166-1 alpha-2 region code such as DE or GB' })
   DEFAULT_PHONE_REGION?: string;
 
+  /** Bearer token `/metrics` asks for when set; unset, metrics are open (keep them off the public network). */
+  @Transform(emptyToUndefined) @IsOptional() @IsString() @MinLength(16)
+  METRICS_TOKEN?: string;
+
+  @Transform(toBoolean) @IsBoolean()
+  DOCS_ENABLED = true;
+
   @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_EMAIL?: string;
   @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_PASSWORD?: string;
   @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_MOBILE?: string;
@@ -253,5 +260,6 @@ const declaredOptionalKeys = [
   'SEED_ADMIN_EMAIL', 'SEED_ADMIN_PASSWORD', 'SEED_ADMIN_MOBILE',
   'SEED_USER_EMAIL', 'SEED_USER_PASSWORD', 'SEED_USER_MOBILE',
   'DEFAULT_PHONE_REGION',
+  'METRICS_TOKEN',
   'JWT_PRIVATE_KEY', 'JWT_PRIVATE_KEY_FILE', 'JWT_PREVIOUS_SECRETS', 'JWT_PREVIOUS_PUBLIC_KEYS', 'SERVICE_CLIENTS',
 ];

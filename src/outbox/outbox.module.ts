@@ -8,6 +8,6 @@ import { Outbox } from './outbox.service.js';
 /** The queue of outgoing SMS and mail, and the transports that deliver it. */
 @Module({
   providers: [Outbox, OutboxRepository, OutboxCipher, MailTransport, smsSenderProvider],
-  exports: [Outbox],
+  exports: [Outbox, OutboxRepository],
 })
 export class OutboxModule {}

@@ -65,6 +65,12 @@ export class OutboxRepository {
     );
   }
 
+  /** Messages not yet delivered, dropped or given up, across every instance. */
+  async countPending(): Promise<number> {
+    const [row]: { count: number }[] = await this.dataSource.query(`SELECT count(*)::int AS count FROM outbox_messages WHERE status = 'pending'`);
+    return row?.count ?? 0;
+  }
+
   /** Finished rows are kept a day for inspection, then deleted. */
   async deleteFinishedBefore(seconds: number): Promise<void> {
     await this.dataSource.query(

@@ -8,6 +8,7 @@ import { SmsSender } from '../otp/sms/sms-sender.js';
 import { OutboxCipher } from './outbox-cipher.js';
 import type { OutboxChannel, OutboxKind } from './outbox-message.entity.js';
 import { OutboxRepository, type ClaimedMessage } from './outbox.repository.js';
+import { outboxDeliveries } from '../metrics/service-metrics.js';
 
 /** What is sealed in a row. A null recipient is a stand-in that is dropped, never sent. */
 export interface OutboxPayload {
@@ -156,6 +157,7 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
       else await this.mail.deliver({ to: payload.to, subject: payload.subject ?? '', text: payload.text });
     } catch (error) {
       const reason = describeFailure(error);
+      outboxDeliveries.inc({ channel: message.channel, kind: message.kind, outcome: 'failed_attempt' });
       if (message.attempts >= this.config.outbox.maxAttempts) {
         await this.giveUp(message, reason);
       } else {
@@ -167,11 +169,13 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
       return;
     }
     await this.repository.finish(message.id, 'sent');
+    outboxDeliveries.inc({ channel: message.channel, kind: message.kind, outcome: 'sent' });
     if (message.kind === 'otp.login') await this.audit.record({ type: 'otp.sent', actorId: message.user_id });
   }
 
   private async giveUp(message: ClaimedMessage, reason: string): Promise<void> {
     await this.repository.finish(message.id, 'failed', reason);
+    outboxDeliveries.inc({ channel: message.channel, kind: message.kind, outcome: 'given_up' });
     this.logger.error(`${message.channel} message ${message.id} (${message.kind}) not delivered after ${message.attempts} attempts: ${reason}`);
     await this.audit.record({
       type: 'message.undelivered',

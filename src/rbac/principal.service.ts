@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { UsersRepository } from '../users/users.repository.js';
 import { AuthUser } from '@auth-rbac/nest-guard';
 import { AuthzVersions } from './authz-versions.js';
+import { cacheLookups } from '../metrics/service-metrics.js';
 
 interface CachedPrincipal {
   principal: AuthUser;
@@ -45,8 +46,10 @@ export class PrincipalService {
       cached.sessionExpiresAt > now &&
       now - cached.loadedAt < PrincipalService.MAX_AGE_MS
     ) {
+      cacheLookups.inc({ cache: 'principal', result: 'hit' });
       return cached.principal;
     }
+    cacheLookups.inc({ cache: 'principal', result: 'miss' });
     const loaded = await this.fromDatabase(sessionId, userId);
     if (!loaded || !versions) {
       this.cache.delete(sessionId);

@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsString, IsUUID, Length, Matches, MaxLength } from 'class-validator';
+import { IsRoleName } from '../common/contact-fields.js';
 import { UnlessAbsent } from '../common/unless-absent.js';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -21,12 +22,12 @@ class RoleFields {
 }
 
 export class CreateRoleDto extends RoleFields {
-  @Transform(trim) @IsString() @Length(1, 255)
+  @IsRoleName()
   name!: string;
 }
 
 export class UpdateRoleDto extends RoleFields {
-  @UnlessAbsent() @Transform(trim) @IsString() @Length(1, 255)
+  @UnlessAbsent() @IsRoleName()
   name?: string;
 }
 

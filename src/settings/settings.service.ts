@@ -4,6 +4,7 @@ import { AppConfig } from '../config/app-config.js';
 import type { SettingsResponse, UpdateSettingsDto } from './settings.dto.js';
 import { SettingsRepository, type SettingRow } from './settings.repository.js';
 import { SettingsVersion } from './settings-version.js';
+import { cacheLookups } from '../metrics/service-metrics.js';
 
 export interface LoginMethods {
   emailPassword: boolean;
@@ -50,8 +51,10 @@ export class SettingsService {
     const now = Date.now();
     const cached = this.cached;
     if (cached && version !== null && cached.version === version && now - cached.loadedAt < SettingsService.MAX_AGE_MS) {
+      cacheLookups.inc({ cache: 'settings', result: 'hit' });
       return cached.value;
     }
+    cacheLookups.inc({ cache: 'settings', result: 'miss' });
     const value = await this.load();
     this.cached = version === null ? undefined : { value, version, loadedAt: now };
     return value;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { isPrivileged } from '../authz/privilege-policy.js';
+import { ADMIN_ROLE, isPrivileged, PRIVILEGED_PERMISSIONS } from '../authz/privilege-policy.js';
 import { underAdminStatementTimeout } from '../database/admin-statement-timeout.js';
 import { PRINCIPAL_OF_ACTIVE_SESSION_SQL } from '@auth-rbac/nest-guard';
 import { User } from './user.entity.js';
@@ -114,6 +114,30 @@ export class UsersRepository {
 
   findIdByMobile(mobile: string): Promise<Pick<User, 'id'> | null> {
     return this.dataSource.getRepository(User).findOne({ where: { mobile }, select: { id: true } });
+  }
+
+  /** Privileged accounts (see privilege-policy.ts) with no mobile: the second factor cannot reach them. */
+  async countPrivilegedWithoutMobile(): Promise<number> {
+    const [row]: { count: number }[] = await this.dataSource.query(
+      `SELECT count(DISTINCT u.id)::int AS count
+         FROM users u
+         JOIN user_roles ur ON ur.user_id = u.id
+         JOIN roles r ON r.id = ur.role_id
+         LEFT JOIN role_permissions rp ON rp.role_id = r.id
+         LEFT JOIN permissions p ON p.id = rp.permission_id
+        WHERE u.mobile IS NULL AND (r.name = $1 OR p.name = ANY($2))`,
+      [ADMIN_ROLE, [...PRIVILEGED_PERMISSIONS]],
+    );
+    return row?.count ?? 0;
+  }
+
+  /** Gives the user the role; false when they already held it. */
+  async addRole(userId: string, roleId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO user_roles (user_id, role_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING user_id`,
+      [userId, roleId],
+    );
+    return rows.length > 0;
   }
 
   /** Inserts the user and links the named role, in the caller's transaction. */

@@ -1,6 +1,7 @@
 import { Injectable, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { PasswordModule } from '../../auth/password.module.js';
-import { printGeneratedPasswords } from './seed-report.js';
+import { AppConfig } from '../../config/app-config.js';
+import { reportGeneratedPasswords } from './seed-report.js';
 import { SeedService } from './seed.service.js';
 
 @Module({
@@ -15,11 +16,14 @@ export class SeedModule {}
 export class FirstStartSeeder implements OnApplicationBootstrap {
   private readonly logger = new Logger('Seed');
 
-  constructor(private readonly seeds: SeedService) {}
+  constructor(
+    private readonly seeds: SeedService,
+    private readonly config: AppConfig,
+  ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     if (!(await this.seeds.isEmpty())) return;
     this.logger.log('Empty database: seeding the default roles, permissions and accounts');
-    printGeneratedPasswords(await this.seeds.run());
+    reportGeneratedPasswords(await this.seeds.run(), this.config.database.dataDir);
   }
 }

@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import { DataSource } from 'typeorm';
+import { AuditLog } from '../audit/audit-log.service.js';
+import { RegisterDto } from '../auth/auth.dto.js';
+import { PasswordHasher } from '../auth/password-hasher.js';
+import type { IdentityTransformOptions } from '../common/contact-fields.js';
+import { normalizeEmail } from '../common/normalize.js';
+import { AppConfig } from '../config/app-config.js';
+import { AuthzVersions } from '../rbac/authz-versions.js';
+import { Role } from '../rbac/role.entity.js';
+import { UsersRepository } from '../users/users.repository.js';
+
+/** A refusal the CLI prints as its one line before exiting with status 1. */
+export class CliError extends Error {
+  override name = 'CliError';
+}
+
+/**
+ * Administrative account work for the CLI. The operator at the console is trusted like the seed
+ * (there is no actor to check the privilege policy against); each change is audited with no actor
+ * and `via: "cli"`, and role changes are published so running instances drop cached permissions.
+ */
+@Injectable()
+export class AdminAccountsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly users: UsersRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly versions: AuthzVersions,
+    private readonly audit: AuditLog,
+  ) {}
+
+  /** The same rules as registration: name, email, optional mobile and a strong password. */
+  async createAdmin(input: { email: string; name: string; mobile?: string; password: string }): Promise<{ id: string; email: string }> {
+    const dto = plainToInstance(RegisterDto, { ...input, password_confirmation: input.password }, {
+      phoneRegion: this.config.defaultPhoneRegion,
+    } as IdentityTransformOptions);
+    const errors = await validate(dto, { whitelist: true, forbidNonWhitelisted: true });
+    if (errors.length > 0) {
+      const first = errors[0]!;
+      throw new CliError(`Invalid ${first.property}: ${Object.values(first.constraints ?? {})[0] ?? 'not accepted'}.`);
+    }
+    const passwordHash = await this.hasher.hash(dto.password);
+    let user: { id: string; email: string };
+    try {
+      user = await this.dataSource.transaction((manager) =>
+        this.users.insertWithRole(manager, { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash }, 'admin'),
+      );
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505') throw new CliError('An account with this email or mobile already exists.');
+      throw error;
+    }
+    await this.audit.record({ type: 'user.create', targetType: 'user', targetId: user.id, details: { via: 'cli', roles: ['admin'] } });
+    return { id: user.id, email: user.email };
+  }
+
+  async assignRole(email: string, roleName: string): Promise<'assigned' | 'already held'> {
+    const user = await this.users.findIdByEmail(normalizeEmail(email));
+    if (!user) throw new CliError(`No account with the email ${email}.`);
+    const role = await this.dataSource.getRepository(Role).findOne({ where: { name: roleName.trim() }, select: { id: true, name: true } });
+    if (!role) throw new CliError(`No role named ${roleName}; see list-roles.`);
+    const added = await this.users.addRole(user.id, role.id);
+    if (!added) return 'already held';
+    await this.versions.bumpUser(user.id);
+    await this.audit.record({ type: 'user.roles', targetType: 'user', targetId: user.id, details: { via: 'cli', added: role.name } });
+    return 'assigned';
+  }
+
+  async listRoles(): Promise<{ name: string; isSystem: boolean; permissions: string[] }[]> {
+    const roles = await this.dataSource.getRepository(Role).find({ relations: { permissions: true }, order: { name: 'ASC' } });
+    return roles.map((role) => ({ name: role.name, isSystem: role.isSystem, permissions: (role.permissions ?? []).map((p) => p.name).sort() }));
+  }
+}

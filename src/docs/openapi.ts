@@ -1,0 +1,179 @@
+import { HttpStatus, RequestMethod } from '@nestjs/common';
+import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { ModulesContainer } from '@nestjs/core';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ApiBearerAuth, ApiCookieAuth, ApiExtension, ApiResponse, DECORATORS, DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { ACCESS_TOKEN_COOKIE, IS_PUBLIC_KEY, REQUIRED_PERMISSIONS_KEY, type PermissionRequirement } from '@auth-rbac/nest-guard';
+
+export const DOCS_PATH = 'docs';
+export const OPENAPI_JSON_PATH = 'docs/openapi.json';
+
+/**
+ * Swagger UI loads its scripts and styles from `/docs` itself and keeps inline styles, so its pages
+ * get their own policy instead of the API's `default-src 'none'`; scripts still only come from here.
+ */
+const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Handlers already described; test apps build the document more than once per process. */
+const described = new WeakSet<object>();
+
+/** Swagger UI's own files, served as they ship in swagger-ui-dist. */
+const UI_ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+
+const UI_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Authentication and RBAC service: API</title>
+  <link rel="stylesheet" href="/${DOCS_PATH}/swagger-ui.css">
+  <link rel="icon" type="image/png" href="/${DOCS_PATH}/favicon-32x32.png">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/${DOCS_PATH}/swagger-ui-bundle.js"></script>
+  <script src="/${DOCS_PATH}/swagger-ui-init.js"></script>
+</body>
+</html>
+`;
+
+// A separate same-origin script, so the page runs under script-src 'self' with nothing inline.
+const UI_INIT = `window.ui = SwaggerUIBundle({ url: '/${OPENAPI_JSON_PATH}', dom_id: '#swagger-ui', deepLinking: true });\n`;
+
+/**
+ * Serves Swagger UI at `/docs` and the OpenAPI 3 document at `/docs/openapi.json`. The document is
+ * built on first request, from the routes Nest registered: what each handler needs (public, signed
+ * in, which permissions) is read from the same metadata the guards read, so the two cannot differ.
+ * The UI's files come straight from swagger-ui-dist: SwaggerModule.setup would need @fastify/static,
+ * which Jest on Node 20 cannot load (it requires an ES module), for three fixed files.
+ */
+export function setUpOpenApi(app: NestFastifyApplication): void {
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  let document: string | undefined;
+  const assets = new Map<string, Buffer>();
+  const page = async (_request: unknown, reply: FastifyReply) => reply.header('content-security-policy', DOCS_CSP).type('text/html; charset=utf-8').send(UI_PAGE);
+  fastify.get(`/${DOCS_PATH}`, page);
+  fastify.get(`/${DOCS_PATH}/`, page);
+  fastify.get(`/${DOCS_PATH}/swagger-ui-init.js`, async (_request, reply) => reply.type('application/javascript; charset=utf-8').send(UI_INIT));
+  fastify.get(`/${OPENAPI_JSON_PATH}`, async (_request, reply) => {
+    document ??= JSON.stringify(buildOpenApiDocument(app));
+    return reply.type('application/json; charset=utf-8').send(document);
+  });
+  for (const [file, type] of Object.entries(UI_ASSETS)) {
+    fastify.get(`/${DOCS_PATH}/${file}`, async (_request, reply) => {
+      if (!assets.has(file)) assets.set(file, await readFile(path.join(swaggerUiDirectory(), file)));
+      return reply.type(type).send(assets.get(file));
+    });
+  }
+}
+
+export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
+  describeHandlers(app);
+  const config = new DocumentBuilder()
+    .setTitle('Authentication and RBAC service')
+    .setDescription(
+      'Every `/api` answer is an envelope: `{"success": true, "data": ...}` or `{"success": false, "error": {"code", "message", "details?"}}`. ' +
+        'Routes that need a signed-in caller take the access token as a bearer token or in the `access_token` cookie; ' +
+        '`x-required-permissions` lists the permissions a route needs (`all` of them or `any`).',
+    )
+    .setVersion('1')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
+    .addCookieAuth(ACCESS_TOKEN_COOKIE, { type: 'apiKey', in: 'cookie', name: ACCESS_TOKEN_COOKIE }, 'cookie')
+    .build();
+  const document = SwaggerModule.createDocument(app, config);
+  const schemas = (document.components ??= {}).schemas ??= {};
+  // Request DTOs carry class-validator rules, not @ApiProperty: their schemas come from those rules.
+  const fromValidators = validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' });
+  for (const [name, schema] of Object.entries(fromValidators)) {
+    if (name !== 'Environment') schemas[name] = schema as never;
+  }
+  schemas.SuccessEnvelope = {
+    type: 'object',
+    required: ['success', 'data'],
+    properties: { success: { type: 'boolean', enum: [true] }, data: { type: 'object' } },
+  };
+  schemas.ErrorEnvelope = {
+    type: 'object',
+    required: ['success', 'error'],
+    properties: {
+      success: { type: 'boolean', enum: [false] },
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: {
+          code: { type: 'string', example: 'VALIDATION_ERROR' },
+          message: { type: 'string' },
+          details: { type: 'array', items: { type: 'object' } },
+        },
+      },
+    },
+  };
+  return document;
+}
+
+const envelope = { $ref: '#/components/schemas/SuccessEnvelope' };
+const error = { $ref: '#/components/schemas/ErrorEnvelope' };
+
+function describeHandlers(app: NestFastifyApplication): void {
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as (new (...args: never[]) => object) | null;
+      if (!controller || described.has(controller)) continue;
+      described.add(controller);
+      const prototype = controller.prototype as Record<string, unknown>;
+      for (const key of Object.getOwnPropertyNames(prototype)) {
+        const handler = prototype[key];
+        if (key === 'constructor' || typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
+        describeHandler(controller, key, handler as object);
+      }
+    }
+  }
+}
+
+function describeHandler(controller: object, key: string, handler: object): void {
+  const descriptor = Object.getOwnPropertyDescriptor((controller as { prototype: object }).prototype, key)!;
+  const decorate = (decorator: MethodDecorator) => decorator((controller as { prototype: object }).prototype, key, descriptor);
+  const isPublic = Reflect.getMetadata(IS_PUBLIC_KEY, handler) ?? Reflect.getMetadata(IS_PUBLIC_KEY, controller);
+  const requirement: PermissionRequirement | undefined =
+    Reflect.getMetadata(REQUIRED_PERMISSIONS_KEY, handler) ?? Reflect.getMetadata(REQUIRED_PERMISSIONS_KEY, controller);
+  const method: RequestMethod = Reflect.getMetadata(METHOD_METADATA, handler);
+  const success: number = Reflect.getMetadata(HTTP_CODE_METADATA, handler) ?? (method === RequestMethod.POST ? HttpStatus.CREATED : HttpStatus.OK);
+
+  // Pages and scrapes (`/reset-password`, `/metrics`) describe their own answer; the rest is the envelope.
+  const declared = (Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) ?? {}) as Record<string, unknown>;
+  if (Object.keys(declared).length === 0) {
+    decorate(ApiResponse({ status: success, description: 'Success, in the envelope.', schema: envelope }));
+    decorate(ApiResponse({ status: 400, description: 'VALIDATION_ERROR, INVALID_JSON or another refusal of the input.', schema: error }));
+  }
+  decorate(ApiResponse({ status: 429, description: 'RATE_LIMITED, with Retry-After.', schema: error }));
+  if (!isPublic) {
+    decorate(ApiBearerAuth('bearer'));
+    decorate(ApiCookieAuth('cookie'));
+    decorate(ApiResponse({ status: 401, description: 'UNAUTHENTICATED: no valid access token.', schema: error }));
+  }
+  if (requirement) {
+    decorate(ApiExtension('x-required-permissions', { [requirement.mode]: requirement.permissions }));
+    decorate(ApiResponse({ status: 403, description: `FORBIDDEN without ${requirement.mode} of: ${requirement.permissions.join(', ')}.`, schema: error }));
+  }
+}
+
+function swaggerUiDirectory(): string {
+  return path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+}

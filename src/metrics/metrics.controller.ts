@@ -1,0 +1,24 @@
+import { Controller, Get, Headers, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { ApiOkResponse, ApiProduces } from '@nestjs/swagger';
+import { Public } from '@auth-rbac/nest-guard';
+import { AppException } from '../common/app-exception.js';
+import { SkipRateLimits } from '../limits/rate-limit.guard.js';
+import { MetricsService } from './metrics.service.js';
+
+/** Prometheus scrapes; not the API, so no envelope and no access token (METRICS_TOKEN instead). */
+@Public()
+// A scraper polls on a schedule; it must not be refused for it, nor use up a client's allowance.
+@SkipRateLimits()
+@Controller('metrics')
+export class MetricsController {
+  constructor(private readonly metrics: MetricsService) {}
+
+  @Get()
+  @ApiProduces('text/plain')
+  @ApiOkResponse({ description: 'Prometheus text exposition format.' })
+  async scrape(@Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply): Promise<void> {
+    if (!this.metrics.mayScrape(authorization)) throw new AppException('UNAUTHENTICATED', 'A valid metrics token is required.');
+    await reply.type(this.metrics.contentType).send(await this.metrics.render());
+  }
+}

@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+import { ResetPageController } from './reset-page.controller.js';
+
+@Module({ controllers: [ResetPageController] })
+export class ResetPageModule {}

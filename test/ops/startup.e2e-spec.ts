@@ -1,0 +1,107 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createTestDatabase, type TestDatabase } from '../support/databases.mjs';
+import { startService, type RunningService } from '../support/service-process.js';
+import { TEST_JWT_SECRET } from '../support/test-config.js';
+
+/** The banner's lines follow the "Listening" line that startService waits for. */
+async function bannerOf(service: RunningService): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  while (!service.output().includes('Login methods:') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  return service.output();
+}
+
+describe('start-up that explains itself', () => {
+  let database: TestDatabase;
+  let cwd: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(process.env.TEST_SERVER_URL || undefined, 'auth_startup');
+    cwd = mkdtempSync(path.join(tmpdir(), 'auth-startup-'));
+  });
+  afterAll(async () => {
+    await database.drop();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  const env = (extra: Record<string, string> = {}) => ({
+    DATABASE_URL: database.url,
+    DATA_DIR: path.join(cwd, 'data'),
+    JWT_SECRET: TEST_JWT_SECRET,
+    APP_ENV: 'development',
+    ARGON2_MEMORY_KIB: '1024',
+    ARGON2_ITERATIONS: '1',
+    ...extra,
+  });
+
+  it('says where it is bound, which database and Redis it uses, and saves generated seed passwords to a 0600 file', async () => {
+    const service = await startService(cwd, env());
+    try {
+      const output = await bannerOf(service);
+      expect(output).toMatch(/Listening on http:\/\/127\.0\.0\.1:\d+ \(bound to 0\.0\.0\.0:\d+, every interface; development\)/);
+      expect(output).toContain(`Database: PostgreSQL at ${new URL(database.url).protocol}//${new URL(database.url).host}`);
+      expect(output).not.toMatch(/Database: PostgreSQL at [^\s"]*@/);
+      expect(output).toContain('Redis: none');
+      expect(output).toContain('Login methods: email_password=true, mobile_otp=false');
+      // Nest's line per route and per module stays below the default level.
+      expect(output).not.toContain('Mapped {');
+      expect(output).not.toContain('dependencies initialized');
+
+      const file = path.join(cwd, 'data', 'seed-passwords.txt');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const saved = readFileSync(file, 'utf8');
+      const printed = /admin\s+admin@example\.com\s+password: (\S+)/.exec(output)?.[1];
+      expect(printed).toBeDefined();
+      expect(saved).toContain(`admin@example.com  password: ${printed}`);
+      expect(output).toContain(`Also written to ${file} (mode 0600)`);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('says when the stored login-method settings win over the environment', async () => {
+    const service = await startService(cwd, env({ AUTH_MOBILE_OTP: 'true' }));
+    try {
+      expect(await bannerOf(service)).toContain('mobile_otp=false (stored value wins over AUTH_MOBILE_OTP=true; change it with PUT /api/admin/settings)');
+      expect(service.output()).not.toContain('password:');
+    } finally {
+      await service.stop();
+    }
+  });
+});
+
+describe('start-up with the second factor on and an administrator without a mobile', () => {
+  let database: TestDatabase;
+  let cwd: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(process.env.TEST_SERVER_URL || undefined, 'auth_startup_2fa');
+    cwd = mkdtempSync(path.join(tmpdir(), 'auth-startup-2fa-'));
+  });
+  afterAll(async () => {
+    await database.drop();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('warns that the second factor cannot reach that administrator', async () => {
+    const service = await startService(cwd, {
+      DATABASE_URL: database.url,
+      DATA_DIR: path.join(cwd, 'data'),
+      JWT_SECRET: TEST_JWT_SECRET,
+      APP_ENV: 'development',
+      ARGON2_MEMORY_KIB: '1024',
+      ARGON2_ITERATIONS: '1',
+      AUTH_MOBILE_OTP: 'true',
+    });
+    try {
+      const output = await bannerOf(service);
+      expect(output).toContain('Login methods: email_password=true, mobile_otp=true');
+      const deadline = Date.now() + 10_000;
+      while (!service.output().includes('have no mobile') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(service.output()).toContain('1 administrator account(s) have no mobile: the second factor cannot apply to them');
+    } finally {
+      await service.stop();
+    }
+  });
+});
