@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 import { AppConfig } from '../config/app-config.js';
 import type { AuthUser } from '../rbac/auth-user.js';
-import { UsersRepository } from '../users/users.repository.js';
+import { PrincipalService } from '../rbac/principal.service.js';
 import { clearAuthCookies, ReadsRefreshCookie, REFRESH_TOKEN_COOKIE, setAuthCookies } from './auth-cookies.js';
 import { ForgotPasswordDto, LoginDto, RefreshDto, RegisterDto, ResetPasswordDto } from './auth.dto.js';
 import { AuthService, type TokenPairResponse } from './auth.service.js';
@@ -20,7 +20,7 @@ export class AuthController {
     private readonly auth: AuthService,
     private readonly sessions: SessionService,
     private readonly passwordReset: PasswordResetService,
-    private readonly users: UsersRepository,
+    private readonly principals: PrincipalService,
     private readonly config: AppConfig,
   ) {}
 
@@ -63,7 +63,7 @@ export class AuthController {
 
   @Get('me')
   async me(@CurrentUser() user: AuthUser) {
-    const profile = await this.users.findProfile(user.id);
+    const profile = await this.principals.profile(user);
     if (!profile) throw invalidToken();
     return { ...profile, roles: user.roles, permissions: user.permissions };
   }
