@@ -1,0 +1,96 @@
+/**
+ * The service as `main.ts` starts it, plus the benchmark's baselines, which exist only in this
+ * build (never in the service): a bare route, the same route behind a guard that only verifies
+ * the access token's signature, and a raw Argon2id verify with the service's parameters.
+ */
+import 'reflect-metadata';
+import { CanActivate, Controller, Get, Injectable, Module, type ExecutionContext, type OnModuleInit, UseGuards } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { JwtService } from '@nestjs/jwt';
+import { hash, verify } from '@node-rs/argon2';
+import type { FastifyRequest } from 'fastify';
+import { AppModule } from '../src/app.module.js';
+import { JwtKey } from '../src/auth/jwt-key.js';
+import { Public } from '../src/auth/public.decorator.js';
+import { AppConfig, loadAppConfig } from '../src/config/app-config.js';
+import { bearerToken } from '../src/guard-library/access-token.js';
+import { createApp } from '../src/http-app.js';
+import { insertBulkUsers } from '../test/support/bulk-users.js';
+import { DataSource } from 'typeorm';
+
+/** Baseline B's guard: the signature (HS256, pinned) and expiry, nothing else. */
+@Injectable()
+class SignatureOnlyGuard implements CanActivate, OnModuleInit {
+  private jwt!: JwtService;
+
+  constructor(private readonly moduleRef: ModuleRef) {}
+
+  onModuleInit(): void {
+    this.jwt = new JwtService({ secret: this.moduleRef.get(JwtKey, { strict: false }).key as never });
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const header = context.switchToHttp().getRequest<FastifyRequest>().headers.authorization;
+    const token = typeof header === 'string' ? bearerToken(header) : null;
+    if (!token) return false;
+    try {
+      await this.jwt.verifyAsync(token, { algorithms: ['HS256'] });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** `Algorithm.Argon2id` of @node-rs/argon2 (a const enum, which isolated builds cannot inline). */
+const ARGON2ID = 2;
+const VERIFY_PASSWORD = 'Bench-Argon2-Baseline-Password';
+
+@Public()
+@Controller('bench')
+class BaselinesController implements OnModuleInit {
+  private passwordHash = '';
+
+  constructor(private readonly config: AppConfig) {}
+
+  async onModuleInit(): Promise<void> {
+    const { memoryKib, iterations, parallelism } = this.config.passwordHashing;
+    this.passwordHash = await hash(VERIFY_PASSWORD, { algorithm: ARGON2ID, memoryCost: memoryKib, timeCost: iterations, parallelism });
+  }
+
+  /** Baseline A: the same HTTP stack (plugins, global rate limit, envelope), no authentication. */
+  @Get('bare')
+  bare() {
+    return { ok: true };
+  }
+
+  /** Baseline B. */
+  @Get('signature-only')
+  @UseGuards(SignatureOnlyGuard)
+  signatureOnly() {
+    return { ok: true };
+  }
+
+  /** Baseline C: one Argon2id verify of a right password, as a sign-in makes. */
+  @Get('argon2-verify')
+  async argon2Verify() {
+    return { ok: await verify(this.passwordHash, VERIFY_PASSWORD) };
+  }
+}
+
+@Module({ imports: [AppModule], controllers: [BaselinesController], providers: [SignatureOnlyGuard] })
+class BenchAppModule {}
+
+async function bootstrap(): Promise<void> {
+  const config = loadAppConfig();
+  const app = await createApp(BenchAppModule, config);
+  // Before listening: the benchmark waits for readiness, so it never measures during the load.
+  const users = Number(process.env.BENCH_BULK_USERS ?? 0);
+  if (users > 0) await insertBulkUsers(app.get(DataSource), users, { prefix: 'bench', roleNames: ['user'], roleEvery: 5 });
+  await app.listen(config.http.port, '127.0.0.1');
+}
+
+bootstrap().catch((error: unknown) => {
+  console.error('Failed to start:', error);
+  process.exit(1);
+});
