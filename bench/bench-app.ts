@@ -4,7 +4,7 @@
  * the access token's signature, and a raw Argon2id verify with the service's parameters.
  */
 import 'reflect-metadata';
-import { CanActivate, Controller, Get, Injectable, Module, type ExecutionContext, type OnModuleInit, UseGuards } from '@nestjs/common';
+import { CanActivate, Controller, Get, Injectable, Param, ParseIntPipe, Post, Module, type ExecutionContext, type OnModuleInit, UseGuards } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import { hash, verify } from '@node-rs/argon2';
@@ -51,7 +51,21 @@ const VERIFY_PASSWORD = 'Bench-Argon2-Baseline-Password';
 class BaselinesController implements OnModuleInit {
   private passwordHash = '';
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  /**
+   * Loads `count` users named `${prefix}-${n}@bulk.example.com` (the tests' fixture), then
+   * checkpoints, so the writes do not land on the measurements that follow.
+   */
+  @Post('users/:prefix/:count')
+  async bulkUsers(@Param('prefix') prefix: string, @Param('count', ParseIntPipe) count: number) {
+    await insertBulkUsers(this.dataSource, count, { prefix, roleNames: ['user'], roleEvery: 5 });
+    await this.dataSource.query('CHECKPOINT');
+    return { inserted: count };
+  }
 
   async onModuleInit(): Promise<void> {
     const { memoryKib, iterations, parallelism } = this.config.passwordHashing;
@@ -84,9 +98,6 @@ class BenchAppModule {}
 async function bootstrap(): Promise<void> {
   const config = loadAppConfig();
   const app = await createApp(BenchAppModule, config);
-  // Before listening: the benchmark waits for readiness, so it never measures during the load.
-  const users = Number(process.env.BENCH_BULK_USERS ?? 0);
-  if (users > 0) await insertBulkUsers(app.get(DataSource), users, { prefix: 'bench', roleNames: ['user'], roleEvery: 5 });
   await app.listen(config.http.port, '127.0.0.1');
 }
 
