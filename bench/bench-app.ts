@@ -6,35 +6,33 @@
 import 'reflect-metadata';
 import { CanActivate, Controller, Get, Injectable, Param, ParseIntPipe, Post, Module, type ExecutionContext, type OnModuleInit, UseGuards } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { JwtService } from '@nestjs/jwt';
 import { hash, verify } from '@node-rs/argon2';
 import type { FastifyRequest } from 'fastify';
 import { AppModule } from '../src/app.module.js';
-import { JwtKey } from '../src/auth/jwt-key.js';
-import { Public } from '../src/auth/public.decorator.js';
+import { Public } from '@auth-rbac/nest-guard';
+import { SigningKeys } from '../src/auth/signing-keys.js';
 import { AppConfig, loadAppConfig } from '../src/config/app-config.js';
-import { bearerToken } from '../src/guard-library/access-token.js';
 import { createApp } from '../src/http-app.js';
 import { insertBulkUsers } from '../test/support/bulk-users.js';
 import { DataSource } from 'typeorm';
 
-/** Baseline B's guard: the signature (HS256, pinned) and expiry, nothing else. */
+/** Baseline B's guard: the signature (with the service's own keys, algorithm pinned) and expiry, nothing else. */
 @Injectable()
 class SignatureOnlyGuard implements CanActivate, OnModuleInit {
-  private jwt!: JwtService;
+  private keys!: SigningKeys;
 
   constructor(private readonly moduleRef: ModuleRef) {}
 
   onModuleInit(): void {
-    this.jwt = new JwtService({ secret: this.moduleRef.get(JwtKey, { strict: false }).key as never });
+    this.keys = this.moduleRef.get(SigningKeys, { strict: false });
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const header = context.switchToHttp().getRequest<FastifyRequest>().headers.authorization;
-    const token = typeof header === 'string' ? bearerToken(header) : null;
+    const token = typeof header === 'string' ? /^bearer +(\S+)$/i.exec(header)?.[1] : undefined;
     if (!token) return false;
     try {
-      await this.jwt.verifyAsync(token, { algorithms: ['HS256'] });
+      await this.keys.verify(token);
       return true;
     } catch {
       return false;

@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { AuthenticationGuard } from './auth/authentication.guard.js';
+import { LibraryAuthGuard } from '@auth-rbac/nest-guard';
 import { CookieOriginGuard } from './auth/cookie-origin.guard.js';
 import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
 import { EnvelopeInterceptor } from './common/envelope.interceptor.js';
 import { AppValidationPipe } from './common/validation.pipe.js';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { IntrospectionModule } from './introspection/introspection.module.js';
+import { ServiceAuthGuardModule } from './auth/service-guard.js';
 import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { FirstStartSeeder, SeedModule } from './database/seeds/seed.module.js';
@@ -16,7 +18,6 @@ import { LimitsModule } from './limits/limits.module.js';
 import { RateLimitGuard } from './limits/rate-limit.guard.js';
 import { LoggingModule } from './logging/logging.module.js';
 import { OtpModule } from './otp/otp.module.js';
-import { PermissionsGuard } from './rbac/permissions.guard.js';
 import { RbacModule } from './rbac/rbac.module.js';
 import { SettingsModule } from './settings/settings.module.js';
 import { UserAdministrationModule } from './users/user-administration.module.js';
@@ -33,6 +34,8 @@ import { RedisModule } from './redis/redis.module.js';
     SeedModule,
     HealthModule,
     AuthModule,
+    ServiceAuthGuardModule,
+    IntrospectionModule,
     OtpModule,
     RbacModule,
     UserAdministrationModule,
@@ -47,8 +50,8 @@ import { RedisModule } from './redis/redis.module.js';
     // First of all: a cross-origin write riding on a cookie is refused before it costs anything.
     { provide: APP_GUARD, useClass: CookieOriginGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
-    { provide: APP_GUARD, useClass: AuthenticationGuard },
-    { provide: APP_GUARD, useClass: PermissionsGuard },
+    // Who is calling, then may they: the guard package's one guard does both.
+    { provide: APP_GUARD, useExisting: LibraryAuthGuard },
     FirstStartSeeder,
   ],
 })

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { Logger as PinoLogger } from 'nestjs-pino';
-import { frameworkErrorHandler, useStrictJsonParser } from './common/request-parsing.js';
+import { frameworkErrorHandler, useIntrospectionFormParser, useStrictJsonParser } from './common/request-parsing.js';
 import { AppConfig } from './config/app-config.js';
 
 /** Request ids from a client are kept only when they look like ids, never as free text for logs. */
@@ -61,6 +61,7 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     exclude: [
       { path: 'health', method: RequestMethod.ALL },
       { path: 'health/ready', method: RequestMethod.ALL },
+      { path: '.well-known/jwks.json', method: RequestMethod.GET },
     ],
   });
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
@@ -69,6 +70,7 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     if (fastify.hasContentTypeParser(type)) fastify.removeContentTypeParser(type);
   }
   useStrictJsonParser(fastify);
+  useIntrospectionFormParser(fastify);
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
     // Responses of an auth service carry tokens and personal data: no cache may keep them.

@@ -2,15 +2,15 @@ import { Body, Controller, Get, HttpCode, HttpStatus, Post, Req, Res } from '@ne
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 import { AppConfig } from '../config/app-config.js';
-import type { AuthUser } from '../rbac/auth-user.js';
+import type { AuthUser } from '@auth-rbac/nest-guard';
 import { PrincipalService } from '../rbac/principal.service.js';
 import { clearAuthCookies, ReadsRefreshCookie, REFRESH_TOKEN_COOKIE, setAuthCookies } from './auth-cookies.js';
 import { ForgotPasswordDto, LoginDto, RefreshDto, RegisterDto, ResetPasswordDto } from './auth.dto.js';
 import { AuthService, type TokenPairResponse } from './auth.service.js';
 import { clientOf } from './client-info.js';
-import { CurrentUser } from './current-user.decorator.js';
+import { CurrentUser } from '@auth-rbac/nest-guard';
 import { PasswordResetService } from './password-reset.service.js';
-import { Public } from './public.decorator.js';
+import { Public } from '@auth-rbac/nest-guard';
 import { SessionService, type IssuedTokens } from './session.service.js';
 import { invalidToken } from './token.service.js';
 

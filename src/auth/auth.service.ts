@@ -4,7 +4,7 @@ import { AuditLog } from '../audit/audit-log.service.js';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
 import { LoginLockout, lockoutSubject } from '../limits/login-lockout.service.js';
-import { SystemRoles } from '../rbac/permission-names.js';
+import { SystemRoles } from '@auth-rbac/nest-guard';
 import { UsersRepository, type UserWithPassword } from '../users/users.repository.js';
 import type { LoginDto, RegisterDto } from './auth.dto.js';
 import { PasswordHasher } from './password-hasher.js';

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { JwtService } from '@nestjs/jwt';
+import { hasValidTimes } from '@auth-rbac/nest-guard';
+import { decodeJwt } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
-import { hasValidTimes } from '../guard-library/access-token.js';
+import { SigningKeys } from './signing-keys.js';
 import type { AccessClaims, BaseClaims, ClaimsOf, RefreshClaims, TokenType } from './token-claims.js';
 
 /** The specification's temp-token lifetime: five minutes. */
@@ -15,11 +16,11 @@ export interface SessionIdentity {
   sessionId: string;
 }
 
-/** Signs and verifies the service's JWTs: HS256 only, with `token_type` checked on every use. */
+/** Signs and verifies the service's JWTs with its SigningKeys, with `token_type` checked on every use. */
 @Injectable()
 export class TokenService {
   constructor(
-    private readonly jwt: JwtService,
+    private readonly keys: SigningKeys,
     private readonly config: AppConfig,
   ) {}
 
@@ -31,7 +32,7 @@ export class TokenService {
       sid: identity.sessionId,
       jti: randomUUID(),
     };
-    return this.jwt.signAsync(claims, { expiresIn: this.config.jwt.accessTokenTtl });
+    return this.keys.sign(claims, this.config.jwt.accessTokenTtl);
   }
 
   /** A refresh token never outlives its session's absolute end. */
@@ -45,26 +46,26 @@ export class TokenService {
       gen: generation,
       jti: randomUUID(),
     };
-    return this.jwt.signAsync(claims, { expiresIn: Math.max(1, Math.min(this.config.jwt.refreshTokenTtl, untilSessionEnd)) });
+    return this.keys.sign(claims, Math.max(1, Math.min(this.config.jwt.refreshTokenTtl, untilSessionEnd)));
   }
 
   /** The temp token of a two-factor challenge: valid only at verify-2fa, bound by `jti` to its code. */
   signTwoFactor(identity: { userId: string; email: string }, jti: string): Promise<string> {
     const claims: Omit<BaseClaims, 'iat' | 'exp'> = { sub: identity.userId, email: identity.email, token_type: '2fa', jti };
-    return this.jwt.signAsync(claims, { expiresIn: TWO_FACTOR_TOKEN_TTL });
+    return this.keys.sign(claims, TWO_FACTOR_TOKEN_TTL);
   }
 
   /** Like `verify(token, '2fa')`, but an expired temp token is OTP_EXPIRED: the user must sign in again. */
   async verifyTwoFactor(token: string): Promise<BaseClaims> {
     try {
-      await this.jwt.verifyAsync(token, { algorithms: ['HS256'], ignoreExpiration: true });
+      await this.keys.verify(token, { ignoreExpiration: true });
     } catch {
       throw invalidToken();
     }
     try {
       return await this.verify(token, '2fa');
     } catch (error) {
-      const { exp } = this.jwt.decode<{ exp?: number }>(token) ?? {};
+      const { exp } = decodeJwt(token);
       if (typeof exp === 'number' && exp * 1000 <= Date.now()) {
         throw new AppException('OTP_EXPIRED', 'The sign-in has expired: sign in again.');
       }
@@ -79,7 +80,7 @@ export class TokenService {
   async verify<T extends TokenType>(token: string, expected: T): Promise<ClaimsOf<T>> {
     let claims: Record<string, unknown>;
     try {
-      claims = await this.jwt.verifyAsync(token, { algorithms: ['HS256'] });
+      claims = await this.keys.verify(token);
     } catch {
       throw invalidToken();
     }

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { CommandFactory } from 'nest-commander';
 import { CliModule } from './cli.module.js';
 
-/** Administrative commands: `node dist/src/cli/main.js seed` (`npm run seed`). */
+/** Administrative commands: `node dist/src/cli/main.js seed|rotate-keys|create-client <id>` (`npm run seed`). */
 async function main(): Promise<void> {
   await CommandFactory.run(CliModule, {
     logger: ['error', 'warn'],

@@ -1,4 +1,5 @@
 import { HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { guardErrorBody } from '@auth-rbac/nest-guard';
 import { AppException, type ErrorBody } from './app-exception.js';
 import { ErrorCodes, type ErrorCode } from './error-codes.js';
 
@@ -55,6 +56,12 @@ const GENERIC_MESSAGES: Partial<Record<ErrorCode, string>> = {
 export function toErrorResponse(error: unknown, requestId: string): ErrorResponse {
   if (error instanceof AppException) {
     return build(error.getStatus(), error.code, error.message, error.details, error.headers);
+  }
+  // The guard package's refusals (401, 403, 503) already carry the contract's body.
+  const guardBody = guardErrorBody(error);
+  if (guardBody && guardBody.error.code in ErrorCodes) {
+    const { code, message, details } = guardBody.error;
+    return build((error as HttpException).getStatus(), code as ErrorCode, message, details as ErrorBody['error']['details']);
   }
   const fastifyError = FASTIFY_ERRORS[fastifyCodeOf(error)];
   if (fastifyError) return build(ErrorCodes[fastifyError.code], fastifyError.code, fastifyError.message);

@@ -24,6 +24,23 @@ export function useStrictJsonParser(fastify: FastifyInstance): void {
   });
 }
 
+/** The one route that takes a form body: RFC 7662 introspection requests are forms. */
+export const FORM_BODY_ROUTES: ReadonlySet<string> = new Set(['/api/auth/introspect']);
+
+/**
+ * `application/x-www-form-urlencoded` for the routes of FORM_BODY_ROUTES only; every other route
+ * still answers such a body 415, as before.
+ */
+export function useIntrospectionFormParser(fastify: FastifyInstance): void {
+  fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
+    if (!FORM_BODY_ROUTES.has(request.routeOptions?.url ?? '')) {
+      done(new AppException('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json.'), undefined);
+      return;
+    }
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+}
+
 /**
  * Fastify answers a malformed URL (bad percent-encoding) or an over-long path parameter itself,
  * before any hook runs and in its own shape; this answers them in the contract's shape instead.

@@ -54,6 +54,35 @@ describe('configuration', () => {
     }
   });
 
+  it('reads the signing algorithm, earlier keys and introspection clients, and hides client secrets in errors', () => {
+    expect(build({ JWT_SECRET: STRONG_SECRET }).signing).toEqual({
+      algorithm: 'HS256', privateKeyPem: undefined, privateKeyFile: undefined, previousSecrets: [], previousPublicKeys: [],
+    });
+    const pem = '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----';
+    const config = build({
+      JWT_SECRET: STRONG_SECRET,
+      JWT_ALGORITHM: 'EdDSA',
+      JWT_PREVIOUS_SECRETS: ' old-one , old-two ',
+      JWT_PREVIOUS_PUBLIC_KEYS: `${pem.replace(/\n/g, '\\n')}${pem}`,
+      SERVICE_CLIENTS: 'orders:s3cret:with-colon, billing:other',
+    });
+    expect(config.signing.algorithm).toBe('EdDSA');
+    expect(config.signing.previousSecrets).toEqual(['old-one', 'old-two']);
+    expect(config.signing.previousPublicKeys).toEqual([pem, pem]);
+    expect(config.introspection).toEqual({
+      clients: [{ id: 'orders', secret: 's3cret:with-colon' }, { id: 'billing', secret: 'other' }],
+      ratePerMinute: 60000,
+    });
+    expect(() => parseEnvironment({ JWT_ALGORITHM: 'RS256' })).toThrow(/JWT_ALGORITHM/);
+    try {
+      parseEnvironment({ SERVICE_CLIENTS: 'orders-without-secret-but-long-value' });
+      throw new Error('expected a refusal');
+    } catch (error) {
+      expect((error as Error).message).toContain('SERVICE_CLIENTS=(hidden)');
+      expect((error as Error).message).not.toContain('orders-without');
+    }
+  });
+
   it('refuses a missing or short JWT_SECRET in production', () => {
     expect(() => build({ ...PRODUCTION })).toThrow(ConfigurationError);
     expect(() => build({ ...PRODUCTION, JWT_SECRET: 'a'.repeat(31) })).toThrow(/too short/);

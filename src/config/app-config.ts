@@ -49,6 +49,16 @@ export abstract class AppConfig {
     refreshTokenTtl: number;
     sessionMaxAge: number;
   };
+  /** How tokens are signed and which earlier keys still verify (see src/auth/signing-keys.ts). */
+  abstract readonly signing: {
+    algorithm: 'HS256' | 'ES256' | 'EdDSA';
+    privateKeyPem?: string;
+    privateKeyFile?: string;
+    previousSecrets: string[];
+    previousPublicKeys: string[];
+  };
+  /** Other services asking about tokens (POST /api/auth/introspect). */
+  abstract readonly introspection: { clients: { id: string; secret: string }[]; ratePerMinute: number };
   abstract readonly passwordHashing: { memoryKib: number; iterations: number; parallelism: number };
   abstract readonly resetTokenTtl: number;
   abstract readonly otp: {
@@ -117,6 +127,20 @@ export function buildAppConfig(env: Environment): AppConfig {
       accessTokenTtl: env.ACCESS_TOKEN_EXPIRY,
       refreshTokenTtl: env.REFRESH_TOKEN_EXPIRY,
       sessionMaxAge: env.SESSION_MAX_AGE,
+    },
+    signing: {
+      algorithm: env.JWT_ALGORITHM,
+      privateKeyPem: env.JWT_PRIVATE_KEY?.replace(/\\n/g, '\n'),
+      privateKeyFile: env.JWT_PRIVATE_KEY_FILE,
+      previousSecrets: (env.JWT_PREVIOUS_SECRETS ?? '').split(',').map((secret) => secret.trim()).filter(Boolean),
+      previousPublicKeys: pemBlocks(env.JWT_PREVIOUS_PUBLIC_KEYS),
+    },
+    introspection: {
+      clients: (env.SERVICE_CLIENTS ?? '').split(',').map((pair) => pair.trim()).filter(Boolean).map((pair) => {
+        const separator = pair.indexOf(':');
+        return { id: pair.slice(0, separator), secret: pair.slice(separator + 1) };
+      }),
+      ratePerMinute: env.INTROSPECT_RATE_PER_MINUTE,
     },
     passwordHashing: {
       memoryKib: env.ARGON2_MEMORY_KIB,
@@ -227,4 +251,9 @@ function loadDotEnv(): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
+}
+
+/** The PEM blocks of a variable that may hold several, with `\n` escapes read as line breaks. */
+function pemBlocks(value: string | undefined): string[] {
+  return (value ?? '').replace(/\\n/g, '\n').match(/-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g) ?? [];
 }

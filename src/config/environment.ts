@@ -45,6 +45,33 @@ export class Environment {
   @Transform(emptyToUndefined) @IsOptional() @IsString() @MinLength(1)
   JWT_SECRET?: string;
 
+  @IsIn(['HS256', 'ES256', 'EdDSA'])
+  JWT_ALGORITHM: 'HS256' | 'ES256' | 'EdDSA' = 'HS256';
+
+  /** PEM (PKCS#8) private key for ES256 / EdDSA; `\n` escapes are read as line breaks. */
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  JWT_PRIVATE_KEY?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  JWT_PRIVATE_KEY_FILE?: string;
+
+  /** Comma-separated earlier HS256 secrets, still accepted until their tokens expire. */
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  JWT_PREVIOUS_SECRETS?: string;
+
+  /** Earlier public keys (PEM blocks, one after another), still accepted and published. */
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  JWT_PREVIOUS_PUBLIC_KEYS?: string;
+
+  /** Introspection clients, `id:secret,...`. */
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^\s*[^:,\s]+:[^,\s]+\s*(,\s*[^:,\s]+:[^,\s]+\s*)*$/, {
+    message: 'SERVICE_CLIENTS must be id:secret pairs separated by commas',
+  })
+  SERVICE_CLIENTS?: string;
+
+  @Transform(toInt) @IsInt() @Min(1)
+  INTROSPECT_RATE_PER_MINUTE = 60000;
+
   @Transform(toInt) @IsInt() @Min(1)
   ACCESS_TOKEN_EXPIRY = 900;
 
@@ -208,7 +235,7 @@ export function parseEnvironment(raw: Record<string, string | undefined>): Envir
   if (errors.length > 0) {
     throw new InvalidEnvironmentError(
       errors.map((error) => {
-        const value = error.property.includes('SECRET') || error.property.includes('PASSWORD') || error.property.includes('TOKEN')
+        const value = /SECRET|PASSWORD|TOKEN|PRIVATE_KEY|CLIENTS/.test(error.property)
           ? '(hidden)'
           : JSON.stringify(error.value);
         return `${error.property}=${value}: ${Object.values(error.constraints ?? {}).join('; ')}`;
@@ -225,4 +252,5 @@ const declaredOptionalKeys = [
   'SEED_ADMIN_EMAIL', 'SEED_ADMIN_PASSWORD', 'SEED_ADMIN_MOBILE',
   'SEED_USER_EMAIL', 'SEED_USER_PASSWORD', 'SEED_USER_MOBILE',
   'DEFAULT_PHONE_REGION',
+  'JWT_PRIVATE_KEY', 'JWT_PRIVATE_KEY_FILE', 'JWT_PREVIOUS_SECRETS', 'JWT_PREVIOUS_PUBLIC_KEYS', 'SERVICE_CLIENTS',
 ];

@@ -6,7 +6,7 @@ import {
   type HealthCheckResult,
   type HealthIndicatorFunction,
 } from '@nestjs/terminus';
-import { Public } from '../auth/public.decorator.js';
+import { Public } from '@auth-rbac/nest-guard';
 import { AppException } from '../common/app-exception.js';
 import { SkipRateLimits } from '../limits/rate-limit.guard.js';
 import { REDIS, type RedisClient } from '../redis/redis-client.js';

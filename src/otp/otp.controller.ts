@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { setAuthCookies } from '../auth/auth-cookies.js';
 import { clientOf } from '../auth/client-info.js';
-import { Public } from '../auth/public.decorator.js';
+import { Public } from '@auth-rbac/nest-guard';
 import type { IssuedSession, TokenPairResponse } from '../auth/session.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { MobileOtpService } from './mobile-otp.service.js';

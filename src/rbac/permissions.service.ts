@@ -5,7 +5,7 @@ import { assertMayActOn, type PolicyActor } from '../authz/privilege-refusal.js'
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from './authz-versions.js';
 import { Permission } from './permission.entity.js';
-import { SystemRoles } from './permission-names.js';
+import { SystemRoles } from '@auth-rbac/nest-guard';
 import type { CreatePermissionDto, UpdatePermissionDto } from './rbac.dto.js';
 import { isUniqueViolation, notFound, systemProtected } from './rbac-errors.js';
 import { toPermissionResponse, type PermissionResponse } from './rbac.responses.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { VersionedCache } from '../redis/versioned-cache.js';
 import { UsersRepository } from '../users/users.repository.js';
-import { AuthUser } from './auth-user.js';
+import { AuthUser } from '@auth-rbac/nest-guard';
 import { AuthzVersions } from './authz-versions.js';
 
 /** The caller's own record, as `GET /api/auth/me` shows it. */
@@ -58,13 +58,14 @@ export class PrincipalService {
   }
 
   /**
-   * The caller's own record. The one loaded with the caller on this request when there is one
-   * (any change to it bumps the user's version, like a change of roles), else read again.
+   * The caller's own record, for a caller the guard has just loaded (`load`) on this request: the
+   * entry that load found current or stored (any change to the record bumps the user's version,
+   * like a change of roles), else read again (no cache, or versions unreadable).
    */
-  async profile(principal: AuthUser): Promise<CallerProfile | null> {
-    const cached = this.cache.peek(`${principal.sessionId}:${principal.id}`);
-    if (cached?.principal === principal) return cached.profile;
-    return this.users.findProfile(principal.id);
+  async profile(caller: { id: string; sessionId: string }): Promise<CallerProfile | null> {
+    const cached = this.cache.peek(`${caller.sessionId}:${caller.id}`);
+    if (cached) return cached.profile;
+    return this.users.findProfile(caller.id);
   }
 
   private async fromDatabase(sessionId: string, userId: string) {

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
-import { CurrentUser } from '../auth/current-user.decorator.js';
-import type { AuthUser } from '../rbac/auth-user.js';
-import { Permissions } from '../rbac/permission-names.js';
-import { RequirePermissions } from '../rbac/permissions.decorator.js';
+import { CurrentUser } from '@auth-rbac/nest-guard';
+import type { AuthUser } from '@auth-rbac/nest-guard';
+import { Permissions } from '@auth-rbac/nest-guard';
+import { RequirePermissions } from '@auth-rbac/nest-guard';
 import { UpdateSettingsDto } from './settings.dto.js';
 import { SettingsService } from './settings.service.js';
 

@@ -6,7 +6,7 @@ import { assertMayActOn } from '../authz/privilege-refusal.js';
 import type { ClientInfo } from '../auth/session.service.js';
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from '../rbac/authz-versions.js';
-import { SystemRoles } from '../rbac/permission-names.js';
+import { SystemRoles } from '@auth-rbac/nest-guard';
 import { isUniqueViolation, notFound } from '../rbac/rbac-errors.js';
 import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './users.dto.js';
 import { IdentityChangeService } from './identity-change.service.js';

@@ -1,13 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { clientOf } from '../auth/client-info.js';
-import { CurrentUser } from '../auth/current-user.decorator.js';
+import { CurrentUser } from '@auth-rbac/nest-guard';
 import { AdminList } from '../common/admin-list.decorator.js';
 import { AppException } from '../common/app-exception.js';
 import { UuidParam } from '../common/uuid-param.js';
-import type { AuthUser } from '../rbac/auth-user.js';
-import { Permissions } from '../rbac/permission-names.js';
-import { RequirePermissions } from '../rbac/permissions.decorator.js';
+import type { AuthUser } from '@auth-rbac/nest-guard';
+import { Permissions } from '@auth-rbac/nest-guard';
+import { RequirePermissions } from '@auth-rbac/nest-guard';
 import { UserAdministrationService } from './user-administration.service.js';
 import { UserRolesService } from './user-roles.service.js';
 import { CreateUserDto, ListUsersQuery, RoleIdsDto, UpdateUserDto } from './users.dto.js';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { isPrivileged } from '../authz/privilege-policy.js';
 import { underAdminStatementTimeout } from '../database/admin-statement-timeout.js';
-import { PRINCIPAL_OF_ACTIVE_SESSION_SQL } from '../rbac/principal-query.js';
+import { PRINCIPAL_OF_ACTIVE_SESSION_SQL } from '@auth-rbac/nest-guard';
 import { User } from './user.entity.js';
 
 export interface UserWithPassword {

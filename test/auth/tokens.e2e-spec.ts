@@ -45,8 +45,8 @@ describe('token pair, cookies, /me and logout', () => {
       const access = decodeJwt(user.tokens.access_token);
       const refreshToken = decodeJwt(user.tokens.refresh_token);
 
-      expect(access.header).toEqual({ alg: 'HS256', typ: 'JWT' });
-      expect(refreshToken.header).toEqual({ alg: 'HS256', typ: 'JWT' });
+      expect(access.header).toEqual({ alg: 'HS256', typ: 'JWT', kid: expect.any(String) });
+      expect(refreshToken.header).toEqual({ alg: 'HS256', typ: 'JWT', kid: access.header.kid });
       expect(access.payload).toEqual(
         expect.objectContaining({
           sub: user.id,

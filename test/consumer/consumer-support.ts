@@ -1,26 +1,84 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
-const EXAMPLE_MAIN = path.join(ROOT, 'dist/examples/consumer/main.js');
+const EXAMPLE = path.join(ROOT, 'examples/consumer');
 
-/**
- * Compiles examples/consumer against the built library (dist/src/index.d.ts, through the
- * package's own name and `exports`), as `npm run build:example` does.
- */
-export function buildExample(): Promise<void> {
+function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'examples/consumer/tsconfig.json'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
     let output = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the example did not compile:\n${output}`))));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(output);
+      else reject(new Error(`${command} ${args.join(' ')} failed (${code}):\n${output}`));
+    });
   });
+}
+
+/**
+ * The package as a consumer gets it: `npm pack` of packages/nest-guard (its `prepack` builds it),
+ * installed from the tarball into a fresh folder outside the repository together with Nest of the
+ * given major from the npm registry, with examples/consumer's sources compiled there. The folder
+ * is named by the tarball's digest, so the tests of a run (and later runs of the same package)
+ * install each major once.
+ */
+export async function installConsumer(nestMajor: 11 | 12): Promise<string> {
+  const packing = await mkdtemp(path.join(os.tmpdir(), 'nest-guard-pack-'));
+  await run('npm', ['pack', '--pack-destination', packing], path.join(ROOT, 'packages/nest-guard'), 120_000);
+  const packed = path.join(packing, (await readdir(packing)).find((name) => name.endsWith('.tgz'))!);
+  const digest = createHash('sha256').update(await readFile(packed)).digest('hex').slice(0, 16);
+  const folder = path.join(os.tmpdir(), `nest-guard-consumer-${nestMajor}-${digest}`);
+  if (existsSync(path.join(folder, 'dist/main.js'))) {
+    await rm(packing, { recursive: true, force: true });
+    return folder;
+  }
+  const building = `${folder}.${process.pid}`;
+  await rm(building, { recursive: true, force: true });
+  await mkdir(building, { recursive: true });
+  const tarball = path.join(building, path.basename(packed));
+  await cp(packed, tarball);
+  await rm(packing, { recursive: true, force: true });
+  const example = JSON.parse(await readFile(path.join(EXAMPLE, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+  const nest = `^${nestMajor}.0.0`;
+  const manifest = {
+    name: `nest-guard-consumer-${nestMajor}`,
+    private: true,
+    type: 'module',
+    dependencies: {
+      ...example.dependencies,
+      '@auth-rbac/nest-guard': `file:./${path.basename(tarball)}`,
+      '@nestjs/common': nest,
+      '@nestjs/core': nest,
+      '@nestjs/platform-fastify': nest,
+    },
+    devDependencies: example.devDependencies,
+  };
+  await writeFile(path.join(building, 'package.json'), JSON.stringify(manifest, null, 2));
+  await cp(path.join(EXAMPLE, 'src'), path.join(building, 'src'), { recursive: true });
+  await cp(path.join(EXAMPLE, 'tsconfig.json'), path.join(building, 'tsconfig.json'));
+  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], building, 300_000);
+  await run(process.execPath, [path.join(building, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], building, 120_000);
+  // Complete folders only: a run that died half-way leaves no folder to be reused.
+  await rm(folder, { recursive: true, force: true });
+  await rename(building, folder);
+  return folder;
+}
+
+/** The Nest version a consumer folder installed. */
+export async function installedNestVersion(folder: string): Promise<string> {
+  return (JSON.parse(await readFile(path.join(folder, 'node_modules/@nestjs/core/package.json'), 'utf8')) as { version: string }).version;
 }
 
 export interface RunningConsumer {
@@ -29,10 +87,10 @@ export interface RunningConsumer {
   stop(): Promise<void>;
 }
 
-/** Starts the compiled example (`node dist/examples/consumer/main.js`) with only the given environment. */
-export async function startConsumer(env: Record<string, string>): Promise<RunningConsumer> {
-  const child: ChildProcess = spawn(process.execPath, [EXAMPLE_MAIN], {
-    cwd: ROOT,
+/** Starts the compiled consumer (`node dist/main.js` in its folder) with only the given environment. */
+export async function startConsumer(folder: string, env: Record<string, string>): Promise<RunningConsumer> {
+  const child: ChildProcess = spawn(process.execPath, [path.join(folder, 'dist/main.js')], {
+    cwd: folder,
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

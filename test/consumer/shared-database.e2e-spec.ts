@@ -11,7 +11,7 @@ import {
   Public,
   RequireAnyPermission,
   RequirePermissions,
-} from '../../src/index.js';
+} from '@auth-rbac/nest-guard';
 import { createTestApp } from '../support/test-app.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
 import { sharedDataSource } from '../support/test-database.js';

@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { Permissions } from '../../src/rbac/permission-names.js';
+import { Permissions } from '@auth-rbac/nest-guard';
 import { call, callerWithPermissions, type Caller } from '../support/rbac-factory.js';
 import { createTestApp } from '../support/test-app.js';
 import { sharedDataSource } from '../support/test-database.js';

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Post } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { IsEmail, IsString, MinLength } from 'class-validator';
 import request from 'supertest';
-import { Public } from '../../src/auth/public.decorator.js';
+import { Public } from '@auth-rbac/nest-guard';
 import { createTestApp } from '../support/test-app.js';
 
 class EchoDto {

@@ -1,7 +1,7 @@
 import { Controller, Get, Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { Public } from '../../src/auth/public.decorator.js';
+import { Public } from '@auth-rbac/nest-guard';
 import { PINO_LEVELS } from '../../src/logging/logging.module.js';
 import { loginTokens, refresh, registerUser } from '../support/auth-factory.js';
 import { createTestApp } from '../support/test-app.js';

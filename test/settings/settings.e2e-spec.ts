@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { Permissions } from '../../src/rbac/permission-names.js';
+import { Permissions } from '@auth-rbac/nest-guard';
 import type { TestDatabase } from '../support/databases.mjs';
 import { call, callerWithPermissions, type Caller } from '../support/rbac-factory.js';
 import { createTestApp } from '../support/test-app.js';

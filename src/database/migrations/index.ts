@@ -9,6 +9,7 @@ import { RoleNamesCaseInsensitive1764300000000 } from './1764300000000-role-name
 import { OutboxMessages1764310000000 } from './1764310000000-outbox-messages.js';
 import { RenormaliseIdentities1764320000000 } from './1764320000000-renormalise-identities.js';
 import { AdminListIndexes1764340000000 } from './1764340000000-admin-list-indexes.js';
+import { ServiceClients1764350000000 } from './1764350000000-service-clients.js';
 
 /** In order of application. Listed explicitly so the build and the tests load the same set. */
 export const migrations = [
@@ -23,4 +24,5 @@ export const migrations = [
   OutboxMessages1764310000000,
   RenormaliseIdentities1764320000000,
   AdminListIndexes1764340000000,
+  ServiceClients1764350000000,
 ];

@@ -1,4 +1,4 @@
-import { Permissions, SystemRoles, type PermissionName } from '../../rbac/permission-names.js';
+import { Permissions, SystemRoles, type PermissionName } from '@auth-rbac/nest-guard';
 
 export interface PermissionSeed {
   name: string;

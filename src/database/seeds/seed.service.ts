@@ -4,7 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { PasswordHasher } from '../../auth/password-hasher.js';
 import { AppConfig, type SeedAccountConfig } from '../../config/app-config.js';
 import { normalizeEmail, normalizeMobile } from '../../common/normalize.js';
-import { SystemRoles } from '../../rbac/permission-names.js';
+import { SystemRoles } from '@auth-rbac/nest-guard';
 import { SEEDED_PERMISSIONS, SEEDED_ROLES, type PermissionSeed } from './seed-data.js';
 
 export interface SeededAccount {

@@ -1,0 +1,105 @@
+import { Module, type DynamicModule, type FactoryProvider, type ModuleMetadata, type Provider } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { AccessTokenVerifier } from './access-token.js';
+import { DEFAULT_REMOTE_TIMEOUT_MS, type AuthGuardModuleOptions } from './auth-guard.options.js';
+import { LibraryAuthGuard } from './auth.guard.js';
+import { baseUrlOf, createPrincipalSource, PrincipalSource } from './principal-source.js';
+import {
+  JwksKeySource,
+  publicVerificationKey,
+  secretVerificationKey,
+  StaticKeySource,
+  type KeySource,
+} from './verification-keys.js';
+
+export const AUTH_GUARD_OPTIONS = Symbol('AUTH_GUARD_OPTIONS');
+
+export interface AuthGuardModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
+  inject?: FactoryProvider['inject'];
+  useFactory: (...args: any[]) => AuthGuardModuleOptions | Promise<AuthGuardModuleOptions>;
+  /**
+   * Register the guard for every route (default). `false` leaves it to the importing module to
+   * place `LibraryAuthGuard` among its own global guards, in the order it needs.
+   */
+  globalGuard?: boolean;
+}
+
+/**
+ * What another Nest service imports to be guarded by the auth service: a global guard (deny by
+ * default, `@Public()` opts out) that verifies the service's access tokens and enforces
+ * `@RequirePermissions` / `@RequireAnyPermission`, with `@CurrentUser()` handing over an AuthUser.
+ */
+@Module({})
+export class AuthGuardModule {
+  /** `AuthGuardModule.forRoot({ authUrl, clientId, clientSecret })` is the whole setup. */
+  static forRoot(options: AuthGuardModuleOptions): DynamicModule {
+    // Built now, so a bad key or source stops the importing service at start.
+    const verifier = createVerifier(options);
+    const source = createPrincipalSource(options);
+    return AuthGuardModule.with(
+      [
+        { provide: AUTH_GUARD_OPTIONS, useValue: options },
+        { provide: AccessTokenVerifier, useValue: verifier },
+        { provide: PrincipalSource, useValue: source },
+      ],
+      [],
+      true,
+    );
+  }
+
+  /** For options that come from the importing service's own configuration providers. */
+  static forRootAsync(options: AuthGuardModuleAsyncOptions): DynamicModule {
+    return AuthGuardModule.with(
+      [
+        { provide: AUTH_GUARD_OPTIONS, useFactory: options.useFactory, inject: options.inject ?? [] },
+        { provide: AccessTokenVerifier, useFactory: createVerifier, inject: [AUTH_GUARD_OPTIONS] },
+        {
+          provide: PrincipalSource,
+          useFactory: (resolved: AuthGuardModuleOptions) => createPrincipalSource(checked(resolved)),
+          inject: [AUTH_GUARD_OPTIONS],
+        },
+      ],
+      options.imports,
+      options.globalGuard ?? true,
+    );
+  }
+
+  private static with(providers: Provider[], imports: ModuleMetadata['imports'] = [], globalGuard: boolean): DynamicModule {
+    return {
+      module: AuthGuardModule,
+      global: true,
+      imports,
+      providers: [...providers, LibraryAuthGuard, ...(globalGuard ? [{ provide: APP_GUARD, useExisting: LibraryAuthGuard }] : [])],
+      exports: [AccessTokenVerifier, PrincipalSource, LibraryAuthGuard],
+    };
+  }
+}
+
+function checked(options: AuthGuardModuleOptions): AuthGuardModuleOptions {
+  if (!options || typeof options !== 'object') throw new Error('AuthGuardModule: options are required.');
+  return options;
+}
+
+/** The keys tokens are verified with: given ones, a secret or public keys, else the auth service's JWKS. */
+export function createVerifier(options: AuthGuardModuleOptions): AccessTokenVerifier {
+  return new AccessTokenVerifier(keySourceOf(checked(options)));
+}
+
+function keySourceOf(options: AuthGuardModuleOptions): KeySource {
+  if (options.keys) return options.keys;
+  const secret = options.secret ?? options.jwtSecret;
+  const secrets = [...(secret !== undefined ? [secret] : []), ...(options.previousSecrets ?? [])];
+  const publicKeys = options.publicKeys ?? [];
+  if (secrets.length > 0 || publicKeys.length > 0) {
+    for (const value of secrets) {
+      if (typeof value !== 'string' || value.length === 0) {
+        throw new Error('AuthGuardModule: `secret` (the auth service JWT_SECRET) must be a non-empty string.');
+      }
+    }
+    return new StaticKeySource([...secrets.map(secretVerificationKey), ...publicKeys.map((pem) => publicVerificationKey(pem))]);
+  }
+  if (typeof options.authUrl === 'string') {
+    return new JwksKeySource(`${baseUrlOf(options.authUrl)}/.well-known/jwks.json`, options.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS);
+  }
+  throw new Error('AuthGuardModule: give `authUrl` (with `clientId` and `clientSecret`), or a `secret` or `publicKeys` to verify tokens with.');
+}

@@ -1,0 +1,81 @@
+import type { KeySource } from './verification-keys.js';
+
+/**
+ * How another Nest service configures the guard. The whole setup is
+ * `{ authUrl, clientId, clientSecret }`: tokens are checked against the auth service's published
+ * keys, then introspected (RFC 7662) with those client credentials. The other modes (a shared
+ * secret or public keys, with the caller loaded by a query or from the auth database) stay for
+ * services that already have those.
+ */
+export interface AuthGuardModuleOptions extends CacheOptions {
+  /** Base URL of the auth service, e.g. `http://auth:3000`. */
+  authUrl?: string;
+  /** This service's introspection client (the auth service's `SERVICE_CLIENTS` or `create-client`). */
+  clientId?: string;
+  clientSecret?: string;
+  /** How long one call to the auth service may take before the request is answered 503. */
+  timeoutMs?: number;
+  /** The auth service's `JWT_SECRET`; its UTF-8 bytes are the HS256 key. */
+  secret?: string;
+  /** Same as `secret`, named like the auth service's variable. */
+  jwtSecret?: string;
+  /** Earlier secrets still accepted during a rotation (`JWT_PREVIOUS_SECRETS`). */
+  previousSecrets?: string[];
+  /** PEM public keys (ES256 or EdDSA) to verify with instead of a secret. */
+  publicKeys?: string[];
+  /** Any other source of verification keys (the auth service passes its own key set). */
+  keys?: KeySource;
+  /** Where the caller's roles and permissions come from; with `authUrl` it is introspection. */
+  permissionsFrom?: PermissionsFrom;
+}
+
+export type PermissionsFrom = RemotePermissionsOptions | QueryPermissionsOptions | DataSourcePermissionsOptions;
+
+export interface CacheOptions {
+  /**
+   * How long a caller's roles and permissions are reused, per access token. A revoked session or
+   * a changed role is seen by this service at the latest this long after the change.
+   */
+  cacheTtlMs?: number;
+  /** Upper bound of cached callers; the least recently loaded entry goes first. */
+  cacheMaxEntries?: number;
+}
+
+/** Ask the auth service: `GET ${url}/api/auth/me` with the caller's token (prefer `authUrl`). */
+export interface RemotePermissionsOptions extends CacheOptions {
+  /** Base URL of the auth service, e.g. `http://auth:3000`. */
+  url: string;
+  /** How long one call to the auth service may take before the request is answered 503. */
+  timeoutMs?: number;
+}
+
+/** Load the caller yourself, e.g. from a database or a cache you already have. */
+export interface QueryPermissionsOptions extends CacheOptions {
+  /** The caller of a live session, or null when the session is revoked or expired or the user is gone. */
+  query: (userId: string, sessionId: string) => Promise<PrincipalRecord | null>;
+}
+
+/** Read the auth service's database directly (a TypeORM DataSource, a `pg` Pool or Client). */
+export interface DataSourcePermissionsOptions extends CacheOptions {
+  dataSource: SqlRunner;
+}
+
+/** Anything that runs one parameterised SQL statement: TypeORM returns rows, `pg` returns `{rows}`. */
+export interface SqlRunner {
+  query(sql: string, parameters?: unknown[]): Promise<unknown>;
+}
+
+/** The caller as the auth service knows it. */
+export interface PrincipalRecord {
+  id: string;
+  email: string;
+  name: string;
+  roles: string[];
+  permissions: string[];
+  /** The session of the token, when the source tells it (introspection does). */
+  sessionId?: string;
+}
+
+export const DEFAULT_REMOTE_CACHE_TTL_MS = 5_000;
+export const DEFAULT_CACHE_MAX_ENTRIES = 10_000;
+export const DEFAULT_REMOTE_TIMEOUT_MS = 5_000;

@@ -1,0 +1,211 @@
+import { HttpException } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { VerifiedAccessToken } from './access-token.js';
+import type { SqlRunner } from './auth-guard.options.js';
+import {
+  createPrincipalSource,
+  introspectionLoader,
+  databaseQuery,
+  principalFromMeResponse,
+  remoteLoader,
+  PRINCIPAL_OF_ACTIVE_SESSION_SQL,
+} from './principal-source.js';
+import type { FetchLike } from './verification-keys.js';
+
+const claimsFor = (userId = randomUUID()): VerifiedAccessToken => ({
+  userId,
+  sessionId: randomUUID(),
+  email: 'a@example.com',
+  expiresAt: Date.now() + 60_000,
+});
+
+const meBody = (id: string) => ({
+  success: true,
+  data: { id, name: 'Ada', email: 'a@example.com', mobile: null, roles: ['user'], permissions: ['contents.view'] },
+});
+
+/** A fetch that records its calls and answers from a script. */
+function fakeFetch(answer: (url: string) => { status: number; body?: unknown } | Error) {
+  const calls: { url: string; headers: Record<string, string>; body?: string; method?: string }[] = [];
+  const fetch: FetchLike = async (url, init) => {
+    calls.push({ url, headers: init.headers, body: init.body, method: init.method });
+    const result = answer(url);
+    if (result instanceof Error) throw result;
+    return { status: result.status, ok: result.status >= 200 && result.status < 300, json: async () => result.body };
+  };
+  return { fetch, calls };
+}
+
+async function statusOf(promise: Promise<unknown>): Promise<number> {
+  const error = await promise.then(() => null, (caught: unknown) => caught);
+  expect(error).toBeInstanceOf(HttpException);
+  return (error as HttpException).getStatus();
+}
+
+describe('remote principal source (GET /api/auth/me)', () => {
+  it("asks the service with the caller's own token and maps the answer", async () => {
+    const claims = claimsFor();
+    const { fetch, calls } = fakeFetch(() => ({ status: 200, body: meBody(claims.userId) }));
+    const load = remoteLoader({ url: 'http://auth.internal:3000/' }, fetch);
+    await expect(load('t.o.k', claims)).resolves.toEqual({
+      id: claims.userId,
+      name: 'Ada',
+      email: 'a@example.com',
+      roles: ['user'],
+      permissions: ['contents.view'],
+    });
+    expect(calls).toEqual([{ url: 'http://auth.internal:3000/api/auth/me', headers: expect.objectContaining({ authorization: 'Bearer t.o.k' }) }]);
+  });
+
+  it('keeps a path prefix of the base URL', async () => {
+    const { fetch, calls } = fakeFetch(() => ({ status: 401 }));
+    await remoteLoader({ url: 'https://gateway.example/auth' }, fetch)('t.o.k', claimsFor());
+    expect(calls[0].url).toBe('https://gateway.example/auth/api/auth/me');
+  });
+
+  it('treats a 401 from the service as not authenticated', async () => {
+    const { fetch } = fakeFetch(() => ({ status: 401, body: { success: false } }));
+    await expect(remoteLoader({ url: 'http://auth' }, fetch)('t.o.k', claimsFor())).resolves.toBeNull();
+  });
+
+  it('treats an answer about another user as not authenticated', async () => {
+    const { fetch } = fakeFetch(() => ({ status: 200, body: meBody(randomUUID()) }));
+    await expect(remoteLoader({ url: 'http://auth' }, fetch)('t.o.k', claimsFor())).resolves.toBeNull();
+  });
+
+  it('answers 503, never a pass, when the service fails, is unreachable or answers nonsense', async () => {
+    for (const answer of [{ status: 500 }, { status: 429 }, new Error('ECONNREFUSED'), { status: 200, body: { success: true, data: { id: 1 } } }]) {
+      const { fetch } = fakeFetch(() => answer);
+      expect(await statusOf(remoteLoader({ url: 'http://auth' }, fetch)('t.o.k', claimsFor()))).toBe(503);
+    }
+  });
+
+  it('caches per token for the TTL, so the service is asked once', async () => {
+    const claims = claimsFor();
+    const { fetch, calls } = fakeFetch(() => ({ status: 200, body: meBody(claims.userId) }));
+    const source = createPrincipalSource({ permissionsFrom: { url: 'http://auth', cacheTtlMs: 60_000 } }, fetch);
+    await source.load('t.o.k', claims);
+    await source.load('t.o.k', claims);
+    await source.load('o.t.h', claims);
+    expect(calls.map((call) => call.headers.authorization)).toEqual(['Bearer t.o.k', 'Bearer o.t.h']);
+  });
+
+  it('refuses a base URL that is not http(s)', () => {
+    expect(() => createPrincipalSource({ permissionsFrom: { url: 'not a url' } })).toThrow(/not a URL/);
+    expect(() => createPrincipalSource({ permissionsFrom: { url: 'file:///etc/passwd' } })).toThrow(/http/);
+  });
+});
+
+describe('principalFromMeResponse', () => {
+  it('accepts the contract body only', () => {
+    const id = randomUUID();
+    expect(principalFromMeResponse(meBody(id))?.id).toBe(id);
+    expect(principalFromMeResponse({ success: false, data: meBody(id).data })).toBeNull();
+    expect(principalFromMeResponse({ success: true, data: { ...meBody(id).data, permissions: 'contents.view' } })).toBeNull();
+    expect(principalFromMeResponse({ success: true, data: { ...meBody(id).data, roles: [1] } })).toBeNull();
+    expect(principalFromMeResponse(null)).toBeNull();
+  });
+});
+
+describe('database principal source', () => {
+  const row = (id: string) => ({ id, name: 'Ada', email: 'a@example.com', roles: ['user'], permissions: ['contents.view'] });
+
+  it('asks one query with the session id and user id, and reads TypeORM rows or pg results', async () => {
+    const claims = claimsFor();
+    const seen: unknown[][] = [];
+    const typeorm: SqlRunner = { query: async (sql, parameters) => (seen.push([sql, parameters]), [row(claims.userId)]) };
+    const pg: SqlRunner = { query: async () => ({ rows: [row(claims.userId)] }) };
+    await expect(databaseQuery(typeorm)(claims.userId, claims.sessionId)).resolves.toEqual(row(claims.userId));
+    await expect(databaseQuery(pg)(claims.userId, claims.sessionId)).resolves.toEqual(row(claims.userId));
+    expect(seen).toEqual([[PRINCIPAL_OF_ACTIVE_SESSION_SQL, [claims.sessionId, claims.userId]]]);
+    expect(PRINCIPAL_OF_ACTIVE_SESSION_SQL).toMatch(/s\.revoked_at IS NULL AND s\.expires_at > now\(\)/);
+  });
+
+  it('answers null for no row, and for ids that are not UUIDs without asking', async () => {
+    let asked = 0;
+    const empty: SqlRunner = { query: async () => (asked++, []) };
+    await expect(databaseQuery(empty)(randomUUID(), randomUUID())).resolves.toBeNull();
+    await expect(databaseQuery(empty)("x' OR 1=1 --", randomUUID())).resolves.toBeNull();
+    expect(asked).toBe(1);
+  });
+
+  it('reads the database on every request by default, and through a query function too', async () => {
+    let asked = 0;
+    const claims = claimsFor();
+    const source = createPrincipalSource({ permissionsFrom: { query: async (userId) => (asked++, row(userId)) } });
+    await source.load('t.o.k', claims);
+    await source.load('t.o.k', claims);
+    expect(asked).toBe(2);
+  });
+
+  it('needs one of url, query or dataSource, or the introspection client', () => {
+    expect(() => createPrincipalSource({ permissionsFrom: {} } as never)).toThrow(/url.*query.*dataSource/);
+    expect(() => createPrincipalSource({ authUrl: 'http://auth', clientId: 'orders' })).toThrow(/clientSecret/);
+  });
+});
+
+describe('introspection principal source (POST /api/auth/introspect)', () => {
+  const options = { authUrl: 'http://auth:3000/', clientId: 'reports svc', clientSecret: 'p@ss:word' };
+  const active = (claims: VerifiedAccessToken) => ({
+    active: true,
+    sub: claims.userId,
+    sid: claims.sessionId,
+    exp: 2_000_000_000,
+    email: 'a@example.com',
+    name: 'Ada',
+    roles: ['user'],
+    permissions: ['contents.view'],
+  });
+
+  it('posts the token as a form with the client credentials (form-encoded, then Basic) and maps the answer', async () => {
+    const claims = claimsFor();
+    const { fetch, calls } = fakeFetch(() => ({ status: 200, body: active(claims) }));
+    await expect(introspectionLoader(options, fetch)('t.o.k', claims)).resolves.toEqual({
+      id: claims.userId,
+      sessionId: claims.sessionId,
+      email: 'a@example.com',
+      name: 'Ada',
+      roles: ['user'],
+      permissions: ['contents.view'],
+    });
+    expect(calls).toEqual([
+      {
+        url: 'http://auth:3000/api/auth/introspect',
+        method: 'POST',
+        body: 'token=t.o.k',
+        headers: expect.objectContaining({
+          authorization: `Basic ${Buffer.from('reports%20svc:p%40ss%3Aword').toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        }),
+      },
+    ]);
+  });
+
+  it('answers null for an inactive token, and for an answer about another user or session', async () => {
+    const claims = claimsFor();
+    await expect(introspectionLoader(options, fakeFetch(() => ({ status: 200, body: { active: false } })).fetch)('t', claims)).resolves.toBeNull();
+    const other = { ...active(claims), sid: randomUUID() };
+    await expect(introspectionLoader(options, fakeFetch(() => ({ status: 200, body: other })).fetch)('t', claims)).resolves.toBeNull();
+    // Without local claims (no published keys) the answer itself is the caller.
+    await expect(introspectionLoader(options, fakeFetch(() => ({ status: 200, body: active(claims) })).fetch)('t', null)).resolves.toMatchObject({
+      id: claims.userId,
+      sessionId: claims.sessionId,
+    });
+  });
+
+  it('is 503 when the service refuses the client, fails, times out or answers nonsense; never a pass', async () => {
+    for (const answer of [{ status: 401 }, { status: 500 }, { status: 429 }, new Error('ECONNREFUSED'), { status: 200, body: { active: 'yes' } }]) {
+      const { fetch } = fakeFetch(() => answer);
+      expect(await statusOf(introspectionLoader(options, fetch)('t.o.k', claimsFor()))).toBe(503);
+    }
+  });
+
+  it('shares one call among concurrent look-ups of one token and reuses it for cacheTtlMs', async () => {
+    const claims = claimsFor();
+    const { fetch, calls } = fakeFetch(() => ({ status: 200, body: active(claims) }));
+    const source = createPrincipalSource({ ...options, cacheTtlMs: 60_000 }, fetch);
+    await Promise.all(Array.from({ length: 20 }, () => source.load('t.o.k', claims)));
+    await source.load('t.o.k', claims);
+    expect(calls).toHaveLength(1);
+  });
+});

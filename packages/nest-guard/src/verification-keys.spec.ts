@@ -1,0 +1,89 @@
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { JwksKeySource, KeysUnavailableError, keyThumbprint, publicVerificationKey, secretVerificationKey, type FetchLike } from './verification-keys.js';
+
+function publishedKey() {
+  const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const kid = keyThumbprint(publicKey);
+  return { kid, jwk: { ...(publicKey.export({ format: 'jwk' }) as object), kid, alg: 'ES256', use: 'sig' } };
+}
+
+function jwksFetch(answer: () => unknown) {
+  let calls = 0;
+  const fetch: FetchLike = async () => {
+    calls++;
+    const body = answer();
+    if (body instanceof Error) throw body;
+    return { status: 200, ok: true, json: async () => body };
+  };
+  return { fetch, calls: () => calls };
+}
+
+describe('JwksKeySource', () => {
+  it('fetches the keys once, finds a key by kid, and leaves HS256 tokens to introspection', async () => {
+    const key = publishedKey();
+    const { fetch, calls } = jwksFetch(() => ({ keys: [key.jwk] }));
+    const source = new JwksKeySource('http://auth/.well-known/jwks.json', 1000, fetch);
+    expect((await source.candidates('ES256', key.kid))?.map((found) => found.kid)).toEqual([key.kid]);
+    expect(await source.candidates('HS256', undefined)).toBeNull();
+    expect(await source.candidates('EdDSA', key.kid)).toBeNull();
+    expect(calls()).toBe(1);
+  });
+
+  it('refetches for an unknown kid at most every 30 s, and leaves a still-unknown kid to introspection', async () => {
+    let now = 1_000_000;
+    const first = publishedKey();
+    const rotated = publishedKey();
+    let published = [first.jwk];
+    const { fetch, calls } = jwksFetch(() => ({ keys: published }));
+    const source = new JwksKeySource('http://auth/jwks', 1000, fetch, () => now);
+    await source.candidates('ES256', first.kid);
+    published = [first.jwk, rotated.jwk];
+    expect(await source.candidates('ES256', rotated.kid)).toBeNull();
+    expect(calls()).toBe(1);
+    now += 31_000;
+    expect((await source.candidates('ES256', rotated.kid))?.[0].kid).toBe(rotated.kid);
+    expect(await source.candidates('ES256', 'forged')).toBeNull();
+    expect(calls()).toBe(2);
+  });
+
+  it('never takes a secret or a private key from the JWKS', async () => {
+    const { fetch } = jwksFetch(() => ({
+      keys: [
+        { kty: 'oct', k: 'c2VjcmV0', kid: 'hmac', alg: 'HS256' },
+        { ...publishedKey().jwk, kid: 'with-d', d: 'AAAA' },
+      ],
+    }));
+    const source = new JwksKeySource('http://auth/jwks', 1000, fetch);
+    expect(await source.candidates('HS256', 'hmac')).toBeNull();
+    expect(await source.candidates('ES256', 'with-d')).toBeNull();
+  });
+
+  it('is unavailable while it has never had the keys, and keeps the keys it had when a refetch fails', async () => {
+    let fail = true;
+    const key = publishedKey();
+    let now = 0;
+    const { fetch } = jwksFetch(() => (fail ? new Error('ECONNREFUSED') : { keys: [key.jwk] }));
+    const source = new JwksKeySource('http://auth/jwks', 1000, fetch, () => now);
+    await expect(source.candidates('ES256', key.kid)).rejects.toBeInstanceOf(KeysUnavailableError);
+    fail = false;
+    expect(await source.candidates('ES256', key.kid)).toHaveLength(1);
+    fail = true;
+    now += 10 * 60_000;
+    expect(await source.candidates('ES256', key.kid)).toHaveLength(1);
+  });
+});
+
+describe('verification keys', () => {
+  it('gives a key its RFC 7638 thumbprint as kid, the same for its private and public halves', () => {
+    const { privateKey } = generateKeyPairSync('ed25519');
+    expect(publicVerificationKey(privateKey).kid).toBe(publicVerificationKey(createPublicKey(privateKey)).kid);
+    expect(publicVerificationKey(privateKey).algorithm).toBe('EdDSA');
+    expect(secretVerificationKey('s'.repeat(40)).kid).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('refuses keys of other curves and types', () => {
+    const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-384' });
+    expect(() => publicVerificationKey(publicKey)).toThrow(/P-256/);
+    expect(() => secretVerificationKey('')).toThrow(/non-empty/);
+  });
+});

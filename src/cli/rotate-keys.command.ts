@@ -1,0 +1,56 @@
+import { Command, CommandRunner } from 'nest-commander';
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { publicVerificationKey, type TokenAlgorithm } from '@auth-rbac/nest-guard';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import {
+  generatePrivateKeyPem,
+  previousKeysFileOf,
+  privateKeyFileOf,
+  writePrivateFile,
+} from '../auth/signing-keys.js';
+import { AppConfig } from '../config/app-config.js';
+
+/**
+ * Rotates the token signing key. With a key file (JWT_PRIVATE_KEY_FILE, or the development key
+ * under DATA_DIR) the new key replaces it and the old public key moves to the retired-keys file
+ * beside it, which every start reads: old tokens keep verifying until they expire, and the JWKS
+ * lists both. A key or secret given in the environment cannot be rewritten from here: the command
+ * prints the new values to set instead. Restart the instances afterwards.
+ */
+@Command({ name: 'rotate-keys', description: 'Rotate the JWT signing key; earlier tokens stay valid until they expire' })
+export class RotateKeysCommand extends CommandRunner {
+  constructor(private readonly config: AppConfig) {
+    super();
+  }
+
+  async run(): Promise<void> {
+    const { algorithm, privateKeyPem } = this.config.signing;
+    if (algorithm === 'HS256') {
+      const previous = [this.config.jwt.secret, ...this.config.signing.previousSecrets].join(',');
+      process.stdout.write(
+        'HS256 secrets live in the environment. Set these on every instance, then restart them:\n' +
+          `JWT_SECRET=${randomBytes(48).toString('base64url')}\nJWT_PREVIOUS_SECRETS=${previous}\n`,
+      );
+      return;
+    }
+    const next = generatePrivateKeyPem(algorithm as Exclude<TokenAlgorithm, 'HS256'>);
+    const nextKid = publicVerificationKey(createPrivateKey(next)).kid;
+    if (privateKeyPem) {
+      const oldPublic = createPublicKey(privateKeyPem).export({ format: 'pem', type: 'spki' }).toString();
+      process.stdout.write(
+        'JWT_PRIVATE_KEY is given in the environment. Set these on every instance, then restart them:\n' +
+          `JWT_PRIVATE_KEY=${JSON.stringify(next.replace(/\n/g, '\\n'))}\n` +
+          `JWT_PREVIOUS_PUBLIC_KEYS=${JSON.stringify((oldPublic + this.config.signing.previousPublicKeys.join('\n')).replace(/\n/g, '\\n'))}\n`,
+      );
+      return;
+    }
+    const file = privateKeyFileOf(this.config);
+    if (existsSync(file)) {
+      const oldPublic = createPublicKey(readFileSync(file, 'utf8')).export({ format: 'pem', type: 'spki' }).toString();
+      appendFileSync(previousKeysFileOf(file), `# retired ${Date.now()}\n${oldPublic}`, { mode: 0o600 });
+    }
+    writePrivateFile(file, next);
+    process.stdout.write(`New ${algorithm} signing key ${nextKid} written to ${file}. Restart the instances to sign with it.\n`);
+  }
+}

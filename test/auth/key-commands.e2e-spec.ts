@@ -1,0 +1,111 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { decodeJwt, me, registerUser } from '../support/auth-factory.js';
+import { createTestApp } from '../support/test-app.js';
+import { TEST_JWT_SECRET } from '../support/test-config.js';
+
+const CLI = path.resolve(import.meta.dirname, '../../dist/src/cli/main.js');
+
+/** Runs a command of the built CLI as an operator would, with only the given environment. */
+function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        APP_ENV: 'test',
+        JWT_SECRET: TEST_JWT_SECRET,
+        DATABASE_URL: process.env.TEST_DATABASE_URL!,
+        DB_MIGRATIONS_RUN: 'false',
+        LOG_LEVEL: 'error',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+describe('rotate-keys and create-client', () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'auth-keys-'));
+  });
+
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('generates an ES256 key once under DATA_DIR (owner-only), then rotates it: old tokens keep working, the JWKS lists both', async () => {
+    const env = { JWT_ALGORITHM: 'ES256', DATA_DIR: dataDir };
+    const first = await createTestApp({ env });
+    let oldToken: string;
+    try {
+      oldToken = (await registerUser(first)).tokens.access_token;
+    } finally {
+      await first.close();
+    }
+    const keyFile = path.join(dataDir, 'jwt-es256-private-key.pem');
+    expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+    const oldKid = decodeJwt(oldToken).header.kid;
+
+    // A restart keeps the key.
+    const again = await createTestApp({ env });
+    try {
+      expect((await me(again, oldToken)).status).toBe(200);
+    } finally {
+      await again.close();
+    }
+
+    const rotated = await cli(['rotate-keys'], env);
+    expect(rotated.code).toBe(0);
+    expect(rotated.output).toMatch(/New ES256 signing key \S+ written to/);
+    expect(rotated.output).not.toContain('PRIVATE KEY');
+
+    const after = await createTestApp({ env });
+    try {
+      const newToken = (await registerUser(after)).tokens.access_token;
+      const newKid = decodeJwt(newToken).header.kid;
+      expect(newKid).not.toBe(oldKid);
+      expect((await me(after, oldToken)).status).toBe(200);
+      expect((await me(after, newToken)).status).toBe(200);
+      const jwks = await request(after.getHttpServer()).get('/.well-known/jwks.json');
+      expect(jwks.body.keys.map((key: { kid: string }) => key.kid).sort()).toEqual([oldKid, newKid].sort());
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('prints new values for an HS256 secret given in the environment, the old one as previous', async () => {
+    const rotated = await cli(['rotate-keys'], {});
+    expect(rotated.code).toBe(0);
+    expect(rotated.output).toContain(`JWT_PREVIOUS_SECRETS=${TEST_JWT_SECRET}`);
+    expect(rotated.output).toMatch(/JWT_SECRET=[A-Za-z0-9_-]{64}\n/);
+  });
+
+  it('create-client prints a secret once that then authenticates introspection', async () => {
+    const created = await cli(['create-client', 'inventory'], {});
+    expect(created.code).toBe(0);
+    const secret = /shown only now:\n(\S+)/.exec(created.output)?.[1];
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const app = await createTestApp();
+    try {
+      const user = await registerUser(app);
+      const res = await request(app.getHttpServer())
+        .post('/api/auth/introspect')
+        .auth('inventory', secret!)
+        .send({ token: user.tokens.access_token });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ active: true, sub: user.id });
+      expect((await request(app.getHttpServer()).post('/api/auth/introspect').auth('inventory', 'wrong').send({ token: 'x' })).status).toBe(401);
+    } finally {
+      await app.close();
+    }
+  });
+});
