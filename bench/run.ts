@@ -68,6 +68,7 @@ function serviceEnv(extra: Record<string, string>): Record<string, string> {
     RATE_LIMIT_PER_MINUTE: '100000000',
     RATE_LIMIT_GLOBAL_PER_MINUTE: '100000000',
     OTP_HOURLY_CAP: '100000000',
+    INTROSPECT_RATE_PER_MINUTE: '100000000',
     AUTH_MOBILE_OTP: 'true',
     SEED_ADMIN_EMAIL: ADMIN_EMAIL,
     SEED_ADMIN_PASSWORD: `Bench-${randomBytes(12).toString('hex')}`,
