@@ -4,7 +4,7 @@ import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js'
 import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 import { AppConfig } from '../config/app-config.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { UsersRepository } from '../users/users.repository.js';
+import { PrincipalService } from '../rbac/principal.service.js';
 import { clearAuthCookies, ReadsRefreshCookie, REFRESH_TOKEN_COOKIE, setAuthCookies } from './auth-cookies.js';
 import { ForgotPasswordDto, LoginDto, RefreshDto, RegisterDto, ResetPasswordDto } from './auth.dto.js';
 import { AuthService, type TokenPairResponse } from './auth.service.js';
@@ -21,7 +21,7 @@ export class AuthController {
     private readonly auth: AuthService,
     private readonly sessions: SessionService,
     private readonly passwordReset: PasswordResetService,
-    private readonly users: UsersRepository,
+    private readonly principals: PrincipalService,
     private readonly config: AppConfig,
   ) {}
 
@@ -66,7 +66,7 @@ export class AuthController {
   @Get('me')
   @AllowedBeforeEnrolment()
   async me(@CurrentUser() user: AuthUser) {
-    const profile = await this.users.findProfile(user.id);
+    const profile = await this.principals.profile(user);
     if (!profile) throw invalidToken();
     return { ...profile, roles: user.roles, permissions: user.permissions };
   }

@@ -9,6 +9,7 @@ import { UsersRepository } from '../users/users.repository.js';
 import { Session, type SessionRevocationReason } from './session.entity.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { digestsEqual, sha256Hex } from './token-hash.js';
+import type { RefreshClaims } from './token-claims.js';
 import { invalidToken, TokenService, type SessionIdentity } from './token.service.js';
 
 export interface IssuedTokens {
@@ -100,9 +101,51 @@ export class SessionService {
     return { response: tokenPairResponse(tokens, user, this.config.jwt.accessTokenTtl), tokens };
   }
 
-  /** Strict rotation: the current refresh token buys a new pair once; any earlier one revokes the session. */
-  async rotate(refreshToken: string): Promise<IssuedTokens> {
+  /**
+   * Strict rotation: the current refresh token buys a new pair once; any earlier one revokes the
+   * session. Answers the new tokens and the user's current record (for the response).
+   *
+   * The common case costs two statements and no transaction: read the session with its user,
+   * then a compare-and-set UPDATE that succeeds only if nothing moved in between. Anything else
+   * (a replay, a parallel refresh that won, a revoked session, an email changed meanwhile) takes
+   * the locked path, which decides exactly as before.
+   */
+  async rotate(refreshToken: string): Promise<{ tokens: IssuedTokens; user: PublicUser }> {
     const claims = await this.tokens.verify(refreshToken, 'refresh');
+    const presentedHash = sha256Hex(refreshToken);
+    const state = await this.sessions.findRotationState(claims.sid);
+    if (
+      state &&
+      !state.revoked &&
+      state.user_id === claims.sub &&
+      state.generation === claims.gen &&
+      new Date(state.expires_at).getTime() > Date.now() &&
+      digestsEqual(presentedHash, state.refresh_token_hash)
+    ) {
+      const identity = { userId: state.user_id, email: state.email, sessionId: claims.sid };
+      const expiresAt = new Date(state.expires_at);
+      const nextRefresh = await this.tokens.signRefresh(identity, state.generation + 1, expiresAt);
+      const rotated = await this.sessions.advanceGeneration({
+        sessionId: claims.sid,
+        generation: state.generation,
+        presentedHash,
+        nextHash: sha256Hex(nextRefresh),
+        email: state.email,
+      });
+      if (rotated) {
+        return {
+          tokens: { accessToken: await this.tokens.signAccess(identity), refreshToken: nextRefresh, sessionId: claims.sid, userId: state.user_id },
+          user: { id: state.user_id, name: state.name, email: state.email, mobile: state.mobile },
+        };
+      }
+    }
+    const tokens = await this.rotateLocked(refreshToken, claims);
+    const user = await this.users.findProfile(tokens.userId);
+    if (!user) throw invalidToken();
+    return { tokens, user };
+  }
+
+  private async rotateLocked(refreshToken: string, claims: RefreshClaims): Promise<IssuedTokens> {
     const presentedHash = sha256Hex(refreshToken);
     const outcome = await this.dataSource.transaction(async (manager): Promise<RotationOutcome> => {
       const session = await manager

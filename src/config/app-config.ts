@@ -40,6 +40,8 @@ export abstract class AppConfig {
     connectTimeoutMs: number;
   };
   abstract readonly redisUrl?: string;
+  /** The only instance on its database: without Redis, caches are invalidated in process. */
+  abstract readonly singleInstance: boolean;
   abstract readonly jwt: {
     secret: string;
     secretWasGenerated: boolean;
@@ -123,6 +125,7 @@ export function buildAppConfig(env: Environment): AppConfig {
       connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
     },
     redisUrl: env.REDIS_URL,
+    singleInstance: env.SINGLE_INSTANCE,
     jwt: {
       ...jwt,
       accessTokenTtl: env.ACCESS_TOKEN_EXPIRY,

@@ -117,6 +117,9 @@ export class Environment {
   REDIS_URL?: string;
 
   @Transform(toBoolean) @IsBoolean()
+  SINGLE_INSTANCE = false;
+
+  @Transform(toBoolean) @IsBoolean()
   AUTH_EMAIL_PASSWORD = true;
 
   @Transform(toBoolean) @IsBoolean()

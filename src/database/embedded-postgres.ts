@@ -5,6 +5,9 @@ import { Logger } from '@nestjs/common';
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 
+/** Memory settings of the embedded server (written to its postgresql.conf at every start). */
+const EMBEDDED_POSTGRESQL_CONF = ['shared_buffers = 32MB', 'maintenance_work_mem = 16MB', 'wal_buffers = 1MB'];
+
 export interface EmbeddedPostgres {
   /** A `postgres://` URL the ordinary `pg` driver connects to. */
   readonly url: string;
@@ -30,6 +33,10 @@ export async function startEmbeddedPostgres(options: {
       dataDir: options.dataDir ? path.join(options.dataDir, 'pgdata') : undefined,
       // The admin search's trigram indexes (a migration creates the extension, as on a server).
       extensions: { pg_trgm },
+      // PGlite's WASM heap grows to hold shared_buffers and never shrinks: its default 128 MB
+      // was a third of a restarted service's memory. The database of one service is small, and
+      // its files stay in the operating system's page cache anyway.
+      postgresqlconf: EMBEDDED_POSTGRESQL_CONF,
     });
     const server = new PGLiteSocketServer({
       db,

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import { AppConfig } from '../config/app-config.js';
 import { DatabaseEndpoint } from '../database/database-endpoint.js';
 import { REDIS, type RedisClient } from './redis-client.js';
 
@@ -13,9 +14,11 @@ import { REDIS, type RedisClient } from './redis-client.js';
  *   before and after the loss could read the same again. So every value read is scoped by an
  *   epoch, a random key created with SET NX when missing and read in the same MGET: after a
  *   loss the epoch is new, and nothing cached before it is trusted.
- * - With the embedded database, one process owns the data, so in-process counters are exact.
- * - With a PostgreSQL server and no Redis, there is nowhere cheap to share them: `enabled` is
- *   false and callers read PostgreSQL every time.
+ * - With the embedded database, one process owns the data, so in-process counters are exact;
+ *   likewise on a PostgreSQL server with SINGLE_INSTANCE=true, where every change is made by this
+ *   process (each write path bumps its counter after its commit).
+ * - With a PostgreSQL server, no Redis and possibly several instances, there is nowhere cheap to
+ *   share them: `enabled` is false and callers read PostgreSQL every time.
  */
 export abstract class VersionCounters {
   abstract readonly enabled: boolean;
@@ -94,10 +97,10 @@ export class DisabledVersionCounters extends VersionCounters {
 
 export const versionCountersProvider = {
   provide: VersionCounters,
-  inject: [REDIS, DatabaseEndpoint],
-  useFactory: (redis: RedisClient, endpoint: DatabaseEndpoint): VersionCounters => {
+  inject: [REDIS, DatabaseEndpoint, AppConfig],
+  useFactory: (redis: RedisClient, endpoint: DatabaseEndpoint, config: AppConfig): VersionCounters => {
     if (redis) return new RedisVersionCounters(redis);
-    if (endpoint.embedded) return new InProcessVersionCounters();
+    if (endpoint.embedded || config.singleInstance) return new InProcessVersionCounters();
     return new DisabledVersionCounters();
   },
 };

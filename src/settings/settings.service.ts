@@ -1,6 +1,7 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { AuditLog } from '../audit/audit-log.service.js';
 import { AppConfig } from '../config/app-config.js';
+import { VersionedCache } from '../redis/versioned-cache.js';
 import type { SettingsResponse, UpdateSettingsDto } from './settings.dto.js';
 import { SettingsRepository, type SettingRow } from './settings.repository.js';
 import { SettingsVersion } from './settings-version.js';
@@ -17,11 +18,7 @@ type Flag = keyof LoginMethods;
 const KEYS: Readonly<Record<Flag, string>> = { emailPassword: 'email_password', mobileOtp: 'mobile_otp' };
 const FLAGS = Object.keys(KEYS) as Flag[];
 
-interface CachedSettings {
-  value: Readonly<LoginMethods>;
-  version: string;
-  loadedAt: number;
-}
+const CACHE_KEY = 'login-methods';
 
 /**
  * The login-method flags, stored in the database and seeded from the configuration on first
@@ -34,7 +31,7 @@ export class SettingsService {
   /** Bounds how long a cached value can outlive a change whose publication failed. */
   static readonly MAX_AGE_MS = 60_000;
   private readonly logger = new Logger('Settings');
-  private cached?: CachedSettings;
+  private readonly cache = new VersionedCache<Readonly<LoginMethods>>({ maxEntries: 1, maxAgeMs: SettingsService.MAX_AGE_MS });
 
   constructor(
     private readonly repository: SettingsRepository,
@@ -48,15 +45,11 @@ export class SettingsService {
     if (!this.version.enabled) return this.load();
     // Read the version before the database, so a change that lands in between makes the entry stale.
     const version = await this.version.read();
-    const now = Date.now();
-    const cached = this.cached;
-    if (cached && version !== null && cached.version === version && now - cached.loadedAt < SettingsService.MAX_AGE_MS) {
-      cacheLookups.inc({ cache: 'settings', result: 'hit' });
-      return cached.value;
-    }
-    cacheLookups.inc({ cache: 'settings', result: 'miss' });
+    const cached = this.cache.get(CACHE_KEY, version);
+    cacheLookups.inc({ cache: 'settings', result: cached ? 'hit' : 'miss' });
+    if (cached) return cached;
     const value = await this.load();
-    this.cached = version === null ? undefined : { value, version, loadedAt: now };
+    this.cache.set(CACHE_KEY, version, value);
     return value;
   }
 
@@ -68,7 +61,7 @@ export class SettingsService {
     }));
     if (rows.length === 0) return this.getLoginMethods();
     await this.repository.upsert(rows);
-    this.cached = undefined;
+    this.cache.delete(CACHE_KEY);
     // After the commit: an instance that sees the new version must find the new value.
     await this.version.bump();
     const value = await this.load();

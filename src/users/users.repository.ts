@@ -83,6 +83,7 @@ export interface PrincipalRow {
   id: string;
   name: string;
   email: string;
+  mobile: string | null;
   roles: string[];
   permissions: string[];
   session_expires_at: Date;

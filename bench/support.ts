@@ -1,0 +1,150 @@
+/** What the benchmark's parts share: databases, the service process, autocannon, figures. */
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import pg from 'pg';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export async function createDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `auth_bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  await withClient(serverUrl, (client) => client.query(`CREATE DATABASE "${name}"`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  base: string;
+  /** The highest resident set size seen so far (the kernel's VmHWM), in MB. */
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
+
+/** Starts a built entry point (`dist/...`) with exactly `env` (plus PATH), and waits until it is ready. */
+export async function startService(entry: string, env: Record<string, string>, readyWithinMs = 120_000): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(ROOT, entry)], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const service: ServiceProcess = {
+    child,
+    base,
+    peakRssMb: () => peakRssMb(child.pid!),
+    stop: () => stopService(child),
+  };
+  try {
+    await waitUntilReady(base, child, readyWithinMs);
+  } catch (error) {
+    await service.stop();
+    throw error;
+  }
+  return service;
+}
+
+function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /VmHWM:\s+(\d+) kB/.exec(status);
+  return match ? round(Number(match[1]) / 1024, 0) : NaN;
+}
+
+async function waitUntilReady(base: string, child: ChildProcess, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`The service exited with ${child.exitCode} during start`);
+    const ok = await fetch(`${base}/health/ready`).then((res) => res.ok, () => false);
+    if (ok) return;
+    await sleep(100);
+  }
+  throw new Error(`The service did not become ready within ${withinMs / 1000} s`);
+}
+
+async function stopService(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export async function postJson(base: string, route: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const res = await fetch(base + route, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+/** Signs in with a password (and, when asked for, the development second-factor code). */
+export async function signIn(base: string, email: string, password: string): Promise<{ access_token: string; refresh_token: string }> {
+  const first = await postJson(base, '/api/auth/login', { email, password });
+  let data = first.body?.data;
+  if (first.status === 200 && data?.requires_otp) {
+    data = (await postJson(base, '/api/auth/otp/verify-2fa', { temp_token: data.temp_token, code: '123456' })).body?.data;
+  }
+  if (!data?.access_token) throw new Error(`Sign-in failed with ${first.status}`);
+  return data;
+}
+
+export interface Load {
+  connections: number;
+  seconds: number;
+  warmupSeconds: number;
+}
+
+/** Warms up, then measures; in-flight requests are left to drain between runs. */
+export async function measure(options: autocannon.Options, load: Load): Promise<autocannon.Result> {
+  if (load.warmupSeconds > 0) await autocannon({ ...options, connections: load.connections, duration: load.warmupSeconds });
+  await sleep(300);
+  const result = await autocannon({ ...options, connections: load.connections, duration: load.seconds });
+  await sleep(300);
+  return result;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+
+/** A timed loop of one async step, for flows of several requests that autocannon cannot chain. */
+export async function timedLoop(seconds: number, step: () => Promise<void>): Promise<{ count: number; per_second: number; p50_ms: number; p99_ms: number }> {
+  const times: number[] = [];
+  const end = Date.now() + seconds * 1000;
+  const started = Date.now();
+  while (Date.now() < end) {
+    const t0 = performance.now();
+    await step();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => round(times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? NaN, 1);
+  return { count: times.length, per_second: round(times.length / ((Date.now() - started) / 1000)), p50_ms: at(0.5), p99_ms: at(0.99) };
+}

@@ -1,0 +1,79 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DataSource } from 'typeorm';
+import { login, loginTokens, me, refresh, registerUser } from '../support/auth-factory.js';
+import { createTestApp } from '../support/test-app.js';
+
+/** Every statement the app sends through its connection pool, counted from the last reset. */
+function statementCounter(app: NestFastifyApplication): { statements: string[]; reset(): void } {
+  const counter = { statements: [] as string[], reset: () => void (counter.statements.length = 0) };
+  const logger = app.get(DataSource).logger;
+  const logQuery = logger.logQuery.bind(logger);
+  logger.logQuery = (query, parameters, runner) => {
+    counter.statements.push(query);
+    return logQuery(query, parameters, runner);
+  };
+  return counter;
+}
+
+/**
+ * What a sign-in and a refresh ask of the database: only what the rules need (the account, the
+ * lockout's count, the session, the audit row), no settings read while they are cached, and a
+ * refresh without a transaction when nothing races it.
+ */
+describe('database statements of sign-in and refresh', () => {
+  let app: NestFastifyApplication;
+  let counter: ReturnType<typeof statementCounter>;
+
+  beforeAll(async () => {
+    app = await createTestApp({ env: { OUTBOX_POLL_MS: '3600000', SINGLE_INSTANCE: 'true', REDIS_URL: undefined } });
+    counter = statementCounter(app);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('signs in with five statements and no settings read once the settings are cached', async () => {
+    const user = await registerUser(app);
+    await loginTokens(app, user);
+    counter.reset();
+    const res = await login(app, { email: user.email, password: user.password });
+    expect(res.status).toBe(200);
+    expect(counter.statements).toHaveLength(5);
+    expect(counter.statements.join('\n')).not.toMatch(/FROM "?settings"?/i);
+    expect(counter.statements.filter((sql) => /login_failures/.test(sql))).toHaveLength(2);
+  });
+
+  it('rotates a refresh token with three statements and no transaction', async () => {
+    const user = await registerUser(app);
+    counter.reset();
+    const res = await refresh(app, user.tokens.refresh_token);
+    expect(res.status).toBe(200);
+    expect(res.body.data.user).toEqual({ id: user.id, name: user.name, email: user.email, mobile: null });
+    expect(counter.statements).toHaveLength(3);
+    expect(counter.statements.join('\n')).not.toMatch(/START TRANSACTION|FOR UPDATE/i);
+    expect((await me(app, res.body.data.access_token)).status).toBe(200);
+  });
+
+  it('still treats the rotated token as a replay and revokes the session', async () => {
+    const user = await registerUser(app);
+    const rotated = await refresh(app, user.tokens.refresh_token);
+    expect(rotated.status).toBe(200);
+    const replay = await refresh(app, user.tokens.refresh_token);
+    expect(replay.status).toBe(401);
+    expect(replay.body.error.code).toBe('REFRESH_TOKEN_REUSED');
+    expect((await refresh(app, rotated.body.data.refresh_token)).status).toBe(401);
+    expect((await me(app, rotated.body.data.access_token)).status).toBe(401);
+  });
+
+  it('lets exactly one of twenty parallel refreshes with one token win', async () => {
+    const user = await registerUser(app);
+    const results = await Promise.all(Array.from({ length: 20 }, () => refresh(app, user.tokens.refresh_token)));
+    const statuses = results.map((res) => res.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(19);
+    const winner = results.find((res) => res.status === 200)!;
+    // A parallel refresh that lost is a replay: the whole session is revoked.
+    expect((await refresh(app, winner.body.data.refresh_token)).status).toBe(401);
+  });
+});
