@@ -221,7 +221,7 @@ describe('hostile input on every endpoint', () => {
   beforeAll(async () => {
     database = await createIsolatedDatabase({ seed: true });
     // Limits are not under test here: hundreds of refused logins must not lock or throttle anything.
-    app = await createTestApp({ env: { DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_GLOBAL_PER_MINUTE: '1000000', LOCKOUT_THRESHOLD: '1000000' } });
+    app = await createTestApp({ env: { DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_GLOBAL_PER_MINUTE: '1000000', LOCKOUT_THRESHOLD: '1000000', ADMIN_LIST_CONCURRENCY: '1000' } });
     await app.listen(0, '127.0.0.1');
     port = (app.getHttpServer().address() as AddressInfo).port;
     agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
