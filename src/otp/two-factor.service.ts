@@ -57,8 +57,8 @@ export class TwoFactorService {
    * none applies. An account with an authenticator app always gets the second factor, with SMS as
    * a fallback when it has a mobile and both login methods are on.
    */
-  async methodsFor(user: { id: string; mobile: string | null }): Promise<SecondFactorMethod[]> {
-    if (await this.totp.isEnrolled(user.id)) {
+  async methodsFor(user: { id: string; mobile: string | null; hasTotp?: boolean }): Promise<SecondFactorMethod[]> {
+    if (user.hasTotp ?? (await this.totp.isEnrolled(user.id))) {
       const methods = await this.settings.getLoginMethods();
       const sms = user.mobile !== null && methods.emailPassword && methods.mobileOtp;
       return sms ? ['totp', 'sms', 'recovery'] : ['totp', 'recovery'];

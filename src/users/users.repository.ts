@@ -11,6 +11,8 @@ export interface UserWithPassword {
   email: string;
   mobile: string | null;
   passwordHash: string;
+  /** A confirmed authenticator app: read with the credentials, so a sign-in needs no second look. */
+  hasTotp: boolean;
 }
 
 export interface NewUser {
@@ -94,11 +96,11 @@ export class UsersRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   findByEmailWithPassword(email: string): Promise<UserWithPassword | null> {
-    return this.findWithPassword('user.email = :value', email);
+    return this.findWithPassword('email', email);
   }
 
   findByMobileWithPassword(mobile: string): Promise<UserWithPassword | null> {
-    return this.findWithPassword('user.mobile = :value', mobile);
+    return this.findWithPassword('mobile', mobile);
   }
 
   /**
@@ -249,13 +251,14 @@ export class UsersRepository {
     return manager ? find(manager) : underAdminStatementTimeout(this.dataSource, find);
   }
 
-  private findWithPassword(condition: string, value: string): Promise<UserWithPassword | null> {
-    return this.dataSource
-      .getRepository(User)
-      .createQueryBuilder('user')
-      .select(['user.id', 'user.name', 'user.email', 'user.mobile'])
-      .addSelect('user.passwordHash')
-      .where(condition, { value })
-      .getOne();
+  private async findWithPassword(column: 'email' | 'mobile', value: string): Promise<UserWithPassword | null> {
+    const [row]: UserWithPassword[] = await this.dataSource.query(
+      `SELECT u.id, u.name, u.email, u.mobile, u.password_hash AS "passwordHash",
+              EXISTS (SELECT 1 FROM totp_authenticators t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS "hasTotp"
+         FROM users u WHERE u.${column} = $1`,
+      [value],
+    );
+    return row ?? null;
   }
+
 }
