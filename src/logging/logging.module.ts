@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule, type Params } from 'nestjs-pino';
-import { stdTimeFunctions, type Level } from 'pino';
+import { stdTimeFunctions, type DestinationStream, type Level } from 'pino';
+import pinoPretty from 'pino-pretty';
 import { AppConfig } from '../config/app-config.js';
 import { REDACT_PATHS, REDACTED, redactSecrets, redactUrl } from './log-redaction.js';
 
@@ -26,11 +27,34 @@ interface SerializedRequest {
 }
 
 /**
- * Structured JSON logs on standard output through pino: the application's own `Logger` calls
+ * One format, pino's, in two renderings: readable lines (pino-pretty) for a person at a terminal
+ * in development (APP_ENV=development or unset, standard output a TTY), one JSON object a line
+ * everywhere else (production, staging, tests, and output piped to a file or a collector).
+ */
+export function logFormat(config: AppConfig, stdout: { isTTY?: boolean }): 'pretty' | 'json' {
+  return config.env === 'development' && stdout.isTTY === true ? 'pretty' : 'json';
+}
+
+/** Where pino writes: standard output as it is, or through pino-pretty (in process, synchronous). */
+function logDestination(config: AppConfig, stdout: NodeJS.WritableStream & { isTTY?: boolean }): DestinationStream {
+  if (logFormat(config, stdout) === 'json') return stdout as DestinationStream;
+  return pinoPretty({
+    destination: stdout,
+    sync: true,
+    colorize: stdout === process.stdout,
+    translateTime: 'SYS:HH:MM:ss.l',
+    // A request line reads "request completed POST /api/auth/login 401 in 141 ms"; the JSON keeps the full objects.
+    ignore: 'pid,hostname,context,req,res,responseTime',
+    messageFormat: '{if context}[{context}] {end}{msg}{if req.method} {req.method} {req.url}{end}{if res.statusCode} {res.statusCode} in {responseTime} ms{end}',
+  });
+}
+
+/**
+ * Structured logs on standard output through pino (see `logFormat` for the rendering): the application's own `Logger` calls
  * (once `main.ts` hands Nest this logger) and one line per request from pino-http, all carrying
  * the request's id (Fastify's, the one in the `X-Request-Id` header and in 500 bodies).
  */
-export function buildLoggerParams(config: AppConfig): Params {
+export function buildLoggerParams(config: AppConfig, stdout: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout): Params {
   return {
     pinoHttp: [
       {
@@ -78,7 +102,7 @@ export function buildLoggerParams(config: AppConfig): Params {
           responseTime: value.responseTime,
         }),
       },
-      process.stdout,
+      logDestination(config, stdout),
     ],
   };
 }

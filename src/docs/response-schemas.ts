@@ -1,0 +1,220 @@
+import type { ReferenceObject, SchemaObject } from '@nestjs/swagger';
+
+/**
+ * What each endpoint answers, in one table: the shapes (`RESPONSE_COMPONENTS`, added to the
+ * document's components) and, per handler (`Controller.method`), what `data` holds in its success
+ * envelope (`ENVELOPED_DATA`) or the bare body it sends instead (`BARE_ANSWERS`). The handlers
+ * return plain objects built by their services, not classes, so the shapes are written here once
+ * rather than as @ApiProperty classes beside each service; the OpenAPI test checks the fields.
+ */
+type Schema = SchemaObject | ReferenceObject;
+
+const ref = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
+const string = (extra: SchemaObject = {}): SchemaObject => ({ type: 'string', ...extra });
+const nullableString = (extra: SchemaObject = {}): SchemaObject => ({ type: 'string', nullable: true, ...extra });
+const uuid: SchemaObject = { type: 'string', format: 'uuid' };
+const timestamp: SchemaObject = { type: 'string', format: 'date-time' };
+const object = (properties: Record<string, Schema>, optional: string[] = []): SchemaObject => ({
+  type: 'object',
+  required: Object.keys(properties).filter((key) => !optional.includes(key)),
+  properties,
+});
+const list = (item: Schema): SchemaObject => object({ items: { type: 'array', items: item }, total: { type: 'integer', minimum: 0 } });
+const page = (item: Schema): SchemaObject =>
+  object({ items: { type: 'array', items: item }, total: { type: 'integer', minimum: 0 }, page: { type: 'integer', minimum: 1 }, limit: { type: 'integer', minimum: 1 } });
+/** `{}`: the answer of a change that has nothing to report. */
+const empty: SchemaObject = { type: 'object', additionalProperties: false, properties: {} };
+
+export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
+  PublicUser: object({ id: uuid, name: string(), email: string({ format: 'email' }), mobile: nullableString({ description: 'E.164' }) }),
+  TokenPair: object({
+    access_token: string({ description: 'JWT, also set as the `access_token` cookie' }),
+    refresh_token: string({ description: 'JWT, also set as the `refresh_token` cookie' }),
+    token_type: string({ enum: ['Bearer'] }),
+    expires_in: { type: 'integer', description: "seconds until the access token's expiry" },
+    user: ref('PublicUser'),
+  }),
+  TwoFactorChallenge: object(
+    {
+      requires_otp: { type: 'boolean', enum: [true] },
+      temp_token: string({ description: 'good once, at POST /api/auth/otp/verify-2fa, for 5 minutes' }),
+      mobile_masked: nullableString({ description: 'first two and last two digits; null when no SMS is sent' }),
+      methods: { type: 'array', items: string({ enum: ['totp', 'sms', 'recovery'] }), description: 'present when the account has an authenticator app' },
+    },
+    ['methods'],
+  ),
+  Caller: object({
+    id: uuid,
+    name: string(),
+    email: string({ format: 'email' }),
+    mobile: nullableString(),
+    roles: { type: 'array', items: string(), description: 'role names' },
+    permissions: { type: 'array', items: string(), description: 'permission names, from every role' },
+  }),
+  RoleRef: object({ id: uuid, name: string() }),
+  Role: object({
+    id: uuid,
+    name: string(),
+    display_name: nullableString(),
+    description: nullableString(),
+    is_system: { type: 'boolean' },
+    created_at: timestamp,
+    updated_at: timestamp,
+    permissions: { type: 'array', items: ref('RoleRef'), description: 'by name' },
+  }),
+  Permission: object({
+    id: uuid,
+    name: string({ example: 'contents.view' }),
+    display_name: nullableString(),
+    description: nullableString(),
+    group_name: nullableString(),
+    is_system: { type: 'boolean' },
+    created_at: timestamp,
+    updated_at: timestamp,
+  }),
+  User: object({
+    id: uuid,
+    name: string(),
+    email: string({ format: 'email' }),
+    mobile: nullableString(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    roles: { type: 'array', items: ref('RoleRef') },
+  }),
+  UserRoles: object({ roles: { type: 'array', items: ref('RoleRef') } }),
+  Session: object({
+    id: uuid,
+    created_at: timestamp,
+    last_used_at: { ...timestamp, nullable: true, description: 'the last refresh' },
+    ip: nullableString(),
+    user_agent: nullableString(),
+    current: { type: 'boolean', description: "the caller's own session" },
+  }),
+  Content: object({ id: uuid, title: string(), body: string(), author_id: { ...uuid, nullable: true }, created_at: timestamp, updated_at: timestamp }),
+  AuditEvent: object({
+    id: uuid,
+    type: string({ example: 'auth.login' }),
+    actor_id: { ...uuid, nullable: true },
+    target_type: nullableString(),
+    target_id: nullableString(),
+    ip: nullableString(),
+    user_agent: nullableString(),
+    details: { type: 'object', additionalProperties: true },
+    created_at: timestamp,
+  }),
+  Settings: object({ email_password: { type: 'boolean' }, mobile_otp: { type: 'boolean' } }),
+  OtpSent: object({ expires_in: { type: 'integer', description: "seconds until the code's expiry" } }),
+  ForgotPasswordAnswer: object({ message: string({ description: 'the same for any email' }) }),
+  TotpEnrolment: object({ otpauth_uri: string({ example: 'otpauth://totp/...' }), qr_svg: string({ description: 'the URI as an SVG QR code' }) }),
+  RecoveryCodes: object({ recovery_codes: { type: 'array', items: string(), minItems: 10, maxItems: 10, description: 'shown once' } }),
+  Liveness: object({ status: string({ enum: ['ok'] }) }),
+  Readiness: object(
+    {
+      status: string({ enum: ['ok', 'error', 'shutting_down'] }),
+      info: { type: 'object', additionalProperties: true },
+      error: { type: 'object', additionalProperties: true },
+      details: { type: 'object', additionalProperties: true },
+    },
+    ['info', 'error', 'details'],
+  ),
+  Introspection: {
+    type: 'object',
+    description: 'RFC 7662, bare JSON. An inactive token (unknown, expired, revoked, not an access token) is `{"active": false}` and nothing more.',
+    required: ['active'],
+    properties: {
+      active: { type: 'boolean' },
+      sub: uuid,
+      sid: { ...uuid, description: 'the session' },
+      exp: { type: 'integer', description: 'seconds since the epoch' },
+      email: string({ format: 'email' }),
+      name: string(),
+      roles: { type: 'array', items: string() },
+      permissions: { type: 'array', items: string() },
+      token_type: string({ enum: ['access'] }),
+    },
+  },
+  Jwk: {
+    type: 'object',
+    description: 'RFC 7517, a public key only',
+    required: ['kty', 'kid', 'alg', 'use'],
+    properties: {
+      kty: string({ enum: ['EC', 'OKP'] }),
+      kid: string(),
+      alg: string({ enum: ['ES256', 'EdDSA'] }),
+      use: string({ enum: ['sig'] }),
+      crv: string({ enum: ['P-256', 'Ed25519'] }),
+      x: string(),
+      y: string(),
+    },
+  },
+  Jwks: object({ keys: { type: 'array', items: ref('Jwk'), description: 'empty under HS256' } }),
+};
+
+const tokenPair = ref('TokenPair');
+
+/** `data` of each enveloped success answer, by `Controller.method`. */
+export const ENVELOPED_DATA: Record<string, Schema> = {
+  'AuthController.register': tokenPair,
+  'AuthController.login': { oneOf: [tokenPair, ref('TwoFactorChallenge')] },
+  'AuthController.refresh': tokenPair,
+  'AuthController.logout': empty,
+  'AuthController.me': ref('Caller'),
+  'AuthController.forgotPassword': ref('ForgotPasswordAnswer'),
+  'AuthController.resetPassword': empty,
+  'OtpController.sendOtp': ref('OtpSent'),
+  'OtpController.verifyOtp': tokenPair,
+  'OtpController.verifyTwoFactor': tokenPair,
+  'AccountController.get': ref('Caller'),
+  'AccountController.update': ref('Caller'),
+  'AccountController.changePassword': empty,
+  'AccountController.changeEmail': empty,
+  'AccountController.confirmEmail': empty,
+  'AccountController.changeMobile': ref('OtpSent'),
+  'AccountController.confirmMobile': empty,
+  'AccountController.listSessions': list(ref('Session')),
+  'AccountController.revokeOtherSessions': empty,
+  'AccountController.revokeSession': empty,
+  'AccountController.startTotp': ref('TotpEnrolment'),
+  'AccountController.confirmTotp': ref('RecoveryCodes'),
+  'AccountController.disableTotp': empty,
+  'AdminSessionsController.list': list(ref('Session')),
+  'AdminSessionsController.revokeAll': empty,
+  'AdminSessionsController.revokeOne': empty,
+  'RolesController.list': list(ref('Role')),
+  'RolesController.get': ref('Role'),
+  'RolesController.create': ref('Role'),
+  'RolesController.update': ref('Role'),
+  'RolesController.delete': empty,
+  'PermissionsController.list': list(ref('Permission')),
+  'PermissionsController.get': ref('Permission'),
+  'PermissionsController.create': ref('Permission'),
+  'PermissionsController.update': ref('Permission'),
+  'PermissionsController.delete': empty,
+  'UsersController.list': page(ref('User')),
+  'UsersController.get': ref('User'),
+  'UsersController.create': ref('User'),
+  'UsersController.update': ref('User'),
+  'UsersController.delete': empty,
+  'UsersController.addRoles': ref('UserRoles'),
+  'UsersController.replaceRoles': ref('UserRoles'),
+  'UsersController.removeRole': ref('UserRoles'),
+  'SettingsController.view': ref('Settings'),
+  'SettingsController.update': ref('Settings'),
+  'ContentsController.list': page(ref('Content')),
+  'ContentsController.get': ref('Content'),
+  'ContentsController.create': ref('Content'),
+  'ContentsController.update': ref('Content'),
+  'ContentsController.delete': empty,
+  'AuditController.list': page(ref('AuditEvent')),
+  'HealthController.live': ref('Liveness'),
+  'HealthController.ready': ref('Readiness'),
+};
+
+/** Answers sent as they are, without the envelope (standards that fix their own format). */
+export const BARE_ANSWERS: Record<string, Schema> = {
+  'IntrospectionController.introspect': ref('Introspection'),
+  'JwksController.jwks': ref('Jwks'),
+};
+
+/** Handlers authenticated by HTTP Basic client credentials instead of an access token. */
+export const BASIC_AUTH_HANDLERS = new Set(['IntrospectionController.introspect']);
