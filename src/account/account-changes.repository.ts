@@ -68,6 +68,11 @@ export class AccountChangesRepository {
     return row ?? null;
   }
 
+  /** Ends every pending change of the user: a link or code asked for under an identity dies with it. */
+  async endAllOfUser(manager: EntityManager, userId: string): Promise<void> {
+    await manager.query(`UPDATE account_change_requests SET ended_at = now() WHERE user_id = $1 AND ended_at IS NULL`, [userId]);
+  }
+
   async end(manager: EntityManager, id: string): Promise<void> {
     await manager.query(`UPDATE account_change_requests SET ended_at = now() WHERE id = $1`, [id]);
   }
