@@ -49,7 +49,7 @@ export class SessionsRepository {
    */
   async advanceGeneration(rotation: { sessionId: string; generation: number; presentedHash: string; nextHash: string; email: string }): Promise<boolean> {
     const [, affected]: [unknown[], number] = await this.dataSource.query(
-      `UPDATE sessions s SET generation = s.generation + 1, refresh_token_hash = $4, updated_at = now()
+      `UPDATE sessions s SET generation = s.generation + 1, refresh_token_hash = $4, last_used_at = now(), updated_at = now()
         WHERE s.id = $1 AND s.generation = $2 AND s.refresh_token_hash = $3
           AND s.revoked_at IS NULL AND s.expires_at > now()
           AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.email = $5)`,
