@@ -6,8 +6,10 @@ import type { DataSource } from 'typeorm';
 import { registerUser, sleep, uniqueEmail, uniqueMobile, type RegisteredUser } from '../support/auth-factory.js';
 import { SmsReceiver } from '../support/sms-receiver.js';
 import { resetTokenFrom, SmtpSink } from '../support/smtp-sink.js';
+import type { TestDatabase } from '../support/databases.mjs';
+import { createIsolatedDatabase } from '../support/isolated-database.js';
 import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { testDataSource } from '../support/test-database.js';
 
 const APP_URL = 'https://accounts.example.test';
 const STEP_MS = 30_000;
@@ -31,12 +33,18 @@ describe('the account holder under attack', () => {
   let cooldownApp: NestFastifyApplication;
   /** No cooldown, the same small cap: reaches the cap without waiting. */
   let capApp: NestFastifyApplication;
+  let database: TestDatabase;
   let db: DataSource;
 
   beforeAll(async () => {
+    // A database of its own: the login-method flags (mobile_otp on) are not toggled by other files meanwhile.
+    database = await createIsolatedDatabase({ seed: true });
+    db = testDataSource(database.url);
+    await db.initialize();
     sink = await SmtpSink.start();
     sms = await new SmsReceiver().start();
     const env = {
+      DATABASE_URL: database.url,
       SMTP_URL: sink.url,
       APP_URL,
       SMS_TRANSPORT: 'webhook',
@@ -48,16 +56,15 @@ describe('the account holder under attack', () => {
     };
     cooldownApp = await createTestApp({ env: { ...env, OTP_RESEND_SECONDS: '60' } });
     capApp = await createTestApp({ env: { ...env, OTP_RESEND_SECONDS: '0' } });
-    db = sharedDataSource();
-    await db.initialize();
   });
 
   afterAll(async () => {
-    await db.destroy();
     await cooldownApp.close();
     await capApp.close();
     await sink.stop();
     await sms.stop();
+    await db.destroy();
+    await database.drop();
   });
 
   const client = (app: NestFastifyApplication, address: string) => ({
