@@ -43,17 +43,6 @@ export class AccountChangesRepository {
     return row?.seconds ?? null;
   }
 
-  /** Requests of this kind in the last hour naming this value, and from this client address. */
-  async countLastHour(manager: EntityManager, kind: AccountChangeKind, newValue: string, clientIp: string | null): Promise<{ byValue: number; byClient: number }> {
-    const [row] = await manager.query(
-      `SELECT count(*) FILTER (WHERE new_value = $2)::int AS by_value,
-              count(*) FILTER (WHERE client_ip = $3)::int AS by_client
-         FROM account_change_requests WHERE kind = $1 AND created_at > now() - interval '1 hour'`,
-      [kind, newValue, clientIp],
-    );
-    return { byValue: row.by_value, byClient: row.by_client };
-  }
-
   /** The live (unended, unexpired) request with this secret hash, locked for the caller's transaction. */
   async lockLiveBySecret(manager: EntityManager, kind: AccountChangeKind, secretHash: string): Promise<PendingChangeRow | null> {
     const [row] = await manager.query(
@@ -77,6 +66,11 @@ export class AccountChangesRepository {
       [userId, kind],
     );
     return row ?? null;
+  }
+
+  /** Ends every pending change of the user: a link or code asked for under an identity dies with it. */
+  async endAllOfUser(manager: EntityManager, userId: string): Promise<void> {
+    await manager.query(`UPDATE account_change_requests SET ended_at = now() WHERE user_id = $1 AND ended_at IS NULL`, [userId]);
   }
 
   async end(manager: EntityManager, id: string): Promise<void> {

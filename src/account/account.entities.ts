@@ -63,6 +63,7 @@ export type AccountChangeKind = 'email' | 'mobile';
 @Entity({ name: 'account_change_requests' })
 @Index('IDX_account_change_requests_user_kind', ['userId', 'kind'])
 @Index('IDX_account_change_requests_value_created', ['newValue', 'createdAt'])
+@Index('IDX_account_change_requests_client_created', ['clientIp', 'createdAt'])
 export class AccountChangeRequest {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'PK_account_change_requests' })
   id!: string;

@@ -5,10 +5,9 @@ import { AuditLog } from '../audit/audit-log.service.js';
 import type { ClientInfo } from '../auth/session.service.js';
 import { AppException } from '../common/app-exception.js';
 import { clientAddressKey } from '../common/client-address.js';
-import { rateLimited } from '../common/rate-limited.js';
 import { AppConfig } from '../config/app-config.js';
 import { OtpCodes } from '../otp/otp-codes.js';
-import { assertMobileHourlyCap, lockMobileForSending } from '../otp/otp-send-limits.js';
+import { assertCodeRequestAllowed, lockMobileForSending } from '../otp/otp-send-limits.js';
 import { SmsService } from '../otp/sms/sms.service.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { isUniqueViolation } from '../rbac/rbac-errors.js';
@@ -54,19 +53,8 @@ export class MobileChangeService {
     await this.dataSource.transaction(async (manager) => {
       // The lock send-otp takes: one sender per number at a time, so the cooldown and caps cannot be raced.
       await lockMobileForSending(manager, mobile);
-      const { resendSeconds, hourlyCap } = this.config.otp;
-      const latest = await manager.query(
-        `SELECT extract(epoch FROM now() - max(created_at))::float AS seconds FROM account_change_requests WHERE kind = 'mobile' AND new_value = $1`,
-        [mobile],
-      );
-      const since: number | null = latest[0]?.seconds ?? null;
-      if (since !== null && since < resendSeconds) throw rateLimited('Wait before asking for another code.', resendSeconds - since);
-      const counts = await this.changes.countLastHour(manager, 'mobile', mobile, clientIp);
-      if (counts.byValue >= hourlyCap || (clientIp !== null && counts.byClient >= hourlyCap)) {
-        throw rateLimited('Too many codes requested; try again later.', 3600);
-      }
-      // One hourly budget per number: sign-in and second-factor codes sent to it count too.
-      await assertMobileHourlyCap(manager, mobile, hourlyCap - counts.byValue);
+      // send-otp's own check, counting both flows: one cooldown per number, one hourly budget per number and per address.
+      await assertCodeRequestAllowed(manager, mobile, clientIp, this.config.otp);
       await this.changes.replacePending(manager, {
         id,
         userId: user.id,

@@ -4,7 +4,6 @@ import { SessionService, type ClientInfo, type IssuedSession } from '../auth/ses
 import { AuditLog } from '../audit/audit-log.service.js';
 import { AppException } from '../common/app-exception.js';
 import { clientAddressKey } from '../common/client-address.js';
-import { rateLimited } from '../common/rate-limited.js';
 import { AppConfig } from '../config/app-config.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { UsersRepository } from '../users/users.repository.js';
@@ -12,7 +11,7 @@ import { checkOtp } from './otp-check.js';
 import { OtpCode } from './otp-code.entity.js';
 import { OtpCodes } from './otp-codes.js';
 import { assertCodeLength } from './otp.dto.js';
-import { assertMobileHourlyCap, lockMobileForSending } from './otp-send-limits.js';
+import { assertCodeRequestAllowed, lockMobileForSending } from './otp-send-limits.js';
 import { SmsService } from './sms/sms.service.js';
 
 interface Account {
@@ -21,8 +20,6 @@ interface Account {
   email: string;
   mobile: string | null;
 }
-
-const HOUR_MS = 3_600_000;
 
 /**
  * Mobile + SMS code sign-in. `send-otp` answers the same whether or not the mobile has an account
@@ -50,7 +47,8 @@ export class MobileOtpService {
     await this.dataSource.transaction(async (manager) => {
       // One sender per mobile at a time (second-factor codes too), so the cooldown and caps cannot be raced.
       await lockMobileForSending(manager, mobile);
-      await this.assertSendAllowed(manager, mobile, address);
+      // Mobile-change codes to this number, or from this address, count too (the same cooldown and caps).
+      await assertCodeRequestAllowed(manager, mobile, address, this.config.otp);
       const [account] = await this.findAccount(manager, mobile);
       const inheritedAttempts = await this.recentFailedAttempts(manager, mobile);
       await manager.query(
@@ -111,27 +109,6 @@ export class MobileOtpService {
     const methods = await this.settings.getLoginMethods();
     if (!methods.mobileOtp) throw new AppException('LOGIN_METHOD_DISABLED', 'Sign-in with a mobile code is disabled.');
     return methods;
-  }
-
-  private async assertSendAllowed(manager: EntityManager, mobile: string, ip: string | undefined): Promise<void> {
-    const { resendSeconds, hourlyCap } = this.config.otp;
-    const [stats] = await manager.query(
-      `SELECT max(created_at) FILTER (WHERE mobile = $1) AS last_for_mobile,
-              count(*) FILTER (WHERE client_ip = $2)::int AS hour_for_ip,
-              min(created_at) FILTER (WHERE client_ip = $2) AS first_for_ip
-         FROM otp_codes
-        WHERE purpose = 'login' AND created_at > now() - interval '1 hour' AND (mobile = $1 OR client_ip = $2)`,
-      [mobile, ip ?? null],
-    );
-    const now = Date.now();
-    if (stats.last_for_mobile && resendSeconds > 0) {
-      const wait = new Date(stats.last_for_mobile).getTime() + resendSeconds * 1000 - now;
-      if (wait > 0) throw rateLimited('Wait before asking for another code.', wait / 1000);
-    }
-    await assertMobileHourlyCap(manager, mobile, hourlyCap);
-    if (ip && stats.hour_for_ip >= hourlyCap) {
-      throw rateLimited('Too many codes requested; try again later.', (new Date(stats.first_for_ip).getTime() + HOUR_MS - now) / 1000);
-    }
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { AccountChangesRepository } from '../account/account-changes.repository.js';
 import { AuditLog, type AuditEventType } from '../audit/audit-log.service.js';
 import { PasswordResetTokensRepository } from '../auth/password-reset-tokens.repository.js';
 import type { SessionRevocationReason } from '../auth/session.entity.js';
@@ -39,7 +40,8 @@ const FIELD_NAMES: Record<IdentityField, string> = { email: 'email address', mob
 /**
  * The one way an account's name, email, mobile or password changes. What was issued to the old
  * identity ends with it (OWASP ASVS V3.3, Keycloak): in the change's transaction every session of
- * the user but `keepSessionId` is revoked and every outstanding reset token voided; after the
+ * the user but `keepSessionId` is revoked, every outstanding reset token voided and every pending
+ * email or mobile change ended; after the
  * commit the authorization versions are bumped (access tokens die at once on every instance), the
  * previous email address is told, and one audit event is written.
  */
@@ -52,6 +54,7 @@ export class IdentityChangeService {
     private readonly users: UsersRepository,
     private readonly sessions: SessionsRepository,
     private readonly resetTokens: PasswordResetTokensRepository,
+    private readonly accountChanges: AccountChangesRepository,
     private readonly versions: AuthzVersions,
     private readonly mail: MailService,
     private readonly audit: AuditLog,
@@ -71,6 +74,9 @@ export class IdentityChangeService {
       if (changed.some(isIdentityField)) {
         await this.sessions.revoke(manager, { userId, exceptSessionId: request.keepSessionId }, request.revocationReason);
         await this.resetTokens.voidAllOfUser(manager, userId);
+        // A pending email or mobile change was asked for under the old identity (its own request,
+        // when it is what applies here, was consumed by beforeChange).
+        await this.accountChanges.endAllOfUser(manager, userId);
       }
       return { userId, previousEmail: current.email, changed };
     });

@@ -11,6 +11,7 @@ import { RenormaliseIdentities1764320000000 } from './1764320000000-renormalise-
 import { AdminListIndexes1764340000000 } from './1764340000000-admin-list-indexes.js';
 import { ServiceClients1764350000000 } from './1764350000000-service-clients.js';
 import { AccountSelfService1764360000000 } from './1764360000000-account-self-service.js';
+import { AccountChangeClientIndex1764390000000 } from './1764390000000-account-change-client-index.js';
 
 /** In order of application. Listed explicitly so the build and the tests load the same set. */
 export const migrations = [
@@ -27,4 +28,5 @@ export const migrations = [
   AdminListIndexes1764340000000,
   ServiceClients1764350000000,
   AccountSelfService1764360000000,
+  AccountChangeClientIndex1764390000000,
 ];
