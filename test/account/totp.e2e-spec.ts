@@ -7,11 +7,10 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { me, registerUser, sleep, uniqueMobile, type RegisteredUser } from '../support/auth-factory.js';
 import type { TestDatabase } from '../support/databases.mjs';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
 import { SmsReceiver } from '../support/sms-receiver.js';
 import { createTestApp } from '../support/test-app.js';
+import { smsTestApp } from '../support/sms-test-app.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
-import { testDataSource } from '../support/test-database.js';
 
 const CLI = path.resolve(import.meta.dirname, '../../dist/src/cli/main.js');
 
@@ -33,34 +32,12 @@ async function awayFromStepEdge(): Promise<void> {
 }
 
 describe('authenticator app (TOTP) and recovery codes', () => {
+  const fixture = smsTestApp();
   let database: TestDatabase;
   let db: DataSource;
   let sms: SmsReceiver;
   let app: NestFastifyApplication;
-
-  beforeAll(async () => {
-    database = await createIsolatedDatabase({ seed: true });
-    db = testDataSource(database.url);
-    await db.initialize();
-    sms = await new SmsReceiver().start();
-    app = await createTestApp({
-      env: {
-        DATABASE_URL: database.url,
-        AUTH_EMAIL_PASSWORD: 'true',
-        AUTH_MOBILE_OTP: 'true',
-        SMS_TRANSPORT: 'webhook',
-        SMS_WEBHOOK_URL: sms.url,
-        OTP_RESEND_SECONDS: '0',
-      },
-    });
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await sms.stop();
-    await db.destroy();
-    await database.drop();
-  });
+  beforeAll(() => void ({ database, db, sms, app } = fixture));
 
   const server = () => app.getHttpServer();
   const authed = (token: string) => ({

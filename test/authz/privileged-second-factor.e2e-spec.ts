@@ -3,11 +3,9 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { registerUser, uniqueMobile, type RegisteredUser } from '../support/auth-factory.js';
 import type { TestDatabase } from '../support/databases.mjs';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
 import { roleWithPermissions, grantRoles } from '../support/rbac-factory.js';
 import { SmsReceiver } from '../support/sms-receiver.js';
-import { createTestApp } from '../support/test-app.js';
-import { testDataSource } from '../support/test-database.js';
+import { smsTestApp } from '../support/sms-test-app.js';
 
 const EVERY_PERMISSION = [
   'users.view', 'users.create', 'users.edit', 'users.delete',
@@ -21,34 +19,12 @@ const EVERY_PERMISSION = [
  * permission that changes users, roles or settings), not to the role named `admin` alone.
  */
 describe('privileged accounts without the admin role (both login methods on)', () => {
+  const fixture = smsTestApp();
   let database: TestDatabase;
   let db: DataSource;
   let sms: SmsReceiver;
   let app: NestFastifyApplication;
-
-  beforeAll(async () => {
-    database = await createIsolatedDatabase({ seed: true });
-    db = testDataSource(database.url);
-    await db.initialize();
-    sms = await new SmsReceiver().start();
-    app = await createTestApp({
-      env: {
-        DATABASE_URL: database.url,
-        AUTH_EMAIL_PASSWORD: 'true',
-        AUTH_MOBILE_OTP: 'true',
-        SMS_TRANSPORT: 'webhook',
-        SMS_WEBHOOK_URL: sms.url,
-        OTP_RESEND_SECONDS: '0',
-      },
-    });
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await sms.stop();
-    await db.destroy();
-    await database.drop();
-  });
+  beforeAll(() => void ({ database, db, sms, app } = fixture));
 
   const server = () => app.getHttpServer();
 

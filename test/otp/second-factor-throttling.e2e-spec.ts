@@ -3,10 +3,8 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { registerUser, uniqueMobile, type RegisteredUser } from '../support/auth-factory.js';
 import type { TestDatabase } from '../support/databases.mjs';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
 import { SmsReceiver, wrongCode } from '../support/sms-receiver.js';
-import { createTestApp } from '../support/test-app.js';
-import { testDataSource } from '../support/test-database.js';
+import { smsTestApp } from '../support/sms-test-app.js';
 
 /**
  * The second factor is an authenticator like the password: one live challenge per account, wrong
@@ -16,37 +14,12 @@ const THRESHOLD = 5;
 const HOURLY_CAP = 3;
 
 describe('second factor throttling', () => {
+  const fixture = smsTestApp({ OTP_HOURLY_CAP: String(HOURLY_CAP), LOCKOUT_THRESHOLD: String(THRESHOLD), LOCKOUT_SECONDS: '600' });
   let database: TestDatabase;
   let db: DataSource;
   let sms: SmsReceiver;
   let app: NestFastifyApplication;
-
-  beforeAll(async () => {
-    database = await createIsolatedDatabase({ seed: true });
-    db = testDataSource(database.url);
-    await db.initialize();
-    sms = await new SmsReceiver().start();
-    app = await createTestApp({
-      env: {
-        DATABASE_URL: database.url,
-        AUTH_EMAIL_PASSWORD: 'true',
-        AUTH_MOBILE_OTP: 'true',
-        SMS_TRANSPORT: 'webhook',
-        SMS_WEBHOOK_URL: sms.url,
-        OTP_RESEND_SECONDS: '0',
-        OTP_HOURLY_CAP: String(HOURLY_CAP),
-        LOCKOUT_THRESHOLD: String(THRESHOLD),
-        LOCKOUT_SECONDS: '600',
-      },
-    });
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await sms?.stop();
-    if (db?.isInitialized) await db.destroy();
-    await database?.drop();
-  });
+  beforeAll(() => void ({ database, db, sms, app } = fixture));
 
   const server = () => app.getHttpServer();
   const login = (user: { email: string; password: string }) =>

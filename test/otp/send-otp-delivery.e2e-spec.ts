@@ -3,10 +3,9 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { registerUser, sleep, uniqueMobile } from '../support/auth-factory.js';
 import type { TestDatabase } from '../support/databases.mjs';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
 import { SmsReceiver } from '../support/sms-receiver.js';
 import { createTestApp } from '../support/test-app.js';
-import { testDataSource } from '../support/test-database.js';
+import { smsTestApp } from '../support/sms-test-app.js';
 
 /**
  * send-otp never waits for the SMS gateway: the code is queued in the database and sent after the
@@ -22,36 +21,12 @@ function median(values: number[]): number {
 }
 
 describe('send-otp delivery through the outbox', () => {
+  const fixture = smsTestApp({ OTP_HOURLY_CAP: '1000', OUTBOX_MAX_ATTEMPTS: String(MAX_ATTEMPTS), OUTBOX_RETRY_BASE_MS: '100' });
   let database: TestDatabase;
   let db: DataSource;
   let sms: SmsReceiver;
   let app: NestFastifyApplication;
-
-  beforeAll(async () => {
-    database = await createIsolatedDatabase({ seed: true });
-    db = testDataSource(database.url);
-    await db.initialize();
-    sms = await new SmsReceiver().start();
-    app = await createTestApp({
-      env: {
-        DATABASE_URL: database.url,
-        AUTH_MOBILE_OTP: 'true',
-        SMS_TRANSPORT: 'webhook',
-        SMS_WEBHOOK_URL: sms.url,
-        OTP_RESEND_SECONDS: '0',
-        OTP_HOURLY_CAP: '1000',
-        OUTBOX_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
-        OUTBOX_RETRY_BASE_MS: '100',
-      },
-    });
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await sms?.stop();
-    if (db?.isInitialized) await db.destroy();
-    await database?.drop();
-  });
+  beforeAll(() => void ({ database, db, sms, app } = fixture));
 
   const sendOtp = (mobile: string) => request(app.getHttpServer()).post('/api/auth/send-otp').send({ mobile });
 
