@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { getStorageToken, type ThrottlerStorage } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import { clientAddressKey } from '../common/client-address.js';
 import { AppException } from '../common/app-exception.js';
 import { rateLimited } from '../common/rate-limited.js';
 import { AppConfig } from '../config/app-config.js';
@@ -18,6 +20,15 @@ const MAX_TOKEN_LENGTH = 8192;
  */
 @Injectable()
 export class IntrospectionRequests {
+  /**
+   * Addresses that used up their failed-authentication budget, until when. Failures are counted in
+   * the shared rate-limit storage; the verdict is kept here so that a blocked address is refused
+   * BEFORE its secret is judged (a 200 for the right guess would end the block's purpose). Another
+   * instance learns of the block at that address's next failure there: at most one more guess per
+   * instance and window.
+   */
+  private readonly blockedUntil = new LRUCache<string, number>({ max: 10_000 });
+
   constructor(
     private readonly clients: ServiceClientsService,
     @Inject(getStorageToken()) private readonly counters: ThrottlerStorage,
@@ -25,9 +36,15 @@ export class IntrospectionRequests {
   ) {}
 
   async accept(request: FastifyRequest): Promise<string> {
+    const address = clientAddressKey(request.ip) ?? 'unknown';
+    const blockedUntil = this.blockedUntil.get(address) ?? 0;
+    if (blockedUntil > Date.now()) {
+      throw rateLimited('Too many failed client authentications from this address. Try again later.', (blockedUntil - Date.now()) / 1000);
+    }
     const credentials = basicCredentials(request.headers.authorization);
     const clientId = credentials && (await this.clients.authenticate(credentials.id, credentials.secret));
     if (!clientId) {
+      await this.countFailure(address);
       throw new AppException('UNAUTHENTICATED', 'Client authentication failed.', undefined, {
         'WWW-Authenticate': 'Basic realm="introspect", charset="UTF-8"',
       });
@@ -44,6 +61,15 @@ export class IntrospectionRequests {
       ]);
     }
     return token;
+  }
+
+  /** RATE_LIMIT_PER_MINUTE failed client authentications per client address and minute. */
+  private async countFailure(address: string): Promise<void> {
+    const limit = this.config.limits.ratePerMinute;
+    const record = await this.counters.increment(`introspect-auth:${address}`, WINDOW_MS, limit, WINDOW_MS, 'introspect-auth');
+    if (record.isBlocked || record.totalHits >= limit) {
+      this.blockedUntil.set(address, Date.now() + Math.max(1, record.timeToBlockExpire || record.timeToExpire) * 1000);
+    }
   }
 }
 

@@ -122,6 +122,26 @@ describe('POST /api/auth/introspect (RFC 7662) and GET /.well-known/jwks.json', 
     }
   });
 
+  it('refuses a guesser of client secrets once an address has failed RATE_LIMIT_PER_MINUTE times, before judging the secret', async () => {
+    const user = await registerUser(app);
+    const limited = await createTestApp({
+      env: { SERVICE_CLIENTS: `${ORDERS.id}:${ORDERS.secret}`, RATE_LIMIT_PER_MINUTE: '3' },
+    });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await introspect(user.tokens.access_token, basic(ORDERS.id, `guess-${i}`), limited)).status);
+      expect(statuses).toEqual([401, 401, 401]);
+      const guess = await introspect(user.tokens.access_token, basic(ORDERS.id, 'guess-4'), limited);
+      expect(guess.status).toBe(429);
+      expect(guess.body.error.code).toBe('RATE_LIMITED');
+      expect(Number(guess.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      // Even the right secret waits: an answer that differed would tell the guesser it was right.
+      expect((await introspect(user.tokens.access_token, undefined, limited)).status).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('publishes no keys under HS256: a shared secret is never published', async () => {
     const res = await request(app.getHttpServer()).get('/.well-known/jwks.json');
     expect(res.status).toBe(200);
