@@ -49,7 +49,6 @@ export class UserAdministrationService {
   }
 
   async update(id: string, dto: UpdateUserDto, actorId: string, client: ClientInfo = {}): Promise<UserResponse> {
-    await this.assertMayActOnUser(actorId, id, 'user.update');
     // Argon2 before the transaction: it is slow and must not hold a connection.
     const passwordHash = dto.password ? await this.passwords.hash(dto.password) : undefined;
     await this.conflictsAsHttp(() =>
@@ -60,16 +59,18 @@ export class UserAdministrationService {
         auditType: 'user.update',
         revocationReason: 'admin',
         client,
+        // Judged under the user's row lock, which role changes take too: a grant racing the edit is seen.
+        beforeChange: (manager) => this.assertMayActOnUser(manager, actorId, id, 'user.update'),
       }),
     );
     return this.get(id);
   }
 
   async delete(id: string, actorId: string): Promise<Record<string, never>> {
-    await this.assertMayActOnUser(actorId, id, 'user.delete');
     await this.dataSource.transaction(async (manager) => {
       await lockAdminRole(manager);
       await this.get(id, manager);
+      await this.assertMayActOnUser(manager, actorId, id, 'user.delete');
       if (await isLastAdmin(manager, id)) {
         throw new AppException('CONFLICT', 'The last administrator cannot be deleted.');
       }
@@ -82,10 +83,12 @@ export class UserAdministrationService {
 
   /**
    * "target ⊆ own" (contract, Privilege boundaries): nobody edits or deletes an account holding a
-   * permission they lack. Both sets come from the database, so a grant made a moment ago counts.
+   * permission they lack. Both sets are read in the change's transaction, after its locks, so a
+   * grant made a moment ago counts.
    */
-  private async assertMayActOnUser(actorId: string, targetId: string, action: string): Promise<void> {
-    const [actor, target] = await Promise.all([this.users.findEffectiveAccess(actorId), this.users.findEffectiveAccess(targetId)]);
+  private async assertMayActOnUser(manager: EntityManager, actorId: string, targetId: string, action: string): Promise<void> {
+    const actor = await this.users.findEffectiveAccess(actorId, manager);
+    const target = await this.users.findEffectiveAccess(targetId, manager);
     if (!target) return; // the method's own lookup answers 404
     assertMayActOn({ id: actorId, permissions: actor?.permissions ?? [] }, { type: 'user', id: targetId }, target.permissions, action);
   }
