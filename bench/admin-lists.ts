@@ -19,8 +19,16 @@ export function adminListScenarios(users: number): Scenario[] {
     { name: 'users, first page', path: '/api/admin/users?page=1&limit=20', admin: true },
     { name: `users, page ${deep}`, path: `/api/admin/users?page=${deep}&limit=20`, admin: true },
     { name: 'users, 100 a page', path: '/api/admin/users?page=42&limit=100', admin: true },
-    { name: 'users, search by email', path: `/api/admin/users?search=bench-${Math.floor(users * 0.41)}%40`, admin: true },
-    { name: 'users, search by name', path: `/api/admin/users?search=${encodeURIComponent(`bench ${Math.floor(users / 10) - 1}`)}`, admin: true },
+    {
+      name: 'users, search by email',
+      path: `/api/admin/users?search=bench-${Math.floor(users * 0.41)}%40`,
+      admin: true,
+    },
+    {
+      name: 'users, search by name',
+      path: `/api/admin/users?search=${encodeURIComponent(`bench ${Math.floor(users / 10) - 1}`)}`,
+      admin: true,
+    },
   ];
 }
 
@@ -40,7 +48,12 @@ export interface AdminListFigures {
 /** Requests still in flight when autocannon stops would hold the cap's slots into the next run. */
 const DRAIN_MS = 1_000;
 
-export async function measureAdminLists(base: string, adminToken: string, users: number, load: Load): Promise<AdminListFigures[]> {
+export async function measureAdminLists(
+  base: string,
+  adminToken: string,
+  users: number,
+  load: Load,
+): Promise<AdminListFigures[]> {
   const results: { scenario: Scenario; result: autocannon.Result }[] = [];
   for (const scenario of adminListScenarios(users)) {
     const headers = scenario.admin ? { authorization: `Bearer ${adminToken}` } : undefined;

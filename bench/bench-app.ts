@@ -4,7 +4,19 @@
  * the access token's signature, and a raw Argon2id verify with the service's parameters.
  */
 import 'reflect-metadata';
-import { CanActivate, Controller, Get, Injectable, Param, ParseIntPipe, Post, Module, type ExecutionContext, type OnModuleInit, UseGuards } from '@nestjs/common';
+import {
+  CanActivate,
+  Controller,
+  Get,
+  Injectable,
+  Param,
+  ParseIntPipe,
+  Post,
+  Module,
+  type ExecutionContext,
+  type OnModuleInit,
+  UseGuards,
+} from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { hash, verify } from '@node-rs/argon2';
 import type { FastifyRequest } from 'fastify';
@@ -67,7 +79,12 @@ class BaselinesController implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     const { memoryKib, iterations, parallelism } = this.config.passwordHashing;
-    this.passwordHash = await hash(VERIFY_PASSWORD, { algorithm: ARGON2ID, memoryCost: memoryKib, timeCost: iterations, parallelism });
+    this.passwordHash = await hash(VERIFY_PASSWORD, {
+      algorithm: ARGON2ID,
+      memoryCost: memoryKib,
+      timeCost: iterations,
+      parallelism,
+    });
   }
 
   /** Baseline A: the same HTTP stack (plugins, global rate limit, envelope), no authentication. */

@@ -22,7 +22,18 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { measureAdminLists, type AdminListFigures } from './admin-lists.js';
-import { createDatabase, measure, postJson, ROOT, round, signIn, startService, timedLoop, type Load, type ServiceProcess } from './support.js';
+import {
+  createDatabase,
+  measure,
+  postJson,
+  ROOT,
+  round,
+  signIn,
+  startService,
+  timedLoop,
+  type Load,
+  type ServiceProcess,
+} from './support.js';
 
 const EMBEDDED = process.argv.includes('--embedded');
 const SERVER_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -87,14 +98,19 @@ async function main(): Promise<void> {
   let service: ServiceProcess | undefined;
   try {
     const where: Record<string, string> = database
-      ? { DATABASE_URL: database.url, ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : { SINGLE_INSTANCE: 'true' }) }
+      ? {
+          DATABASE_URL: database.url,
+          ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : { SINGLE_INSTANCE: 'true' }),
+        }
       : { DATA_DIR: dataDir! };
     const env = serviceEnv(where);
     service = await startService('dist/bench/bench-app.js', env);
     const base = service.base;
     const readyPeakRss = service.peakRssMb();
     await bulkUsers(base, 'warm', WARM_USERS);
-    console.log(`Service ready with ${WARM_USERS.toLocaleString('en')} users in ${((Date.now() - started) / 1000).toFixed(1)} s (${EMBEDDED ? 'embedded database' : 'PostgreSQL'}${where.REDIS_URL ? ' + Redis' : ''})`);
+    console.log(
+      `Service ready with ${WARM_USERS.toLocaleString('en')} users in ${((Date.now() - started) / 1000).toFixed(1)} s (${EMBEDDED ? 'embedded database' : 'PostgreSQL'}${where.REDIS_URL ? ' + Redis' : ''})`,
+    );
     const user = await signIn(base, USER_EMAIL, env.SEED_USER_PASSWORD);
     const bearer = { authorization: `Bearer ${user.access_token}` };
     const load = (connections: number): Load => ({ connections, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS });
@@ -105,7 +121,9 @@ async function main(): Promise<void> {
     const run = async (name: string, connections: number, options: autocannon.Options) => {
       const result = figure(name, connections, await measure(options, load(connections)));
       figures.push(result);
-      console.log(`  ${name} @${connections}: ${result.requests_per_second} req/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms`);
+      console.log(
+        `  ${name} @${connections}: ${result.requests_per_second} req/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms`,
+      );
       return result;
     };
     // A first pass over the three routes, unmeasured: the process has just started and loaded
@@ -114,17 +132,31 @@ async function main(): Promise<void> {
       await measure({ url: base + url, headers: bearer }, { connections: 10, seconds: 2, warmupSeconds: 0 });
     }
     const bare = await run('baseline A: bare route', 10, { url: `${base}/api/bench/bare` });
-    const jwtOnly = await run('baseline B: signature-only guard', 10, { url: `${base}/api/bench/signature-only`, headers: bearer });
+    const jwtOnly = await run('baseline B: signature-only guard', 10, {
+      url: `${base}/api/bench/signature-only`,
+      headers: bearer,
+    });
     const guarded = await run('guarded: GET /api/auth/me', 10, { url: `${base}/api/auth/me`, headers: bearer });
     const verify1 = await run('baseline C: Argon2id verify', 1, { url: `${base}/api/bench/argon2-verify` });
-    const login1 = await run('login (email + password)', 1, { url: `${base}/api/auth/login`, method: 'POST', headers: json, body: loginBody });
+    const login1 = await run('login (email + password)', 1, {
+      url: `${base}/api/auth/login`,
+      method: 'POST',
+      headers: json,
+      body: loginBody,
+    });
     const verify4 = await run('baseline C: Argon2id verify', 4, { url: `${base}/api/bench/argon2-verify` });
-    const login4 = await run('login (email + password)', 4, { url: `${base}/api/auth/login`, method: 'POST', headers: json, body: loginBody });
+    const login4 = await run('login (email + password)', 4, {
+      url: `${base}/api/auth/login`,
+      method: 'POST',
+      headers: json,
+      body: loginBody,
+    });
 
     // Every refresh token is used once: a request takes a free one, its response gives the next
     // back (autocannon clears a connection's context between requests, so the pool is shared).
     const refreshTokens: string[] = [];
-    for (let i = 0; i < 24; i += 1) refreshTokens.push((await signIn(base, USER_EMAIL, env.SEED_USER_PASSWORD)).refresh_token);
+    for (let i = 0; i < 24; i += 1)
+      refreshTokens.push((await signIn(base, USER_EMAIL, env.SEED_USER_PASSWORD)).refresh_token);
     const refresh = await run('refresh rotation', 10, {
       url: base,
       requests: [
@@ -141,23 +173,37 @@ async function main(): Promise<void> {
     });
 
     const [clientId, clientSecret] = env.SERVICE_CLIENTS.split(':');
-    const introspectHeaders = { ...json, authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}` };
+    const introspectHeaders = {
+      ...json,
+      authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+    };
     const probe = await postJson(base, '/api/auth/introspect', { token: user.access_token }, introspectHeaders);
     const introspect =
       probe.status === 404
         ? undefined
-        : await run('introspection, warm token', 10, { url: `${base}/api/auth/introspect`, method: 'POST', headers: introspectHeaders, body: JSON.stringify({ token: user.access_token }) });
+        : await run('introspection, warm token', 10, {
+            url: `${base}/api/auth/introspect`,
+            method: 'POST',
+            headers: introspectHeaders,
+            body: JSON.stringify({ token: user.access_token }),
+          });
 
     const twoFactor = await timedLoop(SECONDS, async () => {
       await signIn(base, ADMIN_EMAIL, env.SEED_ADMIN_PASSWORD);
     });
-    console.log(`  second-factor sign-in, end to end @1: ${twoFactor.per_second}/s, p50 ${twoFactor.p50_ms} ms, p99 ${twoFactor.p99_ms} ms`);
+    console.log(
+      `  second-factor sign-in, end to end @1: ${twoFactor.per_second}/s, p50 ${twoFactor.p50_ms} ms, p99 ${twoFactor.p99_ms} ms`,
+    );
 
     const loaded = Date.now();
     await bulkUsers(base, 'bench', USERS);
     console.log(`Inserted ${USERS.toLocaleString('en')} more users in ${((Date.now() - loaded) / 1000).toFixed(1)} s`);
     const admin = await signIn(base, ADMIN_EMAIL, env.SEED_ADMIN_PASSWORD);
-    const adminLists = await measureAdminLists(base, admin.access_token, USERS, { connections: 4, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS });
+    const adminLists = await measureAdminLists(base, admin.access_token, USERS, {
+      connections: 4,
+      seconds: SECONDS,
+      warmupSeconds: WARMUP_SECONDS,
+    });
     const servicePeakRss = service.peakRssMb();
     await service.stop();
     service = undefined;
@@ -213,7 +259,12 @@ async function bulkUsers(base: string, prefix: string, count: number): Promise<v
 }
 
 /** The service itself (`dist/src/main.js`) on a new embedded data folder, then restarted on it. */
-async function embeddedMemory(): Promise<{ first_start_peak_rss_mb: number; first_start_seconds: number; restart_peak_rss_mb: number; restart_seconds: number }> {
+async function embeddedMemory(): Promise<{
+  first_start_peak_rss_mb: number;
+  first_start_seconds: number;
+  restart_peak_rss_mb: number;
+  restart_seconds: number;
+}> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'auth-bench-embedded-'));
   try {
     const env = serviceEnv({ DATA_DIR: dataDir });
@@ -223,15 +274,23 @@ async function embeddedMemory(): Promise<{ first_start_peak_rss_mb: number; firs
       const seconds = round((Date.now() - t0) / 1000, 1);
       // One sign-in and a few requests, so the figure is of a service that has served something.
       const user = await signIn(service.base, USER_EMAIL, env.SEED_USER_PASSWORD);
-      for (let i = 0; i < 20; i += 1) await fetch(`${service.base}/api/auth/me`, { headers: { authorization: `Bearer ${user.access_token}` } });
+      for (let i = 0; i < 20; i += 1)
+        await fetch(`${service.base}/api/auth/me`, { headers: { authorization: `Bearer ${user.access_token}` } });
       const peak = service.peakRssMb();
       await service.stop();
       return { peak, seconds };
     };
     const first = await startOnce();
     const restart = await startOnce();
-    console.log(`  embedded database: first start ${first.peak} MB peak (${first.seconds} s), restart ${restart.peak} MB peak (${restart.seconds} s)`);
-    return { first_start_peak_rss_mb: first.peak, first_start_seconds: first.seconds, restart_peak_rss_mb: restart.peak, restart_seconds: restart.seconds };
+    console.log(
+      `  embedded database: first start ${first.peak} MB peak (${first.seconds} s), restart ${restart.peak} MB peak (${restart.seconds} s)`,
+    );
+    return {
+      first_start_peak_rss_mb: first.peak,
+      first_start_seconds: first.seconds,
+      restart_peak_rss_mb: restart.peak,
+      restart_seconds: restart.seconds,
+    };
   } finally {
     await rm(dataDir, { recursive: true, force: true });
   }
@@ -245,9 +304,30 @@ function printTable(
   peakRss: number,
 ): void {
   console.table([
-    ...figures.map((f) => ({ scenario: f.scenario, conn: f.connections, 'req/s': f.requests_per_second, 'p50 ms': f.p50_ms, 'p99 ms': f.p99_ms, 'non-2xx': f.non_2xx })),
-    { scenario: 'second-factor sign-in, end to end', conn: 1, 'req/s': twoFactor.per_second, 'p50 ms': twoFactor.p50_ms, 'p99 ms': twoFactor.p99_ms, 'non-2xx': 0 },
-    ...adminLists.map((f) => ({ scenario: `admin list: ${f.scenario}`, conn: 4, 'req/s': f.requests_per_second, 'p50 ms': f.p50_ms, 'p99 ms': f.p99_ms, 'non-2xx': f.non_2xx })),
+    ...figures.map((f) => ({
+      scenario: f.scenario,
+      conn: f.connections,
+      'req/s': f.requests_per_second,
+      'p50 ms': f.p50_ms,
+      'p99 ms': f.p99_ms,
+      'non-2xx': f.non_2xx,
+    })),
+    {
+      scenario: 'second-factor sign-in, end to end',
+      conn: 1,
+      'req/s': twoFactor.per_second,
+      'p50 ms': twoFactor.p50_ms,
+      'p99 ms': twoFactor.p99_ms,
+      'non-2xx': 0,
+    },
+    ...adminLists.map((f) => ({
+      scenario: `admin list: ${f.scenario}`,
+      conn: 4,
+      'req/s': f.requests_per_second,
+      'p50 ms': f.p50_ms,
+      'p99 ms': f.p99_ms,
+      'non-2xx': f.non_2xx,
+    })),
   ]);
   console.table({
     'guarded / baseline A (req/s)': { value: summary.guarded_vs_bare, target: '>= 0.35' },

@@ -16,7 +16,10 @@ export async function createDatabase(serverUrl: string): Promise<{ url: string; 
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: () => withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(
+        () => undefined,
+      ),
   };
 }
 
@@ -50,7 +53,11 @@ export interface ServiceProcess {
 }
 
 /** Starts a built entry point (`dist/...`) with exactly `env` (plus PATH), and waits until it is ready. */
-export async function startService(entry: string, env: Record<string, string>, readyWithinMs = 120_000): Promise<ServiceProcess> {
+export async function startService(
+  entry: string,
+  env: Record<string, string>,
+  readyWithinMs = 120_000,
+): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(ROOT, entry)], {
     cwd: ROOT,
@@ -83,7 +90,10 @@ async function waitUntilReady(base: string, child: ChildProcess, withinMs: numbe
   const deadline = Date.now() + withinMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`The service exited with ${child.exitCode} during start`);
-    const ok = await fetch(`${base}/health/ready`).then((res) => res.ok, () => false);
+    const ok = await fetch(`${base}/health/ready`).then(
+      (res) => res.ok,
+      () => false,
+    );
     if (ok) return;
     await sleep(100);
   }
@@ -99,17 +109,31 @@ async function stopService(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-export async function postJson(base: string, route: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-  const res = await fetch(base + route, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+export async function postJson(
+  base: string,
+  route: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(base + route, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json().catch(() => null) };
 }
 
 /** Signs in with a password (and, when asked for, the development second-factor code). */
-export async function signIn(base: string, email: string, password: string): Promise<{ access_token: string; refresh_token: string }> {
+export async function signIn(
+  base: string,
+  email: string,
+  password: string,
+): Promise<{ access_token: string; refresh_token: string }> {
   const first = await postJson(base, '/api/auth/login', { email, password });
   let data = first.body?.data;
   if (first.status === 200 && data?.requires_otp) {
-    data = (await postJson(base, '/api/auth/otp/verify-2fa', { temp_token: data.temp_token, code: '123456' })).body?.data;
+    data = (await postJson(base, '/api/auth/otp/verify-2fa', { temp_token: data.temp_token, code: '123456' })).body
+      ?.data;
   }
   if (!data?.access_token) throw new Error(`Sign-in failed with ${first.status}`);
   return data;
@@ -123,7 +147,8 @@ export interface Load {
 
 /** Warms up, then measures; in-flight requests are left to drain between runs. */
 export async function measure(options: autocannon.Options, load: Load): Promise<autocannon.Result> {
-  if (load.warmupSeconds > 0) await autocannon({ ...options, connections: load.connections, duration: load.warmupSeconds });
+  if (load.warmupSeconds > 0)
+    await autocannon({ ...options, connections: load.connections, duration: load.warmupSeconds });
   await sleep(300);
   const result = await autocannon({ ...options, connections: load.connections, duration: load.seconds });
   await sleep(300);
@@ -135,7 +160,10 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 export const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 
 /** A timed loop of one async step, for flows of several requests that autocannon cannot chain. */
-export async function timedLoop(seconds: number, step: () => Promise<void>): Promise<{ count: number; per_second: number; p50_ms: number; p99_ms: number }> {
+export async function timedLoop(
+  seconds: number,
+  step: () => Promise<void>,
+): Promise<{ count: number; per_second: number; p50_ms: number; p99_ms: number }> {
   const times: number[] = [];
   const end = Date.now() + seconds * 1000;
   const started = Date.now();
@@ -146,5 +174,10 @@ export async function timedLoop(seconds: number, step: () => Promise<void>): Pro
   }
   times.sort((a, b) => a - b);
   const at = (q: number) => round(times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? NaN, 1);
-  return { count: times.length, per_second: round(times.length / ((Date.now() - started) / 1000)), p50_ms: at(0.5), p99_ms: at(0.99) };
+  return {
+    count: times.length,
+    per_second: round(times.length / ((Date.now() - started) / 1000)),
+    p50_ms: at(0.5),
+    p99_ms: at(0.99),
+  };
 }

@@ -49,16 +49,22 @@ function trustProxyHops(hops: number | undefined): false | ((address: string, ho
 export async function configureHttpApp(app: NestFastifyApplication): Promise<void> {
   const config = app.get(AppConfig);
   await app.register(fastifyCookie as never);
-  await app.register(fastifyHelmet as never, {
-    // An API serves no documents: nothing may be framed, loaded or run from its responses.
-    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-    hsts: { maxAge: 31_536_000, includeSubDomains: true },
-  } as never);
-  await app.register(fastifyCors as never, {
-    // Credentials (cookies) only ever for the configured origins; none by default.
-    origin: config.http.corsOrigins.length > 0 ? config.http.corsOrigins : false,
-    credentials: true,
-  } as never);
+  await app.register(
+    fastifyHelmet as never,
+    {
+      // An API serves no documents: nothing may be framed, loaded or run from its responses.
+      contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      hsts: { maxAge: 31_536_000, includeSubDomains: true },
+    } as never,
+  );
+  await app.register(
+    fastifyCors as never,
+    {
+      // Credentials (cookies) only ever for the configured origins; none by default.
+      origin: config.http.corsOrigins.length > 0 ? config.http.corsOrigins : false,
+      credentials: true,
+    } as never,
+  );
   app.setGlobalPrefix('api', {
     exclude: [
       { path: 'health', method: RequestMethod.ALL },

@@ -22,7 +22,9 @@ export async function logStartupBanner(app: NestFastifyApplication, config: AppC
   const bound = app.getHttpServer().address() as AddressInfo;
   const all = bound.address === '0.0.0.0' || bound.address === '::';
   const local = `http://${all ? '127.0.0.1' : bound.address}:${bound.port}`;
-  logger.log(`Listening on ${local} (bound to ${bound.address}:${bound.port}${all ? ', every interface' : ''}; ${config.env})`);
+  logger.log(
+    `Listening on ${local} (bound to ${bound.address}:${bound.port}${all ? ', every interface' : ''}; ${config.env})`,
+  );
 
   const endpoint = app.get(DatabaseEndpoint);
   logger.log(

@@ -20,16 +20,34 @@ export class AccountChangesRepository {
   /** Ends the user's pending changes of this kind (a new request replaces them), then records the new one. */
   async replacePending(
     manager: EntityManager,
-    change: { id: string; userId: string; kind: AccountChangeKind; newValue: string; secretHash: string; sessionId: string; clientIp: string | null; ttlSeconds: number },
+    change: {
+      id: string;
+      userId: string;
+      kind: AccountChangeKind;
+      newValue: string;
+      secretHash: string;
+      sessionId: string;
+      clientIp: string | null;
+      ttlSeconds: number;
+    },
   ): Promise<string> {
-    await manager.query(`UPDATE account_change_requests SET ended_at = now() WHERE user_id = $1 AND kind = $2 AND ended_at IS NULL`, [
-      change.userId,
-      change.kind,
-    ]);
+    await manager.query(
+      `UPDATE account_change_requests SET ended_at = now() WHERE user_id = $1 AND kind = $2 AND ended_at IS NULL`,
+      [change.userId, change.kind],
+    );
     const [row] = await manager.query(
       `INSERT INTO account_change_requests (id, user_id, kind, new_value, secret_hash, session_id, client_ip, expires_at)
        VALUES ($8, $1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7)) RETURNING id`,
-      [change.userId, change.kind, change.newValue, change.secretHash, change.sessionId, change.clientIp, change.ttlSeconds, change.id],
+      [
+        change.userId,
+        change.kind,
+        change.newValue,
+        change.secretHash,
+        change.sessionId,
+        change.clientIp,
+        change.ttlSeconds,
+        change.id,
+      ],
     );
     return row.id;
   }
@@ -44,7 +62,11 @@ export class AccountChangesRepository {
   }
 
   /** The live (unended, unexpired) request with this secret hash, locked for the caller's transaction. */
-  async lockLiveBySecret(manager: EntityManager, kind: AccountChangeKind, secretHash: string): Promise<PendingChangeRow | null> {
+  async lockLiveBySecret(
+    manager: EntityManager,
+    kind: AccountChangeKind,
+    secretHash: string,
+  ): Promise<PendingChangeRow | null> {
     const [row] = await manager.query(
       `SELECT id, user_id, new_value, secret_hash, attempts, session_id, expires_at FROM account_change_requests
         WHERE kind = $1 AND secret_hash = $2 AND ended_at IS NULL AND expires_at > now() FOR UPDATE`,
@@ -58,7 +80,11 @@ export class AccountChangesRepository {
   }
 
   /** The user's live request of this kind, locked for the caller's transaction. */
-  async lockLiveOfUser(manager: EntityManager, userId: string, kind: AccountChangeKind): Promise<PendingChangeRow | null> {
+  async lockLiveOfUser(
+    manager: EntityManager,
+    userId: string,
+    kind: AccountChangeKind,
+  ): Promise<PendingChangeRow | null> {
     const [row] = await manager.query(
       `SELECT id, user_id, new_value, secret_hash, attempts, session_id, expires_at FROM account_change_requests
         WHERE user_id = $1 AND kind = $2 AND ended_at IS NULL AND expires_at > now()
@@ -70,7 +96,9 @@ export class AccountChangesRepository {
 
   /** Ends every pending change of the user: a link or code asked for under an identity dies with it. */
   async endAllOfUser(manager: EntityManager, userId: string): Promise<void> {
-    await manager.query(`UPDATE account_change_requests SET ended_at = now() WHERE user_id = $1 AND ended_at IS NULL`, [userId]);
+    await manager.query(`UPDATE account_change_requests SET ended_at = now() WHERE user_id = $1 AND ended_at IS NULL`, [
+      userId,
+    ]);
   }
 
   async end(manager: EntityManager, id: string): Promise<void> {

@@ -27,7 +27,13 @@ export class AccountRecoveryService {
     const user = await this.findUser(email);
     const rows = await this.sessions.revoke(this.dataSource.manager, { userId: user.id }, 'admin');
     await this.versions.bumpUser(user.id);
-    await this.audit.record({ type: 'session.revoke_others', actorId: null, targetType: 'user', targetId: user.id, details: { revoked: rows.length, via: 'cli' } });
+    await this.audit.record({
+      type: 'session.revoke_others',
+      actorId: null,
+      targetType: 'user',
+      targetId: user.id,
+      details: { revoked: rows.length, via: 'cli' },
+    });
     return { userId: user.id, revoked: rows.length };
   }
 
@@ -40,7 +46,13 @@ export class AccountRecoveryService {
       return { removed, revoked: revoked.length };
     });
     await this.versions.bumpUser(user.id);
-    await this.audit.record({ type: 'totp.reset', actorId: null, targetType: 'user', targetId: user.id, details: { removed, revoked, via: 'cli' } });
+    await this.audit.record({
+      type: 'totp.reset',
+      actorId: null,
+      targetType: 'user',
+      targetId: user.id,
+      details: { removed, revoked, via: 'cli' },
+    });
     return { userId: user.id, removed, revoked };
   }
 

@@ -36,23 +36,51 @@ export class AccountSessionsService {
   }
 
   /** Ends one live session of the user; any other id (someone else's, ended, unknown) is 404. */
-  async revokeOne(userId: string, sessionId: string, actorId: string, client: ClientInfo): Promise<Record<string, never>> {
-    const rows = await this.sessions.revoke(this.dataSource.manager, { sessionId, userId }, actorId === userId ? 'user_revoked' : 'admin');
+  async revokeOne(
+    userId: string,
+    sessionId: string,
+    actorId: string,
+    client: ClientInfo,
+  ): Promise<Record<string, never>> {
+    const rows = await this.sessions.revoke(
+      this.dataSource.manager,
+      { sessionId, userId },
+      actorId === userId ? 'user_revoked' : 'admin',
+    );
     if (rows.length === 0) throw notFound('Session');
     await this.versions.bumpUser(userId);
-    await this.audit.record({ type: 'session.revoke', actorId, targetType: 'session', targetId: sessionId, client, details: { user_id: userId } });
+    await this.audit.record({
+      type: 'session.revoke',
+      actorId,
+      targetType: 'session',
+      targetId: sessionId,
+      client,
+      details: { user_id: userId },
+    });
     return {};
   }
 
   /** Ends every live session of the user but `keepSessionId` (all of them when absent). */
-  async revokeOthers(userId: string, keepSessionId: string | undefined, actorId: string, client: ClientInfo): Promise<{ revoked: number }> {
+  async revokeOthers(
+    userId: string,
+    keepSessionId: string | undefined,
+    actorId: string,
+    client: ClientInfo,
+  ): Promise<{ revoked: number }> {
     const rows = await this.sessions.revoke(
       this.dataSource.manager,
       { userId, exceptSessionId: keepSessionId },
       actorId === userId ? 'user_revoked' : 'admin',
     );
     if (rows.length > 0) await this.versions.bumpUser(userId);
-    await this.audit.record({ type: 'session.revoke_others', actorId, targetType: 'user', targetId: userId, client, details: { revoked: rows.length } });
+    await this.audit.record({
+      type: 'session.revoke_others',
+      actorId,
+      targetType: 'user',
+      targetId: userId,
+      client,
+      details: { revoked: rows.length },
+    });
     return { revoked: rows.length };
   }
 }

@@ -8,7 +8,15 @@ import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 import { UuidParam } from '../common/uuid-param.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { AccountSessionsService } from './account-sessions.service.js';
-import { ChangeEmailDto, ChangeMobileDto, ChangePasswordDto, ConfirmCodeDto, ConfirmEmailChangeDto, DisableTotpDto, UpdateAccountDto } from './account.dto.js';
+import {
+  ChangeEmailDto,
+  ChangeMobileDto,
+  ChangePasswordDto,
+  ConfirmCodeDto,
+  ConfirmEmailChangeDto,
+  DisableTotpDto,
+  UpdateAccountDto,
+} from './account.dto.js';
 import { EmailChangeService } from './email-change.service.js';
 import { MobileChangeService } from './mobile-change.service.js';
 import { PasswordChangeService } from './password-change.service.js';
@@ -77,7 +85,11 @@ export class AccountController {
 
   @Post('sessions/revoke-others')
   @HttpCode(HttpStatus.OK)
-  async revokeOtherSessions(@CurrentUser() user: AuthUser, @Body(EmptyBodyPipe) _body: Record<string, never>, @Req() request: FastifyRequest) {
+  async revokeOtherSessions(
+    @CurrentUser() user: AuthUser,
+    @Body(EmptyBodyPipe) _body: Record<string, never>,
+    @Req() request: FastifyRequest,
+  ) {
     await this.sessions.revokeOthers(user.id, user.sessionId, user.id, clientOf(request));
     return {};
   }
@@ -90,7 +102,11 @@ export class AccountController {
   @Post('totp')
   @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
-  startTotp(@CurrentUser() user: AuthUser, @Body(EmptyBodyPipe) _body: Record<string, never>, @Req() request: FastifyRequest) {
+  startTotp(
+    @CurrentUser() user: AuthUser,
+    @Body(EmptyBodyPipe) _body: Record<string, never>,
+    @Req() request: FastifyRequest,
+  ) {
     return this.totp.start(user, clientOf(request));
   }
 

@@ -8,13 +8,15 @@ export class UpdateAccountDto {
 }
 
 export class ChangePasswordDto {
-  @IsString() @Length(1, 128)
+  @IsString()
+  @Length(1, 128)
   current_password!: string;
 
   @IsNewPassword()
   password!: string;
 
-  @IsString() @MatchesField('password')
+  @IsString()
+  @MatchesField('password')
   password_confirmation!: string;
 }
 
@@ -24,7 +26,8 @@ export class ChangeEmailDto {
 }
 
 export class ConfirmEmailChangeDto {
-  @IsString() @Length(1, 256)
+  @IsString()
+  @Length(1, 256)
   token!: string;
 }
 
@@ -34,17 +37,20 @@ export class ChangeMobileDto {
 }
 
 export class ConfirmCodeDto {
-  @IsString() @Matches(/^\d{4,10}$/, { message: 'code must be a code of digits' })
+  @IsString()
+  @Matches(/^\d{4,10}$/, { message: 'code must be a code of digits' })
   code!: string;
 }
 
 /** Turning the authenticator app off takes a current code or the password. */
 export class DisableTotpDto {
   @ValidateIf((dto: DisableTotpDto) => dto.code !== undefined || dto.password === undefined)
-  @IsString() @Matches(/^\d{6}$/, { message: 'code (6 digits) or password is required' })
+  @IsString()
+  @Matches(/^\d{6}$/, { message: 'code (6 digits) or password is required' })
   code?: string;
 
   @ValidateIf((dto: DisableTotpDto) => dto.password !== undefined)
-  @IsString() @MaxLength(128)
+  @IsString()
+  @MaxLength(128)
   password?: string;
 }

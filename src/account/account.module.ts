@@ -23,7 +23,18 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
 
 /** The signed-in person's own account: profile, password, contact details, sessions, second factors. */
 @Module({
-  imports: [AuthModule, UsersModule, PasswordModule, AuthRepositoriesModule, IdentityChangeModule, RbacCoreModule, LimitsModule, SecondFactorModule, MailModule, OtpCoreModule],
+  imports: [
+    AuthModule,
+    UsersModule,
+    PasswordModule,
+    AuthRepositoriesModule,
+    IdentityChangeModule,
+    RbacCoreModule,
+    LimitsModule,
+    SecondFactorModule,
+    MailModule,
+    OtpCoreModule,
+  ],
   controllers: [AccountController, AdminSessionsController],
   providers: [
     ProfileService,

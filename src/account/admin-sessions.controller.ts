@@ -25,7 +25,12 @@ export class AdminSessionsController {
   }
 
   @Delete(':session_id')
-  revokeOne(@CurrentUser() actor: AuthUser, @UuidParam() id: string, @UuidParam('session_id') sessionId: string, @Req() request: FastifyRequest) {
+  revokeOne(
+    @CurrentUser() actor: AuthUser,
+    @UuidParam() id: string,
+    @UuidParam('session_id') sessionId: string,
+    @Req() request: FastifyRequest,
+  ) {
     return this.sessions.revokeOne(actor, id, sessionId, clientOf(request));
   }
 }

@@ -22,7 +22,12 @@ export class AdminSessionsService {
     return this.sessions.list(userId, actor.id === userId ? actor.sessionId : undefined);
   }
 
-  async revokeOne(actor: AuthUser, userId: string, sessionId: string, client: ClientInfo): Promise<Record<string, never>> {
+  async revokeOne(
+    actor: AuthUser,
+    userId: string,
+    sessionId: string,
+    client: ClientInfo,
+  ): Promise<Record<string, never>> {
     await this.assertMayActOnUser(actor, userId, 'user.sessions.revoke');
     return this.sessions.revokeOne(userId, sessionId, actor.id, client);
   }

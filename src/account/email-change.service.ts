@@ -35,7 +35,9 @@ export class EmailChangeService {
 
   async request(user: AuthUser, email: string, client: ClientInfo): Promise<Record<string, never>> {
     if (email === user.email) {
-      throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [{ field: 'email', message: 'email is already the address of this account' }]);
+      throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
+        { field: 'email', message: 'email is already the address of this account' },
+      ]);
     }
     if (await this.users.findIdByEmail(email)) throw conflict();
     const token = randomBytes(32).toString('base64url');
@@ -44,7 +46,8 @@ export class EmailChangeService {
       await this.users.lockAccount(manager, user.id);
       const since = await this.changes.secondsSinceLatest(manager, user.id, 'email');
       const cooldown = this.config.otp.resendSeconds;
-      if (since !== null && since < cooldown) throw rateLimited('Wait before asking for another email change.', cooldown - since);
+      if (since !== null && since < cooldown)
+        throw rateLimited('Wait before asking for another email change.', cooldown - since);
       await this.changes.replacePending(manager, {
         id: randomUUID(),
         userId: user.id,
@@ -56,14 +59,28 @@ export class EmailChangeService {
         ttlSeconds: this.config.resetTokenTtl,
       });
     });
-    await this.send(user.id, email, 'Confirm your new email address',
+    await this.send(
+      user.id,
+      email,
+      'Confirm your new email address',
       `Someone asked to make this the email address of an account. To confirm, open this link:\n\n` +
-      `${this.config.http.appUrl}/confirm-email?token=${token}\n\nIf you did not ask for this, ignore this message.\n`);
+        `${this.config.http.appUrl}/confirm-email?token=${token}\n\nIf you did not ask for this, ignore this message.\n`,
+    );
     // Fixed text, and never the new address, which may be an attacker's.
-    await this.send(user.id, user.email, 'A change of your email address was requested',
+    await this.send(
+      user.id,
+      user.email,
+      'A change of your email address was requested',
       `A change of the email address of your account was requested. It applies only when the link sent to the new ` +
-      `address is opened. If you did not ask for it, change your password at once.\n`);
-    await this.audit.record({ type: 'account.email_change_request', actorId: user.id, targetType: 'user', targetId: user.id, client });
+        `address is opened. If you did not ask for it, change your password at once.\n`,
+    );
+    await this.audit.record({
+      type: 'account.email_change_request',
+      actorId: user.id,
+      targetType: 'user',
+      targetId: user.id,
+      client,
+    });
     return {};
   }
 
@@ -103,7 +120,9 @@ export class EmailChangeService {
 }
 
 function conflict(): AppException {
-  return new AppException('CONFLICT', 'This email is already registered.', [{ field: 'email', message: 'email is already registered' }]);
+  return new AppException('CONFLICT', 'This email is already registered.', [
+    { field: 'email', message: 'email is already registered' },
+  ]);
 }
 
 function invalidLink(): AppException {

@@ -43,7 +43,9 @@ export class MobileChangeService {
   async request(user: AuthUser, mobile: string, client: ClientInfo): Promise<{ expires_in: number }> {
     const profile = await this.users.findProfile(user.id);
     if (profile?.mobile === mobile) {
-      throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [{ field: 'mobile', message: 'mobile is already the number of this account' }]);
+      throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
+        { field: 'mobile', message: 'mobile is already the number of this account' },
+      ]);
     }
     if (await this.users.findIdByMobile(mobile)) throw conflict();
     const code = this.codes.generate();
@@ -66,20 +68,34 @@ export class MobileChangeService {
         ttlSeconds: this.config.otp.ttl,
       });
       // Queued with the request (the outbox): the answer never waits for the SMS gateway.
-      await this.sms.send({ to: mobile, text: this.codes.message(code), kind: 'mobile_change', userId: user.id }, manager);
+      await this.sms.send(
+        { to: mobile, text: this.codes.message(code), kind: 'mobile_change', userId: user.id },
+        manager,
+      );
     });
     this.sms.dispatch();
-    await this.audit.record({ type: 'account.mobile_change_request', actorId: user.id, targetType: 'user', targetId: user.id, client });
+    await this.audit.record({
+      type: 'account.mobile_change_request',
+      actorId: user.id,
+      targetType: 'user',
+      targetId: user.id,
+      client,
+    });
     return { expires_in: this.config.otp.ttl };
   }
 
   async confirm(user: AuthUser, code: string, client: ClientInfo): Promise<Record<string, never>> {
     const outcome = await this.dataSource.transaction(async (manager) => {
       const pending = await this.changes.lockLiveOfUser(manager, user.id, 'mobile');
-      if (!pending) return { error: new AppException('OTP_EXPIRED', 'No code is pending, or it has expired: request a new one.') };
+      if (!pending)
+        return { error: new AppException('OTP_EXPIRED', 'No code is pending, or it has expired: request a new one.') };
       if (this.matches(pending.secret_hash, pending.id, code)) return { pending };
       const attempts = await this.changes.countWrongAttempt(manager, pending.id, MAX_ATTEMPTS);
-      return { error: new AppException('INVALID_OTP', 'The code is wrong.', [{ attempts_remaining: Math.max(0, MAX_ATTEMPTS - attempts) }]) };
+      return {
+        error: new AppException('INVALID_OTP', 'The code is wrong.', [
+          { attempts_remaining: Math.max(0, MAX_ATTEMPTS - attempts) },
+        ]),
+      };
     });
     if ('error' in outcome) throw outcome.error;
     const pending = outcome.pending!;
@@ -88,7 +104,8 @@ export class MobileChangeService {
         userId: user.id,
         beforeChange: async (manager) => {
           const row = await this.changes.lockLiveOfUser(manager, user.id, 'mobile');
-          if (!row || row.id !== pending.id) throw new AppException('OTP_EXPIRED', 'The code was already used or replaced.');
+          if (!row || row.id !== pending.id)
+            throw new AppException('OTP_EXPIRED', 'The code was already used or replaced.');
           await this.changes.end(manager, row.id);
         },
         changes: { mobile: pending.new_value },
@@ -116,5 +133,7 @@ export class MobileChangeService {
 }
 
 function conflict(): AppException {
-  return new AppException('CONFLICT', 'This mobile is already registered.', [{ field: 'mobile', message: 'mobile is already registered' }]);
+  return new AppException('CONFLICT', 'This mobile is already registered.', [
+    { field: 'mobile', message: 'mobile is already registered' },
+  ]);
 }

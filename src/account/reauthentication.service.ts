@@ -21,14 +21,26 @@ export class ReauthenticationService {
   ) {}
 
   async assertPassword(user: { id: string; email: string }, password: string, client: ClientInfo): Promise<void> {
-    await this.attempt(user.id, client, async () => {
-      const account = await this.users.findByEmailWithPassword(user.email);
-      return account !== null && account.id === user.id && (await this.passwords.verify(account.passwordHash, password));
-    }, () => new AppException('INVALID_CREDENTIALS', 'The current password is wrong.'));
+    await this.attempt(
+      user.id,
+      client,
+      async () => {
+        const account = await this.users.findByEmailWithPassword(user.email);
+        return (
+          account !== null && account.id === user.id && (await this.passwords.verify(account.passwordHash, password))
+        );
+      },
+      () => new AppException('INVALID_CREDENTIALS', 'The current password is wrong.'),
+    );
   }
 
   /** Runs a check under the lockout; a false result counts as a failed attempt and throws. */
-  async attempt(userId: string, client: ClientInfo, check: () => Promise<boolean>, refusal: () => AppException): Promise<void> {
+  async attempt(
+    userId: string,
+    client: ClientInfo,
+    check: () => Promise<boolean>,
+    refusal: () => AppException,
+  ): Promise<void> {
     const subject = lockoutSubject(userId, {});
     await this.lockout.begin(subject);
     if (await check()) {
@@ -36,7 +48,13 @@ export class ReauthenticationService {
       return;
     }
     await this.lockout.failed(subject);
-    await this.audit.record({ type: 'account.reauthentication_failure', actorId: userId, targetType: 'user', targetId: userId, client });
+    await this.audit.record({
+      type: 'account.reauthentication_failure',
+      actorId: userId,
+      targetType: 'user',
+      targetId: userId,
+      client,
+    });
     throw refusal();
   }
 }

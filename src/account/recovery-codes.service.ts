@@ -29,7 +29,11 @@ export class RecoveryCodesService {
       const raw = Array.from({ length: 10 }, () => ALPHABET[randomInt(ALPHABET.length)]).join('');
       return `${raw.slice(0, 5)}-${raw.slice(5)}`;
     });
-    await this.repository.replaceRecoveryCodes(manager, userId, codes.map((code) => this.hash(userId, code)));
+    await this.repository.replaceRecoveryCodes(
+      manager,
+      userId,
+      codes.map((code) => this.hash(userId, code)),
+    );
     return codes;
   }
 

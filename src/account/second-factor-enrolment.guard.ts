@@ -36,7 +36,13 @@ export class SecondFactorEnrolmentGuard implements CanActivate {
     if (!user || !isPrivileged(user.roles, user.permissions)) return true;
     const profile = await this.users.findProfile(user.id);
     if ((await this.twoFactor.methodsFor({ id: user.id, mobile: profile?.mobile ?? null })).length > 0) return true;
-    await this.audit.record({ type: '2fa.enrolment_required', actorId: user.id, targetType: 'user', targetId: user.id, client: { ip: request.ip } });
+    await this.audit.record({
+      type: '2fa.enrolment_required',
+      actorId: user.id,
+      targetType: 'user',
+      targetId: user.id,
+      client: { ip: request.ip },
+    });
     throw new AppException(
       'FORBIDDEN',
       'This account must enrol a second factor first: set up an authenticator app at /api/account/totp.',

@@ -22,7 +22,10 @@ export class SecondFactorsRepository {
   }
 
   async hasConfirmedTotp(userId: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
-    const rows: unknown[] = await manager.query(`SELECT 1 FROM totp_authenticators WHERE user_id = $1 AND confirmed_at IS NOT NULL`, [userId]);
+    const rows: unknown[] = await manager.query(
+      `SELECT 1 FROM totp_authenticators WHERE user_id = $1 AND confirmed_at IS NOT NULL`,
+      [userId],
+    );
     return rows.length > 0;
   }
 
@@ -54,14 +57,20 @@ export class SecondFactorsRepository {
   }
 
   async deleteTotp(manager: EntityManager, userId: string): Promise<boolean> {
-    const [rows]: [unknown[], number] = await manager.query(`DELETE FROM totp_authenticators WHERE user_id = $1 RETURNING user_id`, [userId]);
+    const [rows]: [unknown[], number] = await manager.query(
+      `DELETE FROM totp_authenticators WHERE user_id = $1 RETURNING user_id`,
+      [userId],
+    );
     await manager.query(`DELETE FROM recovery_codes WHERE user_id = $1`, [userId]);
     return rows.length === 1;
   }
 
   async replaceRecoveryCodes(manager: EntityManager, userId: string, codeHashes: string[]): Promise<void> {
     await manager.query(`DELETE FROM recovery_codes WHERE user_id = $1`, [userId]);
-    await manager.query(`INSERT INTO recovery_codes (user_id, code_hash) SELECT $1, unnest($2::varchar[])`, [userId, codeHashes]);
+    await manager.query(`INSERT INTO recovery_codes (user_id, code_hash) SELECT $1, unnest($2::varchar[])`, [
+      userId,
+      codeHashes,
+    ]);
   }
 
   /** Marks the code used if it is the user's and unused; one UPDATE, so a code works once. */

@@ -26,7 +26,13 @@ export class TotpEnrolmentService {
 
   async start(user: AuthUser, client: ClientInfo): Promise<TotpEnrolment> {
     const enrolment = await this.totp.startEnrolment(user);
-    await this.audit.record({ type: 'totp.enrolment_start', actorId: user.id, targetType: 'user', targetId: user.id, client });
+    await this.audit.record({
+      type: 'totp.enrolment_start',
+      actorId: user.id,
+      targetType: 'user',
+      targetId: user.id,
+      client,
+    });
     return enrolment;
   }
 
@@ -54,7 +60,8 @@ export class TotpEnrolmentService {
   }
 
   async disable(user: AuthUser, dto: DisableTotpDto, client: ClientInfo): Promise<Record<string, never>> {
-    if (!(await this.totp.isEnrolled(user.id))) throw new AppException('NOT_FOUND', 'No authenticator app is enrolled.');
+    if (!(await this.totp.isEnrolled(user.id)))
+      throw new AppException('NOT_FOUND', 'No authenticator app is enrolled.');
     if (dto.password !== undefined) {
       await this.reauthentication.assertPassword(user, dto.password, client);
       await this.dataSource.transaction((manager) => this.repository.deleteTotp(manager, user.id));

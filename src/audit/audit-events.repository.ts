@@ -30,7 +30,11 @@ export class AuditEventsRepository {
    * The page is read from the created_at indexes (by type, actor or target when filtered); the
    * total is a plain count(*), not TypeORM's count(DISTINCT id), which sorts every id.
    */
-  findPage(filter: AuditEventFilter, limit: number, offset: number): Promise<{ items: AuditEventRow[]; total: number }> {
+  findPage(
+    filter: AuditEventFilter,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: AuditEventRow[]; total: number }> {
     const conditions: string[] = [];
     const params: unknown[] = [];
     if (filter.userId) {

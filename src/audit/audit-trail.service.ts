@@ -8,7 +8,9 @@ export class AuditTrailService {
   constructor(private readonly events: AuditEventsRepository) {}
 
   /** Newest first; `user_id` matches the actor or the target. */
-  async list(query: ListAuditEventsQuery): Promise<{ items: AuditEventRow[]; total: number; page: number; limit: number }> {
+  async list(
+    query: ListAuditEventsQuery,
+  ): Promise<{ items: AuditEventRow[]; total: number; page: number; limit: number }> {
     const { items, total } = await this.events.findPage(
       { userId: query.user_id, type: query.type },
       query.limit,

@@ -14,8 +14,16 @@ export const ReadsRefreshCookie = () => SetMetadata(READS_REFRESH_COOKIE_KEY, tr
 const BASE = { httpOnly: true, secure: true, sameSite: 'strict' } as const;
 
 /** Browser delivery of the token pair, as the contract sets it on every response that issues tokens. */
-export function setAuthCookies(reply: FastifyReply, tokens: { accessToken: string; refreshToken: string }, config: AppConfig): void {
-  void reply.setCookie(ACCESS_TOKEN_COOKIE, tokens.accessToken, { ...BASE, path: '/', maxAge: config.jwt.accessTokenTtl });
+export function setAuthCookies(
+  reply: FastifyReply,
+  tokens: { accessToken: string; refreshToken: string },
+  config: AppConfig,
+): void {
+  void reply.setCookie(ACCESS_TOKEN_COOKIE, tokens.accessToken, {
+    ...BASE,
+    path: '/',
+    maxAge: config.jwt.accessTokenTtl,
+  });
   void reply.setCookie(REFRESH_TOKEN_COOKIE, tokens.refreshToken, {
     ...BASE,
     path: REFRESH_COOKIE_PATH,

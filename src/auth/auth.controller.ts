@@ -27,7 +27,11 @@ export class AuthController {
 
   @Public()
   @Post('register')
-  async register(@Body() dto: RegisterDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async register(
+    @Body() dto: RegisterDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return this.withCookies(reply, await this.auth.register(dto, clientOf(request)));
   }
 
@@ -44,7 +48,11 @@ export class AuthController {
   @ReadsRefreshCookie()
   @Post('refresh')
   @HttpCode(HttpStatus.OK)
-  async refresh(@Body() dto: RefreshDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async refresh(
+    @Body() dto: RefreshDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const token = dto.refresh_token ?? request.cookies?.[REFRESH_TOKEN_COOKIE];
     if (!token) throw invalidToken();
     return this.withCookies(reply, await this.auth.refresh(token));
@@ -85,7 +93,10 @@ export class AuthController {
     return this.passwordReset.reset(dto.token, dto.password, clientOf(request));
   }
 
-  private withCookies(reply: FastifyReply, issued: { response: TokenPairResponse; tokens: IssuedTokens }): TokenPairResponse {
+  private withCookies(
+    reply: FastifyReply,
+    issued: { response: TokenPairResponse; tokens: IssuedTokens },
+  ): TokenPairResponse {
     setAuthCookies(reply, issued.tokens, this.config);
     return issued.response;
   }

@@ -19,7 +19,9 @@ describe('LoginDto: exactly one of email and mobile', () => {
   });
 
   it('refuses both together', () => {
-    expect(invalidFields(LoginDto, { email: 'a@example.com', mobile: '+447911123456', password: PASSWORD })).toEqual(['mobile']);
+    expect(invalidFields(LoginDto, { email: 'a@example.com', mobile: '+447911123456', password: PASSWORD })).toEqual([
+      'mobile',
+    ]);
   });
 
   it('refuses neither', () => {
@@ -29,7 +31,9 @@ describe('LoginDto: exactly one of email and mobile', () => {
   it('normalises what it accepts', () => {
     const dto = plainToInstance(LoginDto, { email: '  A@Example.COM ', password: PASSWORD });
     expect(dto.email).toBe('a@example.com');
-    expect(plainToInstance(LoginDto, { mobile: '+44 (7911) 123-456', password: PASSWORD }).mobile).toBe('+447911123456');
+    expect(plainToInstance(LoginDto, { mobile: '+44 (7911) 123-456', password: PASSWORD }).mobile).toBe(
+      '+447911123456',
+    );
   });
 });
 
@@ -56,6 +60,7 @@ describe('RefreshDto', () => {
   });
 
   it('refuses null, empty and non-string tokens', () => {
-    for (const refresh_token of [null, '', 42]) expect(invalidFields(RefreshDto, { refresh_token })).toEqual(['refresh_token']);
+    for (const refresh_token of [null, '', 42])
+      expect(invalidFields(RefreshDto, { refresh_token })).toEqual(['refresh_token']);
   });
 });

@@ -24,7 +24,8 @@ function IsAbsentWith(field: string, options?: ValidationOptions): PropertyDecor
       constraints: [field],
       options,
       validator: {
-        validate: (_value: unknown, args: ValidationArguments) => (args.object as Record<string, unknown>)[field] === undefined,
+        validate: (_value: unknown, args: ValidationArguments) =>
+          (args.object as Record<string, unknown>)[field] === undefined,
       },
     });
 }
@@ -39,7 +40,8 @@ export class RegisterDto {
   @IsNewPassword()
   password!: string;
 
-  @IsString() @MatchesField('password')
+  @IsString()
+  @MatchesField('password')
   password_confirmation!: string;
 
   // Optional means absent: `null` is a wrong type like any other (IsOptional would let it through).
@@ -59,14 +61,17 @@ export class LoginDto {
   @IsAccountMobile({ message: 'exactly one of email or mobile is required' })
   mobile?: string;
 
-  @IsString() @PasswordLength()
+  @IsString()
+  @PasswordLength()
   password!: string;
 }
 
 export class RefreshDto {
   // Optional: the refresh_token cookie is used when the body has none. `null` is a wrong type.
   @ValidateIf((_dto: RefreshDto, value: unknown) => value !== undefined)
-  @IsString() @MinLength(1) @MaxLength(4096)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(4096)
   refresh_token?: string;
 }
 
@@ -76,12 +81,14 @@ export class ForgotPasswordDto {
 }
 
 export class ResetPasswordDto {
-  @IsString() @Length(1, 256)
+  @IsString()
+  @Length(1, 256)
   token!: string;
 
   @IsNewPassword()
   password!: string;
 
-  @IsString() @MatchesField('password')
+  @IsString()
+  @MatchesField('password')
   password_confirmation!: string;
 }

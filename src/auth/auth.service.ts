@@ -10,7 +10,14 @@ import type { LoginDto, RegisterDto } from './auth.dto.js';
 import { PasswordHasher } from './password-hasher.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { TwoFactorService, type TwoFactorChallenge } from '../otp/two-factor.service.js';
-import { SessionService, tokenPairResponse, type ClientInfo, type IssuedSession, type PublicUser, type TokenPairResponse } from './session.service.js';
+import {
+  SessionService,
+  tokenPairResponse,
+  type ClientInfo,
+  type IssuedSession,
+  type PublicUser,
+  type TokenPairResponse,
+} from './session.service.js';
 
 export type { PublicUser, TokenPairResponse };
 
@@ -37,14 +44,20 @@ export class AuthService {
     let user: PublicUser;
     try {
       user = await this.dataSource.transaction((manager) =>
-        this.users.insertWithRole(manager, { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash }, SystemRoles.User),
+        this.users.insertWithRole(
+          manager,
+          { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash },
+          SystemRoles.User,
+        ),
       );
     } catch (error) {
       if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
         // The detail reads `Key (column)=(value) already exists.`; only the column name counts,
         // since the value (an email such as mobile-team@example.com) may contain any word.
         const field = /^Key \(mobile\)=/.test(String((error as { detail?: string }).detail)) ? 'mobile' : 'email';
-        throw new AppException('CONFLICT', `This ${field} is already registered.`, [{ field, message: `${field} is already registered` }]);
+        throw new AppException('CONFLICT', `This ${field} is already registered.`, [
+          { field, message: `${field} is already registered` },
+        ]);
       }
       throw error;
     }
@@ -69,8 +82,18 @@ export class AuthService {
       return { challenge };
     }
     // Independent writes, so one round trip of latency instead of two on a PostgreSQL server.
-    const [, session] = await Promise.all([this.lockout.succeeded(lockoutSubject(user.id, dto)), this.startSession(user, client)]);
-    await this.audit.record({ type: 'login.success', actorId: user.id, targetType: 'session', targetId: session.tokens.sessionId, client, details: { method } });
+    const [, session] = await Promise.all([
+      this.lockout.succeeded(lockoutSubject(user.id, dto)),
+      this.startSession(user, client),
+    ]);
+    await this.audit.record({
+      type: 'login.success',
+      actorId: user.id,
+      targetType: 'session',
+      targetId: session.tokens.sessionId,
+      client,
+      details: { method },
+    });
     return session;
   }
 
@@ -88,10 +111,17 @@ export class AuthService {
       await this.audit.record({ type: 'login.locked', actorId: user?.id ?? null, client, details: { method } });
       throw error;
     }
-    const check = user ? await this.passwords.check(user.passwordHash, dto.password) : { valid: await this.passwords.verifyAgainstDummy(dto.password) };
+    const check = user
+      ? await this.passwords.check(user.passwordHash, dto.password)
+      : { valid: await this.passwords.verifyAgainstDummy(dto.password) };
     if (!user || !check.valid) {
       await this.lockout.failed(subject);
-      await this.audit.record({ type: 'login.failure', actorId: user?.id ?? null, client, details: { method, known_account: Boolean(user) } });
+      await this.audit.record({
+        type: 'login.failure',
+        actorId: user?.id ?? null,
+        client,
+        details: { method, known_account: Boolean(user) },
+      });
       throw new AppException('INVALID_CREDENTIALS', 'Invalid credentials.');
     }
     // The caller clears the count once the sign-in is complete (at once, or after the second factor).

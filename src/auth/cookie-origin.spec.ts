@@ -1,7 +1,10 @@
 import { claimedOrigin, isWriteMethod, originOf, TrustedOrigins } from './cookie-origin.js';
 
 describe('cookie-authenticated write origins', () => {
-  const trusted = new TrustedOrigins('https://accounts.example.test/base/', ['https://app.example.test', 'http://localhost:5173/']);
+  const trusted = new TrustedOrigins('https://accounts.example.test/base/', [
+    'https://app.example.test',
+    'http://localhost:5173/',
+  ]);
 
   it('treats POST, PUT, PATCH and DELETE as writes, in any case', () => {
     expect(['POST', 'put', 'PATCH', 'Delete'].map(isWriteMethod)).toEqual([true, true, true, true]);
@@ -17,7 +20,9 @@ describe('cookie-authenticated write origins', () => {
   });
 
   it('reads the Origin first, the Referer only without one', () => {
-    expect(claimedOrigin({ origin: 'https://evil.example', referer: 'https://app.example.test/x' })).toBe('https://evil.example');
+    expect(claimedOrigin({ origin: 'https://evil.example', referer: 'https://app.example.test/x' })).toBe(
+      'https://evil.example',
+    );
     expect(claimedOrigin({ origin: 'null', referer: 'https://app.example.test/x' })).toBeNull();
     expect(claimedOrigin({ referer: 'https://app.example.test/x?y=1' })).toBe('https://app.example.test');
     expect(claimedOrigin({})).toBeNull();

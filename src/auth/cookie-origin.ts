@@ -30,7 +30,9 @@ export class TrustedOrigins {
   private readonly origins: Set<string>;
 
   constructor(appUrl: string, corsOrigins: readonly string[]) {
-    this.origins = new Set([appUrl, ...corsOrigins].map(originOf).filter((origin): origin is string => origin !== null));
+    this.origins = new Set(
+      [appUrl, ...corsOrigins].map(originOf).filter((origin): origin is string => origin !== null),
+    );
   }
 
   allows(origin: string | null, ownOrigin: string | null): boolean {

@@ -22,7 +22,9 @@ export class PasswordResetTokensRepository {
 
   /** Every outstanding token of the user becomes unusable (400 RESET_TOKEN_INVALID). */
   async voidAllOfUser(manager: EntityManager, userId: string): Promise<void> {
-    await manager.query(`UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [userId]);
+    await manager.query(`UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [
+      userId,
+    ]);
   }
 
   /** The user of a token that is still usable, or null. */

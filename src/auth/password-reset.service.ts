@@ -37,7 +37,12 @@ export class PasswordResetService {
 
   async requestReset(email: string, client: ClientInfo = {}): Promise<typeof FORGOT_PASSWORD_RESPONSE> {
     const user = await this.users.findIdByEmail(email);
-    await this.audit.record({ type: 'password_reset.request', actorId: user?.id ?? null, client, details: { known_account: Boolean(user) } });
+    await this.audit.record({
+      type: 'password_reset.request',
+      actorId: user?.id ?? null,
+      client,
+      details: { known_account: Boolean(user) },
+    });
     const token = randomBytes(32).toString('base64url');
     // Nearly the same work whether or not the email has an account: one transaction that queues
     // one message (for nobody's email a stand-in that is never sent; an account adds its token's
@@ -46,7 +51,11 @@ export class PasswordResetService {
       // Parallel requests for one address take turns, so the resend interval cannot be raced.
       await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`reset:${user?.id ?? sha256Hex(email)}`]);
       const issued = user ? await this.issueToken(manager, user.id, token) : false;
-      await this.mail.queue(issued ? this.resetMail(user!.email, token) : null, { kind: 'password_reset', userId: user?.id ?? null }, manager);
+      await this.mail.queue(
+        issued ? this.resetMail(user!.email, token) : null,
+        { kind: 'password_reset', userId: user?.id ?? null },
+        manager,
+      );
     });
     this.mail.dispatch();
     return FORGOT_PASSWORD_RESPONSE;

@@ -18,7 +18,10 @@ export function PasswordLength(options?: ValidationOptions): PropertyDecorator {
       name: 'passwordLength',
       target: target.constructor,
       propertyName: propertyName as string,
-      options: { message: `${String(propertyName)} must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`, ...options },
+      options: {
+        message: `${String(propertyName)} must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`,
+        ...options,
+      },
       validator: {
         validate: (value: unknown) => {
           if (typeof value !== 'string') return false;
@@ -37,7 +40,9 @@ export function HasVisibleCharacters(options?: ValidationOptions): PropertyDecor
       target: target.constructor,
       propertyName: propertyName as string,
       options: { message: `${String(propertyName)} must contain visible characters`, ...options },
-      validator: { validate: (value: unknown) => typeof value === 'string' && !isOnlyInvisible(normalizePassword(value)) },
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && !isOnlyInvisible(normalizePassword(value)),
+      },
     });
 }
 
@@ -46,7 +51,8 @@ export function HasVisibleCharacters(options?: ValidationOptions): PropertyDecor
  * only invisible characters, not on the common-password list. It is not transformed: the hasher
  * normalises it, and keeps the raw form for hashes stored before normalisation.
  */
-export const IsNewPassword = () => applyDecorators(IsString(), PasswordLength(), HasVisibleCharacters(), IsNotCommonPassword());
+export const IsNewPassword = () =>
+  applyDecorators(IsString(), PasswordLength(), HasVisibleCharacters(), IsNotCommonPassword());
 
 export function IsNotCommonPassword(options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) =>
@@ -78,4 +84,5 @@ export function MatchesField(field: string, options?: ValidationOptions): Proper
     });
 }
 
-const sameText = (value: string, other: unknown) => typeof other === 'string' && normalizePassword(value) === normalizePassword(other);
+const sameText = (value: string, other: unknown) =>
+  typeof other === 'string' && normalizePassword(value) === normalizePassword(other);

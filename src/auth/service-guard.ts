@@ -17,14 +17,28 @@ export const ServiceAuthGuardModule = AuthGuardModule.forRootAsync({
   inject: [SigningKeys, PrincipalService],
   useFactory: (keys: SigningKeys, principals: PrincipalService) => ({
     keys,
-    permissionsFrom: { query: (userId: string, sessionId: string) => principalOfSession(principals, userId, sessionId) },
+    permissionsFrom: {
+      query: (userId: string, sessionId: string) => principalOfSession(principals, userId, sessionId),
+    },
   }),
   globalGuard: false,
 });
 
 /** The caller of a live session; ids that are not UUIDs are a bad token, not a database error. */
-export async function principalOfSession(principals: PrincipalService, userId: string, sessionId: string): Promise<PrincipalRecord | null> {
+export async function principalOfSession(
+  principals: PrincipalService,
+  userId: string,
+  sessionId: string,
+): Promise<PrincipalRecord | null> {
   if (!isUuid(userId) || !isUuid(sessionId)) return null;
   const user = await principals.load(sessionId, userId);
-  return user && { id: user.id, email: user.email, name: user.name, roles: [...user.roles], permissions: [...user.permissions] };
+  return (
+    user && {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      roles: [...user.roles],
+      permissions: [...user.permissions],
+    }
+  );
 }

@@ -1,7 +1,18 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn, type Relation } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  UpdateDateColumn,
+  type Relation,
+} from 'typeorm';
 import { User } from '../users/user.entity.js';
 
-export type SessionRevocationReason = 'logout' | 'refresh_reuse' | 'password_reset' | 'admin' | 'user_revoked' | 'identity_change' | 'second_factor_reset';
+export type SessionRevocationReason =
+  'logout' | 'refresh_reuse' | 'password_reset' | 'admin' | 'user_revoked' | 'identity_change' | 'second_factor_reset';
 
 /**
  * One login. Refresh tokens rotate inside it: the row holds the generation of the only refresh

@@ -55,10 +55,7 @@ export function tokenPairResponse(tokens: IssuedTokens, user: PublicUser, access
   };
 }
 
-type RotationOutcome =
-  | { kind: 'rotated'; tokens: IssuedTokens }
-  | { kind: 'reused' }
-  | { kind: 'invalid' };
+type RotationOutcome = { kind: 'rotated'; tokens: IssuedTokens } | { kind: 'reused' } | { kind: 'invalid' };
 
 /**
  * Login sessions and refresh-token rotation. PostgreSQL is the source of truth: a refresh takes
@@ -92,7 +89,12 @@ export class SessionService {
       ip: client.ip?.slice(0, 64) ?? null,
       userAgent: client.userAgent?.slice(0, 512) ?? null,
     });
-    return { accessToken: await this.tokens.signAccess(identity), refreshToken, sessionId: identity.sessionId, userId: user.id };
+    return {
+      accessToken: await this.tokens.signAccess(identity),
+      refreshToken,
+      sessionId: identity.sessionId,
+      userId: user.id,
+    };
   }
 
   /** A new session for a user who has just proved who they are, as the token-pair response. */
@@ -134,7 +136,12 @@ export class SessionService {
       });
       if (rotated) {
         return {
-          tokens: { accessToken: await this.tokens.signAccess(identity), refreshToken: nextRefresh, sessionId: claims.sid, userId: state.user_id },
+          tokens: {
+            accessToken: await this.tokens.signAccess(identity),
+            refreshToken: nextRefresh,
+            sessionId: claims.sid,
+            userId: state.user_id,
+          },
           user: { id: state.user_id, name: state.name, email: state.email, mobile: state.mobile },
         };
       }
@@ -167,7 +174,11 @@ export class SessionService {
       const identity = { userId: session.userId, email, sessionId: session.id };
       const generation = session.generation + 1;
       const nextRefresh = await this.tokens.signRefresh(identity, generation, session.expiresAt);
-      await manager.update(Session, { id: session.id }, { generation, refreshTokenHash: sha256Hex(nextRefresh), lastUsedAt: new Date() });
+      await manager.update(
+        Session,
+        { id: session.id },
+        { generation, refreshTokenHash: sha256Hex(nextRefresh), lastUsedAt: new Date() },
+      );
       return {
         kind: 'rotated',
         tokens: {
@@ -180,9 +191,17 @@ export class SessionService {
     });
     if (outcome.kind === 'reused') {
       await this.versions.bumpUser(claims.sub);
-      await this.audit.record({ type: 'refresh.reuse', actorId: claims.sub, targetType: 'session', targetId: claims.sid });
+      await this.audit.record({
+        type: 'refresh.reuse',
+        actorId: claims.sub,
+        targetType: 'session',
+        targetId: claims.sid,
+      });
       this.logger.warn(`Refresh token replayed: session ${claims.sid} of user ${claims.sub} revoked`);
-      throw new AppException('REFRESH_TOKEN_REUSED', 'This refresh token was already used; the session has been revoked. Sign in again.');
+      throw new AppException(
+        'REFRESH_TOKEN_REUSED',
+        'This refresh token was already used; the session has been revoked. Sign in again.',
+      );
     }
     if (outcome.kind === 'invalid') throw invalidToken();
     return outcome.tokens;
@@ -193,7 +212,8 @@ export class SessionService {
     // After the commit: every instance drops its cached caller for this user.
     for (const row of rows) {
       await this.versions.bumpUser(row.user_id);
-      if (reason === 'logout') await this.audit.record({ type: 'logout', actorId: row.user_id, targetType: 'session', targetId: sessionId });
+      if (reason === 'logout')
+        await this.audit.record({ type: 'logout', actorId: row.user_id, targetType: 'session', targetId: sessionId });
     }
   }
 

@@ -3,7 +3,8 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { SessionRevocationReason } from './session.entity.js';
 
 /** Which live sessions a revocation ends: one session, or every session of a user but one. */
-export type SessionRevocationScope = { sessionId: string; userId?: string } | { userId: string; exceptSessionId?: string };
+export type SessionRevocationScope =
+  { sessionId: string; userId?: string } | { userId: string; exceptSessionId?: string };
 
 /** A live session as its holder (or an administrator) sees it. */
 export interface LiveSessionRow {
@@ -47,7 +48,13 @@ export class SessionsRepository {
    * the one the new tokens carry. The row lock of the UPDATE orders parallel refreshes: the
    * second finds the generation moved on and changes nothing. Answers whether it rotated.
    */
-  async advanceGeneration(rotation: { sessionId: string; generation: number; presentedHash: string; nextHash: string; email: string }): Promise<boolean> {
+  async advanceGeneration(rotation: {
+    sessionId: string;
+    generation: number;
+    presentedHash: string;
+    nextHash: string;
+    email: string;
+  }): Promise<boolean> {
     const [, affected]: [unknown[], number] = await this.dataSource.query(
       `UPDATE sessions s SET generation = s.generation + 1, refresh_token_hash = $4, last_used_at = now(), updated_at = now()
         WHERE s.id = $1 AND s.generation = $2 AND s.refresh_token_hash = $3

@@ -16,7 +16,10 @@ import { AppConfig, ConfigurationError } from '../config/app-config.js';
 
 /** Where a private key lives when JWT_PRIVATE_KEY is not given: the file, and its retired keys beside it. */
 export function privateKeyFileOf(config: AppConfig): string {
-  return config.signing.privateKeyFile ?? path.join(config.database.dataDir, `jwt-${config.signing.algorithm.toLowerCase()}-private-key.pem`);
+  return (
+    config.signing.privateKeyFile ??
+    path.join(config.database.dataDir, `jwt-${config.signing.algorithm.toLowerCase()}-private-key.pem`)
+  );
 }
 
 export function previousKeysFileOf(privateKeyFile: string): string {
@@ -47,7 +50,9 @@ export function writePrivateFile(file: string, content: string): void {
 export function readRetiredKeys(file: string, maxTokenLifetimeMs: number, now = Date.now()): string[] {
   if (!existsSync(file)) return [];
   const kept: string[] = [];
-  for (const match of readFileSync(file, 'utf8').matchAll(/# retired (\d+)\s+(-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----)/g)) {
+  for (const match of readFileSync(file, 'utf8').matchAll(
+    /# retired (\d+)\s+(-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----)/g,
+  )) {
     if (Number(match[1]) + maxTokenLifetimeMs > now) kept.push(match[2]);
   }
   return kept;
@@ -72,10 +77,14 @@ export class SigningKeys implements KeySource {
     const previousSecrets = config.signing.previousSecrets.map(secretVerificationKey);
     let previousPublic: VerificationKey[];
     try {
-      const retired = config.signing.privateKeyPem ? [] : readRetiredKeys(previousKeysFileOf(privateKeyFileOf(config)), config.jwt.refreshTokenTtl * 1000);
+      const retired = config.signing.privateKeyPem
+        ? []
+        : readRetiredKeys(previousKeysFileOf(privateKeyFileOf(config)), config.jwt.refreshTokenTtl * 1000);
       previousPublic = [...config.signing.previousPublicKeys, ...retired].map((pem) => publicVerificationKey(pem));
     } catch (error) {
-      throw new ConfigurationError(`JWT_PREVIOUS_PUBLIC_KEYS holds a key that cannot be read: ${(error as Error).message}`);
+      throw new ConfigurationError(
+        `JWT_PREVIOUS_PUBLIC_KEYS holds a key that cannot be read: ${(error as Error).message}`,
+      );
     }
     if (this.algorithm === 'HS256') {
       const current = secretVerificationKey(config.jwt.secret);
@@ -87,7 +96,9 @@ export class SigningKeys implements KeySource {
       this.signingKey = loadPrivateKey(config);
       const current = publicVerificationKey(this.signingKey);
       if (current.algorithm !== this.algorithm) {
-        throw new ConfigurationError(`JWT_PRIVATE_KEY is not a key for ${this.algorithm} (P-256 for ES256, Ed25519 for EdDSA).`);
+        throw new ConfigurationError(
+          `JWT_PRIVATE_KEY is not a key for ${this.algorithm} (P-256 for ES256, Ed25519 for EdDSA).`,
+        );
       }
       this.kid = current.kid;
       this.publicKeys = [current, ...previousPublic.filter((key) => key.kid !== current.kid)];
@@ -133,15 +144,24 @@ export class SigningKeys implements KeySource {
   /** The JWKS (RFC 7517): public keys only, so `{"keys": []}` under HS256. */
   async jwks(): Promise<{ keys: JWK[] }> {
     const keys = await Promise.all(
-      this.publicKeys.map(async ({ kid, algorithm, key }) => ({ ...(await exportJWK(key)), kid, alg: algorithm, use: 'sig' })),
+      this.publicKeys.map(async ({ kid, algorithm, key }) => ({
+        ...(await exportJWK(key)),
+        kid,
+        alg: algorithm,
+        use: 'sig',
+      })),
     );
     return { keys };
   }
 }
 
 function decodeHeader(token: string): { alg: string; kid: string | undefined } {
-  const header = JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
-  if (typeof header.alg !== 'string' || (header.kid !== undefined && typeof header.kid !== 'string')) throw new Error('bad header');
+  const header = JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8')) as Record<
+    string,
+    unknown
+  >;
+  if (typeof header.alg !== 'string' || (header.kid !== undefined && typeof header.kid !== 'string'))
+    throw new Error('bad header');
   return { alg: header.alg, kid: header.kid as string | undefined };
 }
 
@@ -170,6 +190,8 @@ function loadPrivateKey(config: AppConfig): KeyObject {
     algorithmOfKey(key);
     return key;
   } catch (error) {
-    throw new ConfigurationError(`JWT_PRIVATE_KEY cannot be read as a P-256 or Ed25519 private key: ${(error as Error).message}`);
+    throw new ConfigurationError(
+      `JWT_PRIVATE_KEY cannot be read as a P-256 or Ed25519 private key: ${(error as Error).message}`,
+    );
   }
 }

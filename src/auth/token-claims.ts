@@ -22,4 +22,8 @@ export interface RefreshClaims extends BaseClaims {
   gen: number;
 }
 
-export type ClaimsOf<T extends TokenType> = T extends 'access' ? AccessClaims : T extends 'refresh' ? RefreshClaims : BaseClaims;
+export type ClaimsOf<T extends TokenType> = T extends 'access'
+  ? AccessClaims
+  : T extends 'refresh'
+    ? RefreshClaims
+    : BaseClaims;

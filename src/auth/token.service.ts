@@ -51,7 +51,12 @@ export class TokenService {
 
   /** The temp token of a two-factor challenge: valid only at verify-2fa, bound by `jti` to its code. */
   signTwoFactor(identity: { userId: string; email: string }, jti: string): Promise<string> {
-    const claims: Omit<BaseClaims, 'iat' | 'exp'> = { sub: identity.userId, email: identity.email, token_type: '2fa', jti };
+    const claims: Omit<BaseClaims, 'iat' | 'exp'> = {
+      sub: identity.userId,
+      email: identity.email,
+      token_type: '2fa',
+      jti,
+    };
     return this.keys.sign(claims, TWO_FACTOR_TOKEN_TTL);
   }
 
@@ -84,7 +89,12 @@ export class TokenService {
     } catch {
       throw invalidToken();
     }
-    if (claims.token_type !== expected || !isUuid(claims.sub) || typeof claims.jti !== 'string' || !hasValidTimes(claims)) {
+    if (
+      claims.token_type !== expected ||
+      !isUuid(claims.sub) ||
+      typeof claims.jti !== 'string' ||
+      !hasValidTimes(claims)
+    ) {
       throw invalidToken();
     }
     if (expected !== '2fa' && !isUuid(claims.sid)) throw invalidToken();

@@ -14,17 +14,34 @@ import {
 } from './privilege-refusal.js';
 
 const EVERY = [
-  'users.view', 'users.create', 'users.edit', 'users.delete',
-  'roles.view', 'roles.create', 'roles.edit', 'roles.delete',
-  'contents.view', 'contents.create', 'contents.edit', 'contents.delete',
-  'settings.view', 'settings.edit', 'audit.view',
+  'users.view',
+  'users.create',
+  'users.edit',
+  'users.delete',
+  'roles.view',
+  'roles.create',
+  'roles.edit',
+  'roles.delete',
+  'contents.view',
+  'contents.create',
+  'contents.edit',
+  'contents.delete',
+  'settings.view',
+  'settings.edit',
+  'audit.view',
 ];
 
 describe('isPrivileged', () => {
-  it('lists exactly the contract\'s privileged permissions', () => {
-    expect([...PRIVILEGED_PERMISSIONS].sort()).toEqual(
-      ['roles.create', 'roles.delete', 'roles.edit', 'settings.edit', 'users.create', 'users.delete', 'users.edit'],
-    );
+  it("lists exactly the contract's privileged permissions", () => {
+    expect([...PRIVILEGED_PERMISSIONS].sort()).toEqual([
+      'roles.create',
+      'roles.delete',
+      'roles.edit',
+      'settings.edit',
+      'users.create',
+      'users.delete',
+      'users.edit',
+    ]);
   });
 
   it.each([
@@ -38,7 +55,20 @@ describe('isPrivileged', () => {
     [[], ['roles.edit'], true],
     [[], ['roles.delete'], true],
     [[], ['settings.edit'], true],
-    [[], ['users.view', 'roles.view', 'settings.view', 'audit.view', 'contents.view', 'contents.create', 'contents.edit', 'contents.delete'], false],
+    [
+      [],
+      [
+        'users.view',
+        'roles.view',
+        'settings.view',
+        'audit.view',
+        'contents.view',
+        'contents.create',
+        'contents.edit',
+        'contents.delete',
+      ],
+      false,
+    ],
     [['operators'], EVERY, true],
     [[], [], false],
   ])('roles %j with permissions %j: %s', (roles, permissions, expected) => {
@@ -55,8 +85,10 @@ function decide(actor: string[], target: string[], action: Action): 'allowed' | 
     if (action === 'act-on') assertMayActOn(who, { type: 'user', id: 't' }, target, 'user.update');
     if (action === 'grant') assertMayGrant(who, { type: 'role', id: 't' }, target, 'role.create');
     // `target` is the role's next set; the admin role holds everything now.
-    if (action === 'update-admin-role') assertAdminRoleKeepsEveryPermission(who, { id: 'r', name: 'admin' }, EVERY, target);
-    if (action === 'update-other-role') assertAdminRoleKeepsEveryPermission(who, { id: 'r', name: 'Admin' }, EVERY, target);
+    if (action === 'update-admin-role')
+      assertAdminRoleKeepsEveryPermission(who, { id: 'r', name: 'admin' }, EVERY, target);
+    if (action === 'update-other-role')
+      assertAdminRoleKeepsEveryPermission(who, { id: 'r', name: 'Admin' }, EVERY, target);
     return 'allowed';
   } catch (error) {
     if (error instanceof PrivilegeRefusal) return 'refused';
@@ -93,7 +125,10 @@ describe('the privilege policy', () => {
   });
 
   it('names what is missing, sorted, once each', () => {
-    expect(missingToActOn(['users.edit'], ['users.edit', 'settings.edit', 'audit.view', 'audit.view'])).toEqual(['audit.view', 'settings.edit']);
+    expect(missingToActOn(['users.edit'], ['users.edit', 'settings.edit', 'audit.view', 'audit.view'])).toEqual([
+      'audit.view',
+      'settings.edit',
+    ]);
     expect(missingToGrant(new Set(['a.b']), ['a.b'])).toEqual([]);
     expect(removedFromAdminRole('admin', ['a.b', 'c.d'], ['c.d'])).toEqual(['a.b']);
     expect(removedFromAdminRole('user', ['a.b', 'c.d'], [])).toEqual([]);
@@ -101,7 +136,12 @@ describe('the privilege policy', () => {
 
   it('refuses with 403 FORBIDDEN naming the first missing permission, and lists all in the details', () => {
     try {
-      assertMayActOn({ id: 'a', permissions: ['users.edit'] }, { type: 'user', id: 'u' }, ['users.edit', 'settings.edit', 'audit.view'], 'user.update');
+      assertMayActOn(
+        { id: 'a', permissions: ['users.edit'] },
+        { type: 'user', id: 'u' },
+        ['users.edit', 'settings.edit', 'audit.view'],
+        'user.update',
+      );
       throw new Error('not refused');
     } catch (error) {
       const refusal = error as PrivilegeRefusal;
@@ -110,20 +150,32 @@ describe('the privilege policy', () => {
       expect(refusal.getStatus()).toBe(403);
       expect(refusal.message).toBe('You cannot change a user holding audit.view, a permission you do not hold.');
       expect(refusal.details).toEqual([{ permission: 'audit.view' }, { permission: 'settings.edit' }]);
-      expect(refusal.facts).toEqual({ actorId: 'a', target: { type: 'user', id: 'u' }, action: 'user.update', rule: 'target-subset', missing: ['audit.view', 'settings.edit'] });
+      expect(refusal.facts).toEqual({
+        actorId: 'a',
+        target: { type: 'user', id: 'u' },
+        action: 'user.update',
+        rule: 'target-subset',
+        missing: ['audit.view', 'settings.edit'],
+      });
     }
   });
 
-  it('keeps the specification\'s message for the admin role, and lets roles.edit through', () => {
-    expect(() => assertMayAssignAdminRole({ id: 'a', permissions: ['users.edit'] }, { type: 'user', id: 'u' }, 'user.roles')).toThrow(
-      'You have no permission to assign the admin role.',
-    );
-    expect(() => assertMayAssignAdminRole({ id: 'a', permissions: ['users.edit', 'roles.edit'] }, { type: 'user', id: 'u' }, 'user.roles')).not.toThrow();
+  it("keeps the specification's message for the admin role, and lets roles.edit through", () => {
+    expect(() =>
+      assertMayAssignAdminRole({ id: 'a', permissions: ['users.edit'] }, { type: 'user', id: 'u' }, 'user.roles'),
+    ).toThrow('You have no permission to assign the admin role.');
+    expect(() =>
+      assertMayAssignAdminRole(
+        { id: 'a', permissions: ['users.edit', 'roles.edit'] },
+        { type: 'user', id: 'u' },
+        'user.roles',
+      ),
+    ).not.toThrow();
   });
 
   it('answers an update emptying the admin role with SYSTEM_PROTECTED', () => {
-    expect(() => assertAdminRoleKeepsEveryPermission({ id: 'a', permissions: EVERY }, { id: 'r', name: 'admin' }, EVERY, [])).toThrow(
-      expect.objectContaining({ code: 'SYSTEM_PROTECTED' }),
-    );
+    expect(() =>
+      assertAdminRoleKeepsEveryPermission({ id: 'a', permissions: EVERY }, { id: 'r', name: 'admin' }, EVERY, []),
+    ).toThrow(expect.objectContaining({ code: 'SYSTEM_PROTECTED' }));
   });
 });

@@ -33,25 +33,45 @@ export class PrivilegeRefusal extends AppException {
     message: string,
     readonly facts: RefusalFacts,
   ) {
-    super(code, message, facts.missing.map((permission) => ({ permission })));
+    super(
+      code,
+      message,
+      facts.missing.map((permission) => ({ permission })),
+    );
   }
 }
 
 const NOUN: Record<PolicyTarget['type'], string> = { user: 'a user', role: 'a role', permission: 'a permission' };
 
 /** "target ⊆ own": refuses acting on a user, role or permission that holds more than the actor. */
-export function assertMayActOn(actor: PolicyActor, target: PolicyTarget, targetPermissions: Iterable<string>, action: string): void {
+export function assertMayActOn(
+  actor: PolicyActor,
+  target: PolicyTarget,
+  targetPermissions: Iterable<string>,
+  action: string,
+): void {
   const missing = missingToActOn(actor.permissions, targetPermissions);
   if (missing.length === 0) return;
   const message =
     target.type === 'permission'
       ? `You cannot change the permission ${missing[0]}, which you do not hold.`
       : `You cannot change ${NOUN[target.type]} holding ${missing[0]}, a permission you do not hold.`;
-  throw new PrivilegeRefusal('FORBIDDEN', message, { actorId: actor.id, target, action, rule: 'target-subset', missing });
+  throw new PrivilegeRefusal('FORBIDDEN', message, {
+    actorId: actor.id,
+    target,
+    action,
+    rule: 'target-subset',
+    missing,
+  });
 }
 
 /** "grant ⊆ own": refuses granting (to a role, or to a user through a role) what the actor lacks. */
-export function assertMayGrant(actor: PolicyActor, target: PolicyTarget, granted: Iterable<string>, action: string): void {
+export function assertMayGrant(
+  actor: PolicyActor,
+  target: PolicyTarget,
+  granted: Iterable<string>,
+  action: string,
+): void {
   const missing = missingToGrant(actor.permissions, granted);
   if (missing.length === 0) return;
   throw new PrivilegeRefusal('FORBIDDEN', `You cannot grant ${missing[0]}, a permission you do not hold.`, {
@@ -87,11 +107,15 @@ export function assertAdminRoleKeepsEveryPermission(
 ): void {
   const removed = removedFromAdminRole(role.name, current, next);
   if (removed.length === 0) return;
-  throw new PrivilegeRefusal('SYSTEM_PROTECTED', `The admin role keeps every permission; ${removed[0]} cannot be removed from it.`, {
-    actorId: actor.id,
-    target: { type: 'role', id: role.id },
-    action: 'role.update',
-    rule: 'admin-role-complete',
-    missing: removed,
-  });
+  throw new PrivilegeRefusal(
+    'SYSTEM_PROTECTED',
+    `The admin role keeps every permission; ${removed[0]} cannot be removed from it.`,
+    {
+      actorId: actor.id,
+      target: { type: 'role', id: role.id },
+      action: 'role.update',
+      rule: 'admin-role-complete',
+      missing: removed,
+    },
+  );
 }

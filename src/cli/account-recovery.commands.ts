@@ -40,7 +40,8 @@ export class RevokeSessionsCommand extends CommandRunner {
 
 @Command({
   name: 'reset-2fa',
-  description: "Remove the account's authenticator app and recovery codes, and end its sessions (for a locked-out administrator)",
+  description:
+    "Remove the account's authenticator app and recovery codes, and end its sessions (for a locked-out administrator)",
 })
 export class ResetSecondFactorCommand extends CommandRunner {
   constructor(private readonly recovery: AccountRecoveryService) {

@@ -20,7 +20,12 @@ export class CreateAdminCommand extends CommandRunner {
   async run(_args: string[], options: CreateAdminOptions): Promise<void> {
     if (!options.email || !options.name) throw new CliError('create-admin needs --email and --name.');
     const password = await readPassword();
-    const user = await this.accounts.createAdmin({ email: options.email, name: options.name, mobile: options.mobile, password });
+    const user = await this.accounts.createAdmin({
+      email: options.email,
+      name: options.name,
+      mobile: options.mobile,
+      password,
+    });
     process.stdout.write(`Created administrator ${user.email} (${user.id}).\n`);
   }
 
@@ -50,7 +55,9 @@ export class AssignRoleCommand extends CommandRunner {
     if (!options.email || !options.role) throw new CliError('assign-role needs --email and --role.');
     const outcome = await this.accounts.assignRole(options.email, options.role);
     process.stdout.write(
-      outcome === 'assigned' ? `Assigned role ${options.role} to ${options.email}.\n` : `${options.email} already holds role ${options.role}.\n`,
+      outcome === 'assigned'
+        ? `Assigned role ${options.role} to ${options.email}.\n`
+        : `${options.email} already holds role ${options.role}.\n`,
     );
   }
 

@@ -34,7 +34,12 @@ export class AdminAccountsService {
   ) {}
 
   /** The same rules as registration: name, email, optional mobile and a strong password. */
-  async createAdmin(input: { email: string; name: string; mobile?: string; password: string }): Promise<{ id: string; email: string }> {
+  async createAdmin(input: {
+    email: string;
+    name: string;
+    mobile?: string;
+    password: string;
+  }): Promise<{ id: string; email: string }> {
     const dto = plainToInstance(RegisterDto, { ...input, password_confirmation: input.password }, {
       phoneRegion: this.config.defaultPhoneRegion,
     } as IdentityTransformOptions);
@@ -47,30 +52,53 @@ export class AdminAccountsService {
     let user: { id: string; email: string };
     try {
       user = await this.dataSource.transaction((manager) =>
-        this.users.insertWithRole(manager, { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash }, 'admin'),
+        this.users.insertWithRole(
+          manager,
+          { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash },
+          'admin',
+        ),
       );
     } catch (error) {
-      if ((error as { code?: string }).code === '23505') throw new CliError('An account with this email or mobile already exists.');
+      if ((error as { code?: string }).code === '23505')
+        throw new CliError('An account with this email or mobile already exists.');
       throw error;
     }
-    await this.audit.record({ type: 'user.create', targetType: 'user', targetId: user.id, details: { via: 'cli', roles: ['admin'] } });
+    await this.audit.record({
+      type: 'user.create',
+      targetType: 'user',
+      targetId: user.id,
+      details: { via: 'cli', roles: ['admin'] },
+    });
     return { id: user.id, email: user.email };
   }
 
   async assignRole(email: string, roleName: string): Promise<'assigned' | 'already held'> {
     const user = await this.users.findIdByEmail(normalizeEmail(email));
     if (!user) throw new CliError(`No account with the email ${email}.`);
-    const role = await this.dataSource.getRepository(Role).findOne({ where: { name: roleName.trim() }, select: { id: true, name: true } });
+    const role = await this.dataSource
+      .getRepository(Role)
+      .findOne({ where: { name: roleName.trim() }, select: { id: true, name: true } });
     if (!role) throw new CliError(`No role named ${roleName}; see list-roles.`);
     const added = await this.users.addRole(user.id, role.id);
     if (!added) return 'already held';
     await this.versions.bumpUser(user.id);
-    await this.audit.record({ type: 'user.roles', targetType: 'user', targetId: user.id, details: { via: 'cli', added: role.name } });
+    await this.audit.record({
+      type: 'user.roles',
+      targetType: 'user',
+      targetId: user.id,
+      details: { via: 'cli', added: role.name },
+    });
     return 'assigned';
   }
 
   async listRoles(): Promise<{ name: string; isSystem: boolean; permissions: string[] }[]> {
-    const roles = await this.dataSource.getRepository(Role).find({ relations: { permissions: true }, order: { name: 'ASC' } });
-    return roles.map((role) => ({ name: role.name, isSystem: role.isSystem, permissions: (role.permissions ?? []).map((p) => p.name).sort() }));
+    const roles = await this.dataSource
+      .getRepository(Role)
+      .find({ relations: { permissions: true }, order: { name: 'ASC' } });
+    return roles.map((role) => ({
+      name: role.name,
+      isSystem: role.isSystem,
+      permissions: (role.permissions ?? []).map((p) => p.name).sort(),
+    }));
   }
 }

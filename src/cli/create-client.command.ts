@@ -2,7 +2,11 @@ import { Command, CommandRunner } from 'nest-commander';
 import { ServiceClientsService } from '../introspection/service-clients.service.js';
 
 /** `create-client <id>`: an introspection client; its secret is printed once and stored only as a hash. */
-@Command({ name: 'create-client', arguments: '<clientId>', description: 'Create (or re-key) a service client for POST /api/auth/introspect' })
+@Command({
+  name: 'create-client',
+  arguments: '<clientId>',
+  description: 'Create (or re-key) a service client for POST /api/auth/introspect',
+})
 export class CreateClientCommand extends CommandRunner {
   constructor(private readonly clients: ServiceClientsService) {
     super();

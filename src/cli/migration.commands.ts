@@ -32,7 +32,9 @@ export class MigrateCommand extends CommandRunner {
   }
 
   async run(): Promise<void> {
-    const applied = await withDataSource(this.config, (dataSource) => dataSource.runMigrations({ transaction: 'each' }));
+    const applied = await withDataSource(this.config, (dataSource) =>
+      dataSource.runMigrations({ transaction: 'each' }),
+    );
     if (applied.length === 0) {
       process.stdout.write('No pending migrations: the schema is up to date.\n');
       return;
@@ -55,6 +57,10 @@ export class MigrateStatusCommand extends CommandRunner {
     }));
     for (const name of names) process.stdout.write(`[${applied.has(name) ? 'x' : ' '}] ${name}\n`);
     const pending = names.filter((name) => !applied.has(name)).length;
-    process.stdout.write(pending === 0 ? `All ${names.length} migrations applied.\n` : `${pending} of ${names.length} migrations pending.\n`);
+    process.stdout.write(
+      pending === 0
+        ? `All ${names.length} migrations applied.\n`
+        : `${pending} of ${names.length} migrations pending.\n`,
+    );
   }
 }

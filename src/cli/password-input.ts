@@ -8,7 +8,10 @@ import { createInterface } from 'node:readline';
 export async function readPassword(stdin: NodeJS.ReadStream = process.stdin): Promise<string> {
   if (!stdin.isTTY) {
     const line = await firstLine(stdin);
-    if (!line) throw new Error('No password on standard input: pipe it in, or run the command in a terminal to be asked for it.');
+    if (!line)
+      throw new Error(
+        'No password on standard input: pipe it in, or run the command in a terminal to be asked for it.',
+      );
     return line;
   }
   const first = await prompt('Password: ');

@@ -3,12 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { publicVerificationKey, type TokenAlgorithm } from '@auth-rbac/nest-guard';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import {
-  generatePrivateKeyPem,
-  previousKeysFileOf,
-  privateKeyFileOf,
-  writePrivateFile,
-} from '../auth/signing-keys.js';
+import { generatePrivateKeyPem, previousKeysFileOf, privateKeyFileOf, writePrivateFile } from '../auth/signing-keys.js';
 import { AppConfig } from '../config/app-config.js';
 
 /**
@@ -18,7 +13,10 @@ import { AppConfig } from '../config/app-config.js';
  * lists both. A key or secret given in the environment cannot be rewritten from here: the command
  * prints the new values to set instead. Restart the instances afterwards.
  */
-@Command({ name: 'rotate-keys', description: 'Rotate the JWT signing key; earlier tokens stay valid until they expire' })
+@Command({
+  name: 'rotate-keys',
+  description: 'Rotate the JWT signing key; earlier tokens stay valid until they expire',
+})
 export class RotateKeysCommand extends CommandRunner {
   constructor(private readonly config: AppConfig) {
     super();
@@ -51,6 +49,8 @@ export class RotateKeysCommand extends CommandRunner {
       appendFileSync(previousKeysFileOf(file), `# retired ${Date.now()}\n${oldPublic}`, { mode: 0o600 });
     }
     writePrivateFile(file, next);
-    process.stdout.write(`New ${algorithm} signing key ${nextKid} written to ${file}. Restart the instances to sign with it.\n`);
+    process.stdout.write(
+      `New ${algorithm} signing key ${nextKid} written to ${file}. Restart the instances to sign with it.\n`,
+    );
   }
 }

@@ -18,7 +18,9 @@ export class SeedCommand extends CommandRunner {
     process.stdout.write(
       `Seeding done: ${report.permissionsCreated} permissions, ${report.rolesCreated} roles, ` +
         `${report.adminLinksCreated} admin links and ${report.accountsCreated.length} accounts created` +
-        (report.accountsSkipped.length ? `; existing accounts left as they are: ${report.accountsSkipped.join(', ')}` : '') +
+        (report.accountsSkipped.length
+          ? `; existing accounts left as they are: ${report.accountsSkipped.join(', ')}`
+          : '') +
         '.\n',
     );
   }

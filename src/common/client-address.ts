@@ -23,6 +23,6 @@ export function clientAddressKey(address: string | undefined | null): string | u
 /** `[v6]`, `[v6]:port`, `v4:port` and a zone (`fe80::1%eth0`) around the address itself. */
 function stripDecorations(address: string): string {
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(address);
-  const unbracketed = bracketed ? bracketed[1] : /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(address)?.[1] ?? address;
+  const unbracketed = bracketed ? bracketed[1] : (/^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(address)?.[1] ?? address);
   return unbracketed.replace(/%.*$/, '');
 }

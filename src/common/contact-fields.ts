@@ -1,6 +1,14 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform, type ClassTransformOptions } from 'class-transformer';
-import { IsEmail, IsString, Length, Matches, MaxLength, registerDecorator, type ValidationOptions } from 'class-validator';
+import {
+  IsEmail,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  registerDecorator,
+  type ValidationOptions,
+} from 'class-validator';
 import { emailHasHiddenCharacters, isAcceptableName, normalizeEmail, normalizeMobile } from './normalize.js';
 
 const MOBILE_MESSAGE = 'mobile must be a valid phone number: +CC or 00CC then the number, or 8 to 15 digits';

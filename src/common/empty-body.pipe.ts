@@ -12,11 +12,17 @@ export class EmptyBodyPipe implements PipeTransform {
   transform(value: unknown): Record<string, never> {
     if (value === undefined || value === EMPTY_JSON_BODY) return {};
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      throw new AppException('VALIDATION_FAILED', 'The request body must be a JSON object.', [{ field: '(body)', message: 'must be a JSON object' }]);
+      throw new AppException('VALIDATION_FAILED', 'The request body must be a JSON object.', [
+        { field: '(body)', message: 'must be a JSON object' },
+      ]);
     }
     const fields = Object.keys(value);
     if (fields.length > 0) {
-      throw new AppException('VALIDATION_FAILED', 'The request is invalid.', fields.map((field) => ({ field, message: `property ${field} should not exist` })));
+      throw new AppException(
+        'VALIDATION_FAILED',
+        'The request is invalid.',
+        fields.map((field) => ({ field, message: `property ${field} should not exist` })),
+      );
     }
     return {};
   }

@@ -15,8 +15,14 @@ describe('toErrorResponse and an unreachable database', () => {
     ['a full pool that waited too long', new Error('timeout exceeded when trying to connect')],
     ['a connect timeout', new Error('Connection terminated due to connection timeout')],
     ['a connection lost mid-query', new Error('Connection terminated unexpectedly')],
-    ['a client used after its connection failed', new Error('Client has encountered a connection error and is not queryable')],
-    ['a server shutting down', new QueryFailedError('SELECT 1', [], withCode('terminating connection due to administrator command', '57P01'))],
+    [
+      'a client used after its connection failed',
+      new Error('Client has encountered a connection error and is not queryable'),
+    ],
+    [
+      'a server shutting down',
+      new QueryFailedError('SELECT 1', [], withCode('terminating connection due to administrator command', '57P01')),
+    ],
     ['a server not accepting connections yet', withCode('the database system is starting up', '57P03')],
   ])('answers 503 SERVICE_UNAVAILABLE for %s', (_label, error) => {
     const response = toErrorResponse(error, 'req-1');
@@ -26,9 +32,17 @@ describe('toErrorResponse and an unreachable database', () => {
   });
 
   it('keeps a SQL error a 500 with the request id', () => {
-    const error = new QueryFailedError('INSERT ...', ['secret-hash'], withCode('duplicate key value violates unique constraint', '23505'));
+    const error = new QueryFailedError(
+      'INSERT ...',
+      ['secret-hash'],
+      withCode('duplicate key value violates unique constraint', '23505'),
+    );
     const response = toErrorResponse(error, 'req-2');
     expect(response.status).toBe(500);
-    expect(response.body.error).toEqual({ code: 'INTERNAL_ERROR', message: 'An unexpected error occurred.', request_id: 'req-2' });
+    expect(response.body.error).toEqual({
+      code: 'INTERNAL_ERROR',
+      message: 'An unexpected error occurred.',
+      request_id: 'req-2',
+    });
   });
 });

@@ -61,7 +61,12 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
   const guardBody = guardErrorBody(error);
   if (guardBody && guardBody.error.code in ErrorCodes) {
     const { code, message, details } = guardBody.error;
-    return build((error as HttpException).getStatus(), code as ErrorCode, message, details as ErrorBody['error']['details']);
+    return build(
+      (error as HttpException).getStatus(),
+      code as ErrorCode,
+      message,
+      details as ErrorBody['error']['details'],
+    );
   }
   const fastifyError = FASTIFY_ERRORS[fastifyCodeOf(error)];
   if (fastifyError) return build(ErrorCodes[fastifyError.code], fastifyError.code, fastifyError.message);
@@ -122,7 +127,9 @@ function isDatabaseUnavailable(error: unknown): boolean {
   if (code === '57014') return true;
   const message = typeof err.message === 'string' ? err.message : '';
   // pg's own wording: pool and connect timeouts, a connection lost mid-query, a client used after that.
-  return /timeout exceeded when trying to connect|Connection terminated|connection timeout|is not queryable/i.test(message);
+  return /timeout exceeded when trying to connect|Connection terminated|connection timeout|is not queryable/i.test(
+    message,
+  );
 }
 
 function describe(error: unknown): string {

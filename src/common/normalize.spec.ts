@@ -80,7 +80,11 @@ describe('normalizeMobile', () => {
   });
 
   it('is idempotent', () => {
-    for (const [typed, region] of [['004915112345678', undefined], ['015112345678', 'DE'], ['015112345678', undefined]] as const) {
+    for (const [typed, region] of [
+      ['004915112345678', undefined],
+      ['015112345678', 'DE'],
+      ['015112345678', undefined],
+    ] as const) {
       const once = normalizeMobile(typed, region)!;
       expect(normalizeMobile(once, region)).toBe(once);
     }

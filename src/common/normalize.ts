@@ -61,9 +61,10 @@ export function normalizeMobile(mobile: string, region?: string): string | null 
   if (!/^\+?\d+$/.test(typed)) return null;
   const international = typed.startsWith('+') ? typed : typed.startsWith('00') ? `+${typed.slice(2)}` : null;
   if (international === null && region === undefined) return /^\d{8,15}$/.test(typed) ? typed : null;
-  const parsed = international === null
-    ? parsePhoneNumberFromString(typed, region as CountryCode, metadata)
-    : parsePhoneNumberFromString(international, metadata);
+  const parsed =
+    international === null
+      ? parsePhoneNumberFromString(typed, region as CountryCode, metadata)
+      : parsePhoneNumberFromString(international, metadata);
   return parsed?.isValid() ? parsed.number : null;
 }
 

@@ -61,7 +61,12 @@ export function useIntrospectionFormParser(fastify: FastifyInstance): void {
 export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const { status, body, headers } = toErrorResponse(error, String(request.id));
   void reply
-    .headers({ ...headers, 'x-request-id': String(request.id), 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })
+    .headers({
+      ...headers,
+      'x-request-id': String(request.id),
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    })
     .status(status)
     .send(body);
 }

@@ -7,6 +7,8 @@ export const UuidParam = (name = 'id') =>
     name,
     new ParseUUIDPipe({
       exceptionFactory: () =>
-        new AppException('VALIDATION_FAILED', `${name} must be a UUID.`, [{ field: name, message: `${name} must be a UUID` }]),
+        new AppException('VALIDATION_FAILED', `${name} must be a UUID.`, [
+          { field: name, message: `${name} must be a UUID` },
+        ]),
     }),
   );

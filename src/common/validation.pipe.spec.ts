@@ -7,7 +7,9 @@ class NoteDto {
   @IsString()
   title!: string;
 
-  @IsOptional() @IsArray() @IsString({ each: true })
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
   tags?: string[];
 }
 
@@ -31,16 +33,20 @@ describe('AppValidationPipe', () => {
   });
 
   it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', '__defineGetter__'])(
-    'refuses an inherited name like %s as an unknown field (class-validator\'s whitelist would let it pass)',
+    "refuses an inherited name like %s as an unknown field (class-validator's whitelist would let it pass)",
     async (key) => {
-      expect(await refusal({ title: 'x', [key]: 'x' })).toEqual([{ field: key, message: `property ${key} should not exist` }]);
+      expect(await refusal({ title: 'x', [key]: 'x' })).toEqual([
+        { field: key, message: `property ${key} should not exist` },
+      ]);
       expect(await refusal({ title: 'x', [key]: 'x' }, query)).not.toBeNull();
     },
   );
 
   it('refuses a NUL character anywhere, naming the field', async () => {
     expect(await refusal({ title: 'a\u0000b' })).toEqual([{ field: 'title', message: expect.stringContaining('NUL') }]);
-    expect(await refusal({ title: 'x', tags: ['ok', '\u0000'] })).toEqual([{ field: 'tags.1', message: expect.any(String) }]);
+    expect(await refusal({ title: 'x', tags: ['ok', '\u0000'] })).toEqual([
+      { field: 'tags.1', message: expect.any(String) },
+    ]);
   });
 
   it('refuses lone surrogates and keeps proper pairs', async () => {
@@ -52,6 +58,8 @@ describe('AppValidationPipe', () => {
   it('refuses deep nesting without recursing into it', async () => {
     let deep: unknown = [];
     for (let i = 0; i < 100_000; i += 1) deep = [deep];
-    expect(await refusal({ title: 'x', tags: deep })).toEqual([{ field: 'tags.0.0.0.0.0.0.0', message: expect.stringContaining('nested too deeply') }]);
+    expect(await refusal({ title: 'x', tags: deep })).toEqual([
+      { field: 'tags.0.0.0.0.0.0.0', message: expect.stringContaining('nested too deeply') },
+    ]);
   });
 });

@@ -19,8 +19,7 @@ export class AppValidationPipe extends ValidationPipe {
       forbidUnknownValues: true,
       transform: true,
       validationError: { target: false, value: false },
-      exceptionFactory: (errors) =>
-        new AppException('VALIDATION_FAILED', 'The request is invalid.', flatten(errors)),
+      exceptionFactory: (errors) => new AppException('VALIDATION_FAILED', 'The request is invalid.', flatten(errors)),
     });
   }
 

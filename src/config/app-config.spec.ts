@@ -11,7 +11,7 @@ const TEST_JWT_SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 const PRODUCTION = { APP_ENV: 'production', SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: 'https://sms.example.com/send' };
 
 describe('configuration', () => {
-  it('applies the contract\'s defaults', () => {
+  it("applies the contract's defaults", () => {
     const config = build({ JWT_SECRET: STRONG_SECRET });
     expect(config.http.port).toBe(3000);
     expect(config.jwt).toMatchObject({ accessTokenTtl: 900, refreshTokenTtl: 604800, sessionMaxAge: 2592000 });
@@ -19,7 +19,12 @@ describe('configuration', () => {
     expect(config.otp).toEqual({ length: 6, ttl: 300, resendSeconds: 60, hourlyCap: 10 });
     expect(config.loginMethods).toEqual({ emailPassword: true, mobileOtp: false });
     expect(config.passwordHashing).toEqual({ memoryKib: 19456, iterations: 2, parallelism: 1 });
-    expect(config.limits).toEqual({ ratePerMinute: 30, globalRatePerMinute: 1200, lockoutThreshold: 10, lockoutSeconds: 900 });
+    expect(config.limits).toEqual({
+      ratePerMinute: 30,
+      globalRatePerMinute: 1200,
+      lockoutThreshold: 10,
+      lockoutSeconds: 900,
+    });
     expect(config.http.bodyLimitBytes).toBe(16384);
     expect(config.sms.transport).toBe('log');
     expect(config.database.url).toBeUndefined();
@@ -27,7 +32,12 @@ describe('configuration', () => {
   });
 
   it('reads numbers and booleans from strings', () => {
-    const config = build({ JWT_SECRET: STRONG_SECRET, PORT: '8080', AUTH_MOBILE_OTP: 'true', AUTH_EMAIL_PASSWORD: '0' });
+    const config = build({
+      JWT_SECRET: STRONG_SECRET,
+      PORT: '8080',
+      AUTH_MOBILE_OTP: 'true',
+      AUTH_EMAIL_PASSWORD: '0',
+    });
     expect(config.http.port).toBe(8080);
     expect(config.loginMethods).toEqual({ emailPassword: false, mobileOtp: true });
   });
@@ -56,7 +66,11 @@ describe('configuration', () => {
 
   it('reads the signing algorithm, earlier keys and introspection clients, and hides client secrets in errors', () => {
     expect(build({ JWT_SECRET: STRONG_SECRET }).signing).toEqual({
-      algorithm: 'HS256', privateKeyPem: undefined, privateKeyFile: undefined, previousSecrets: [], previousPublicKeys: [],
+      algorithm: 'HS256',
+      privateKeyPem: undefined,
+      privateKeyFile: undefined,
+      previousSecrets: [],
+      previousPublicKeys: [],
     });
     const pem = '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----';
     const config = build({
@@ -70,7 +84,10 @@ describe('configuration', () => {
     expect(config.signing.previousSecrets).toEqual(['old-one', 'old-two']);
     expect(config.signing.previousPublicKeys).toEqual([pem, pem]);
     expect(config.introspection).toEqual({
-      clients: [{ id: 'orders', secret: 's3cret:with-colon' }, { id: 'billing', secret: 'other' }],
+      clients: [
+        { id: 'orders', secret: 's3cret:with-colon' },
+        { id: 'billing', secret: 'other' },
+      ],
       ratePerMinute: 60000,
     });
     expect(() => parseEnvironment({ JWT_ALGORITHM: 'RS256' })).toThrow(/JWT_ALGORITHM/);
@@ -100,7 +117,7 @@ describe('configuration', () => {
     expect(() => build({ ...PRODUCTION, JWT_SECRET: secret })).toThrow(/JWT_SECRET is guessable.*openssl rand/);
   });
 
-  it('accepts a 32-byte random base64 JWT_SECRET in production, and the test suite\'s secret', () => {
+  it("accepts a 32-byte random base64 JWT_SECRET in production, and the test suite's secret", () => {
     const random = randomBytes(32).toString('base64');
     expect(build({ ...PRODUCTION, JWT_SECRET: random }).jwt.secret).toBe(random);
     expect(build({ ...PRODUCTION, JWT_SECRET: TEST_JWT_SECRET }).isProduction).toBe(true);
@@ -169,10 +186,9 @@ describe('configuration', () => {
   });
 
   it('splits CORS_ORIGINS into a list', () => {
-    expect(build({ JWT_SECRET: STRONG_SECRET, CORS_ORIGINS: 'https://a.example, https://b.example,' }).http.corsOrigins).toEqual([
-      'https://a.example',
-      'https://b.example',
-    ]);
+    expect(
+      build({ JWT_SECRET: STRONG_SECRET, CORS_ORIGINS: 'https://a.example, https://b.example,' }).http.corsOrigins,
+    ).toEqual(['https://a.example', 'https://b.example']);
   });
 
   it('caps admin list requests per caller at 4 and keeps audit events 365 days by default', () => {

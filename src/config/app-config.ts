@@ -115,7 +115,10 @@ export function buildAppConfig(env: Environment): AppConfig {
       appUrl: env.APP_URL.replace(/\/+$/, ''),
       bodyLimitBytes: env.BODY_LIMIT_BYTES,
       trustProxy: env.TRUST_PROXY,
-      corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean),
+      corsOrigins: (env.CORS_ORIGINS ?? '')
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
     },
     database: {
       url: env.DATABASE_URL,
@@ -136,14 +139,21 @@ export function buildAppConfig(env: Environment): AppConfig {
       algorithm: env.JWT_ALGORITHM,
       privateKeyPem: env.JWT_PRIVATE_KEY?.replace(/\\n/g, '\n'),
       privateKeyFile: env.JWT_PRIVATE_KEY_FILE,
-      previousSecrets: (env.JWT_PREVIOUS_SECRETS ?? '').split(',').map((secret) => secret.trim()).filter(Boolean),
+      previousSecrets: (env.JWT_PREVIOUS_SECRETS ?? '')
+        .split(',')
+        .map((secret) => secret.trim())
+        .filter(Boolean),
       previousPublicKeys: pemBlocks(env.JWT_PREVIOUS_PUBLIC_KEYS),
     },
     introspection: {
-      clients: (env.SERVICE_CLIENTS ?? '').split(',').map((pair) => pair.trim()).filter(Boolean).map((pair) => {
-        const separator = pair.indexOf(':');
-        return { id: pair.slice(0, separator), secret: pair.slice(separator + 1) };
-      }),
+      clients: (env.SERVICE_CLIENTS ?? '')
+        .split(',')
+        .map((pair) => pair.trim())
+        .filter(Boolean)
+        .map((pair) => {
+          const separator = pair.indexOf(':');
+          return { id: pair.slice(0, separator), secret: pair.slice(separator + 1) };
+        }),
       ratePerMinute: env.INTROSPECT_RATE_PER_MINUTE,
     },
     passwordHashing: {
@@ -198,7 +208,9 @@ export function buildAppConfig(env: Environment): AppConfig {
 function refuseUnsafeProduction(env: Environment): void {
   const problems: string[] = [];
   if (env.JWT_SECRET && isGuessableSecret(env.JWT_SECRET)) {
-    problems.push('JWT_SECRET is guessable (repeated, keyboard or dictionary patterns): use random data, e.g. `openssl rand -base64 48`.');
+    problems.push(
+      'JWT_SECRET is guessable (repeated, keyboard or dictionary patterns): use random data, e.g. `openssl rand -base64 48`.',
+    );
   }
   if (env.SMS_TRANSPORT === 'log') {
     problems.push(
@@ -208,10 +220,13 @@ function refuseUnsafeProduction(env: Environment): void {
   for (const name of ['SEED_ADMIN_PASSWORD', 'SEED_USER_PASSWORD'] as const) {
     const password = env[name];
     if (password !== undefined && isCommonPassword(password)) {
-      problems.push(`${name} is on the list of common passwords: choose a long random one, or unset it to create no such account.`);
+      problems.push(
+        `${name} is on the list of common passwords: choose a long random one, or unset it to create no such account.`,
+      );
     }
   }
-  if (problems.length > 0) throw new ConfigurationError(`Refusing to start in production:\n  - ${problems.join('\n  - ')}`);
+  if (problems.length > 0)
+    throw new ConfigurationError(`Refusing to start in production:\n  - ${problems.join('\n  - ')}`);
 }
 
 function resolveJwtSecret(secret: string | undefined, isProduction: boolean) {

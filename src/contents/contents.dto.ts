@@ -11,10 +11,13 @@ const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? val
 const UnlessAbsent = () => ValidateIf((_dto: object, value: unknown) => value !== undefined);
 
 export class CreateContentDto {
-  @IsString() @Transform(trim) @Length(1, TITLE_MAX_LENGTH)
+  @IsString()
+  @Transform(trim)
+  @Length(1, TITLE_MAX_LENGTH)
   title!: string;
 
-  @IsString() @MaxLength(BODY_MAX_LENGTH)
+  @IsString()
+  @MaxLength(BODY_MAX_LENGTH)
   body!: string;
 }
 
@@ -23,18 +26,31 @@ export class CreateContentDto {
  * empty JSON merge patch is; unknown fields are refused, so a misspelt field cannot cause it.
  */
 export class UpdateContentDto {
-  @UnlessAbsent() @IsString() @Transform(trim) @Length(1, TITLE_MAX_LENGTH)
+  @UnlessAbsent()
+  @IsString()
+  @Transform(trim)
+  @Length(1, TITLE_MAX_LENGTH)
   title?: string;
 
-  @UnlessAbsent() @IsString() @MaxLength(BODY_MAX_LENGTH)
+  @UnlessAbsent()
+  @IsString()
+  @MaxLength(BODY_MAX_LENGTH)
   body?: string;
 }
 
 export class ListContentsQuery {
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1_000_000)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   page = 1;
 
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
   limit = 20;
 }
 

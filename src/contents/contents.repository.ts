@@ -22,10 +22,10 @@ export class ContentsRepository {
 
   /** Newest first; the id breaks ties between rows created in one transaction. */
   findPage(offset: number, limit: number): Promise<ContentResponse[]> {
-    return this.dataSource.query(`SELECT ${COLUMNS} FROM contents ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`, [
-      limit,
-      offset,
-    ]);
+    return this.dataSource.query(
+      `SELECT ${COLUMNS} FROM contents ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`,
+      [limit, offset],
+    );
   }
 
   async count(): Promise<number> {

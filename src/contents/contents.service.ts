@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../common/app-exception.js';
-import type { ContentListResponse, ContentResponse, CreateContentDto, ListContentsQuery, UpdateContentDto } from './contents.dto.js';
+import type {
+  ContentListResponse,
+  ContentResponse,
+  CreateContentDto,
+  ListContentsQuery,
+  UpdateContentDto,
+} from './contents.dto.js';
 import { ContentsRepository } from './contents.repository.js';
 
 const notFound = () => new AppException('NOT_FOUND', 'Content not found.');

@@ -13,5 +13,20 @@ import { Setting } from '../settings/setting.entity.js';
 import { User } from '../users/user.entity.js';
 
 /** Every entity of the service; features add theirs here so the migration check sees them. */
-export const entities = [User, Role, Permission, Session, PasswordResetToken, Setting, Content, OtpCode, LoginFailure, AuditEvent, OutboxMessage, ServiceClient,
-  TotpAuthenticator, RecoveryCode, AccountChangeRequest];
+export const entities = [
+  User,
+  Role,
+  Permission,
+  Session,
+  PasswordResetToken,
+  Setting,
+  Content,
+  OtpCode,
+  LoginFailure,
+  AuditEvent,
+  OutboxMessage,
+  ServiceClient,
+  TotpAuthenticator,
+  RecoveryCode,
+  AccountChangeRequest,
+];

@@ -13,7 +13,10 @@ export class TypeOrmNestLogger extends AbstractLogger {
     super(options);
   }
 
-  protected writeLog(level: LogLevel, logMessage: LogMessage | string | number | (LogMessage | string | number)[]): void {
+  protected writeLog(
+    level: LogLevel,
+    logMessage: LogMessage | string | number | (LogMessage | string | number)[],
+  ): void {
     for (const message of this.prepareLogMessages(logMessage, { highlightSql: false })) {
       const text = message.prefix ? `${message.prefix} ${String(message.message)}` : String(message.message);
       switch (message.type ?? level) {

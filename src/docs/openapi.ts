@@ -2,13 +2,30 @@ import { HttpStatus, RequestMethod } from '@nestjs/common';
 import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { type ReferenceObject, type SchemaObject, ApiBasicAuth, ApiBearerAuth, ApiCookieAuth, ApiExtension, ApiResponse, DECORATORS, DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import {
+  type ReferenceObject,
+  type SchemaObject,
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiCookieAuth,
+  ApiExtension,
+  ApiResponse,
+  DECORATORS,
+  DocumentBuilder,
+  SwaggerModule,
+  type OpenAPIObject,
+} from '@nestjs/swagger';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { ACCESS_TOKEN_COOKIE, IS_PUBLIC_KEY, REQUIRED_PERMISSIONS_KEY, type PermissionRequirement } from '@auth-rbac/nest-guard';
+import {
+  ACCESS_TOKEN_COOKIE,
+  IS_PUBLIC_KEY,
+  REQUIRED_PERMISSIONS_KEY,
+  type PermissionRequirement,
+} from '@auth-rbac/nest-guard';
 import { BARE_ANSWERS, BASIC_AUTH_HANDLERS, ENVELOPED_DATA, RESPONSE_COMPONENTS } from './response-schemas.js';
 
 export const DOCS_PATH = 'docs';
@@ -69,10 +86,13 @@ export function setUpOpenApi(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   let document: string | undefined;
   const assets = new Map<string, Buffer>();
-  const page = async (_request: unknown, reply: FastifyReply) => reply.header('content-security-policy', DOCS_CSP).type('text/html; charset=utf-8').send(UI_PAGE);
+  const page = async (_request: unknown, reply: FastifyReply) =>
+    reply.header('content-security-policy', DOCS_CSP).type('text/html; charset=utf-8').send(UI_PAGE);
   fastify.get(`/${DOCS_PATH}`, page);
   fastify.get(`/${DOCS_PATH}/`, page);
-  fastify.get(`/${DOCS_PATH}/swagger-ui-init.js`, async (_request, reply) => reply.type('application/javascript; charset=utf-8').send(UI_INIT));
+  fastify.get(`/${DOCS_PATH}/swagger-ui-init.js`, async (_request, reply) =>
+    reply.type('application/javascript; charset=utf-8').send(UI_INIT),
+  );
   fastify.get(`/${OPENAPI_JSON_PATH}`, async (_request, reply) => {
     document ??= JSON.stringify(buildOpenApiDocument(app));
     return reply.type('application/json; charset=utf-8').send(document);
@@ -101,7 +121,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     .addBasicAuth({ type: 'http', scheme: 'basic' }, 'basic')
     .build();
   const document = SwaggerModule.createDocument(app, config);
-  const schemas = (document.components ??= {}).schemas ??= {};
+  const schemas = ((document.components ??= {}).schemas ??= {});
   // Request DTOs carry class-validator rules, not @ApiProperty: their schemas come from those rules.
   const fromValidators = validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' });
   for (const [name, schema] of Object.entries(fromValidators)) {
@@ -144,7 +164,12 @@ function describeHandlers(app: NestFastifyApplication): void {
       const prototype = controller.prototype as Record<string, unknown>;
       for (const key of Object.getOwnPropertyNames(prototype)) {
         const handler = prototype[key];
-        if (key === 'constructor' || typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
+        if (
+          key === 'constructor' ||
+          typeof handler !== 'function' ||
+          Reflect.getMetadata(PATH_METADATA, handler) === undefined
+        )
+          continue;
         describeHandler(controller, key, handler as object, `${controller.name}.${key}`);
       }
     }
@@ -153,12 +178,15 @@ function describeHandlers(app: NestFastifyApplication): void {
 
 function describeHandler(controller: object, key: string, handler: object, name: string): void {
   const descriptor = Object.getOwnPropertyDescriptor((controller as { prototype: object }).prototype, key)!;
-  const decorate = (decorator: MethodDecorator) => decorator((controller as { prototype: object }).prototype, key, descriptor);
+  const decorate = (decorator: MethodDecorator) =>
+    decorator((controller as { prototype: object }).prototype, key, descriptor);
   const isPublic = Reflect.getMetadata(IS_PUBLIC_KEY, handler) ?? Reflect.getMetadata(IS_PUBLIC_KEY, controller);
   const requirement: PermissionRequirement | undefined =
     Reflect.getMetadata(REQUIRED_PERMISSIONS_KEY, handler) ?? Reflect.getMetadata(REQUIRED_PERMISSIONS_KEY, controller);
   const method: RequestMethod = Reflect.getMetadata(METHOD_METADATA, handler);
-  const success: number = Reflect.getMetadata(HTTP_CODE_METADATA, handler) ?? (method === RequestMethod.POST ? HttpStatus.CREATED : HttpStatus.OK);
+  const success: number =
+    Reflect.getMetadata(HTTP_CODE_METADATA, handler) ??
+    (method === RequestMethod.POST ? HttpStatus.CREATED : HttpStatus.OK);
 
   // Pages and scrapes (`/reset-password`, `/metrics`) describe their own answer; the rest is the envelope.
   const declared = (Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) ?? {}) as Record<string, unknown>;
@@ -167,13 +195,31 @@ function describeHandler(controller: object, key: string, handler: object, name:
     const data = ENVELOPED_DATA[name];
     // A handler missing from the table is a gap the OpenAPI test reports, not a start-up failure.
     const schema = bare ?? envelope(data ?? { type: 'object' });
-    decorate(ApiResponse({ status: success, description: bare ? 'Success, bare JSON (no envelope).' : 'Success, in the envelope.', schema }));
-    decorate(ApiResponse({ status: 400, description: 'VALIDATION_FAILED, INVALID_JSON or another refusal of the input.', schema: error }));
+    decorate(
+      ApiResponse({
+        status: success,
+        description: bare ? 'Success, bare JSON (no envelope).' : 'Success, in the envelope.',
+        schema,
+      }),
+    );
+    decorate(
+      ApiResponse({
+        status: 400,
+        description: 'VALIDATION_FAILED, INVALID_JSON or another refusal of the input.',
+        schema: error,
+      }),
+    );
   }
   decorate(ApiResponse({ status: 429, description: 'RATE_LIMITED, with Retry-After.', schema: error }));
   if (BASIC_AUTH_HANDLERS.has(name)) {
     decorate(ApiBasicAuth('basic'));
-    decorate(ApiResponse({ status: 401, description: 'UNAUTHENTICATED: no valid client credentials (WWW-Authenticate: Basic).', schema: error }));
+    decorate(
+      ApiResponse({
+        status: 401,
+        description: 'UNAUTHENTICATED: no valid client credentials (WWW-Authenticate: Basic).',
+        schema: error,
+      }),
+    );
   }
   if (!isPublic) {
     decorate(ApiBearerAuth('bearer'));
@@ -182,7 +228,13 @@ function describeHandler(controller: object, key: string, handler: object, name:
   }
   if (requirement) {
     decorate(ApiExtension('x-required-permissions', { [requirement.mode]: requirement.permissions }));
-    decorate(ApiResponse({ status: 403, description: `FORBIDDEN without ${requirement.mode} of: ${requirement.permissions.join(', ')}.`, schema: error }));
+    decorate(
+      ApiResponse({
+        status: 403,
+        description: `FORBIDDEN without ${requirement.mode} of: ${requirement.permissions.join(', ')}.`,
+        schema: error,
+      }),
+    );
   }
 }
 

@@ -19,14 +19,25 @@ const object = (properties: Record<string, Schema>, optional: string[] = []): Sc
   required: Object.keys(properties).filter((key) => !optional.includes(key)),
   properties,
 });
-const list = (item: Schema): SchemaObject => object({ items: { type: 'array', items: item }, total: { type: 'integer', minimum: 0 } });
+const list = (item: Schema): SchemaObject =>
+  object({ items: { type: 'array', items: item }, total: { type: 'integer', minimum: 0 } });
 const page = (item: Schema): SchemaObject =>
-  object({ items: { type: 'array', items: item }, total: { type: 'integer', minimum: 0 }, page: { type: 'integer', minimum: 1 }, limit: { type: 'integer', minimum: 1 } });
+  object({
+    items: { type: 'array', items: item },
+    total: { type: 'integer', minimum: 0 },
+    page: { type: 'integer', minimum: 1 },
+    limit: { type: 'integer', minimum: 1 },
+  });
 /** `{}`: the answer of a change that has nothing to report. */
 const empty: SchemaObject = { type: 'object', additionalProperties: false, properties: {} };
 
 export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
-  PublicUser: object({ id: uuid, name: string(), email: string({ format: 'email' }), mobile: nullableString({ description: 'E.164' }) }),
+  PublicUser: object({
+    id: uuid,
+    name: string(),
+    email: string({ format: 'email' }),
+    mobile: nullableString({ description: 'E.164' }),
+  }),
   TokenPair: object({
     access_token: string({ description: 'JWT, also set as the `access_token` cookie' }),
     refresh_token: string({ description: 'JWT, also set as the `refresh_token` cookie' }),
@@ -39,7 +50,11 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
       requires_otp: { type: 'boolean', enum: [true] },
       temp_token: string({ description: 'good once, at POST /api/auth/otp/verify-2fa, for 5 minutes' }),
       mobile_masked: nullableString({ description: 'first two and last two digits; null when no SMS is sent' }),
-      methods: { type: 'array', items: string({ enum: ['totp', 'sms', 'recovery'] }), description: 'present when the account has an authenticator app' },
+      methods: {
+        type: 'array',
+        items: string({ enum: ['totp', 'sms', 'recovery'] }),
+        description: 'present when the account has an authenticator app',
+      },
     },
     ['methods'],
   ),
@@ -90,7 +105,14 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
     user_agent: nullableString(),
     current: { type: 'boolean', description: "the caller's own session" },
   }),
-  Content: object({ id: uuid, title: string(), body: string(), author_id: { ...uuid, nullable: true }, created_at: timestamp, updated_at: timestamp }),
+  Content: object({
+    id: uuid,
+    title: string(),
+    body: string(),
+    author_id: { ...uuid, nullable: true },
+    created_at: timestamp,
+    updated_at: timestamp,
+  }),
   AuditEvent: object({
     id: uuid,
     type: string({ example: 'auth.login' }),
@@ -105,8 +127,13 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
   Settings: object({ email_password: { type: 'boolean' }, mobile_otp: { type: 'boolean' } }),
   OtpSent: object({ expires_in: { type: 'integer', description: "seconds until the code's expiry" } }),
   ForgotPasswordAnswer: object({ message: string({ description: 'the same for any email' }) }),
-  TotpEnrolment: object({ otpauth_uri: string({ example: 'otpauth://totp/...' }), qr_svg: string({ description: 'the URI as an SVG QR code' }) }),
-  RecoveryCodes: object({ recovery_codes: { type: 'array', items: string(), minItems: 10, maxItems: 10, description: 'shown once' } }),
+  TotpEnrolment: object({
+    otpauth_uri: string({ example: 'otpauth://totp/...' }),
+    qr_svg: string({ description: 'the URI as an SVG QR code' }),
+  }),
+  RecoveryCodes: object({
+    recovery_codes: { type: 'array', items: string(), minItems: 10, maxItems: 10, description: 'shown once' },
+  }),
   Liveness: object({ status: string({ enum: ['ok'] }) }),
   Readiness: object(
     {
@@ -119,7 +146,8 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
   ),
   Introspection: {
     type: 'object',
-    description: 'RFC 7662, bare JSON. An inactive token (unknown, expired, revoked, not an access token) is `{"active": false}` and nothing more.',
+    description:
+      'RFC 7662, bare JSON. An inactive token (unknown, expired, revoked, not an access token) is `{"active": false}` and nothing more.',
     required: ['active'],
     properties: {
       active: { type: 'boolean' },

@@ -39,7 +39,10 @@ export class IntrospectionRequests {
     const address = clientAddressKey(request.ip) ?? 'unknown';
     const blockedUntil = this.blockedUntil.get(address) ?? 0;
     if (blockedUntil > Date.now()) {
-      throw rateLimited('Too many failed client authentications from this address. Try again later.', (blockedUntil - Date.now()) / 1000);
+      throw rateLimited(
+        'Too many failed client authentications from this address. Try again later.',
+        (blockedUntil - Date.now()) / 1000,
+      );
     }
     const credentials = basicCredentials(request.headers.authorization);
     const clientId = credentials && (await this.clients.authenticate(credentials.id, credentials.secret));
@@ -52,7 +55,10 @@ export class IntrospectionRequests {
     const limit = this.config.introspection.ratePerMinute;
     const record = await this.counters.increment(`introspect:${clientId}`, WINDOW_MS, limit, WINDOW_MS, 'introspect');
     if (record.isBlocked || record.totalHits > limit) {
-      throw rateLimited('Too many introspection requests for this client. Try again later.', (record.timeToBlockExpire || record.timeToExpire));
+      throw rateLimited(
+        'Too many introspection requests for this client. Try again later.',
+        record.timeToBlockExpire || record.timeToExpire,
+      );
     }
     const token = (request.body as Record<string, unknown> | undefined)?.token;
     if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_LENGTH) {
@@ -66,7 +72,13 @@ export class IntrospectionRequests {
   /** RATE_LIMIT_PER_MINUTE failed client authentications per client address and minute. */
   private async countFailure(address: string): Promise<void> {
     const limit = this.config.limits.ratePerMinute;
-    const record = await this.counters.increment(`introspect-auth:${address}`, WINDOW_MS, limit, WINDOW_MS, 'introspect-auth');
+    const record = await this.counters.increment(
+      `introspect-auth:${address}`,
+      WINDOW_MS,
+      limit,
+      WINDOW_MS,
+      'introspect-auth',
+    );
     if (record.isBlocked || record.totalHits >= limit) {
       this.blockedUntil.set(address, Date.now() + Math.max(1, record.timeToBlockExpire || record.timeToExpire) * 1000);
     }

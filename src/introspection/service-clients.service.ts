@@ -28,14 +28,17 @@ export class ServiceClientsService {
 
   /** The client id when the credentials are right, else null. */
   async authenticate(clientId: string, secret: string): Promise<string | null> {
-    const expected = CLIENT_ID.test(clientId) ? (this.configured.get(clientId) ?? (await this.storedHash(clientId))) : null;
+    const expected = CLIENT_ID.test(clientId)
+      ? (this.configured.get(clientId) ?? (await this.storedHash(clientId)))
+      : null;
     const matches = digestsEqual(sha256Hex(secret), expected ?? UNKNOWN_CLIENT_HASH);
     return matches && expected !== null ? clientId : null;
   }
 
   /** Creates (or re-keys) a stored client and returns its new secret, which is never stored. */
   async create(clientId: string): Promise<string> {
-    if (!CLIENT_ID.test(clientId)) throw new Error('A client id is 1 to 100 letters, digits, dots, dashes or underscores.');
+    if (!CLIENT_ID.test(clientId))
+      throw new Error('A client id is 1 to 100 letters, digits, dots, dashes or underscores.');
     const secret = randomBytes(32).toString('base64url');
     await this.clients.upsert(clientId, sha256Hex(secret));
     this.stored.delete(clientId);

@@ -21,7 +21,10 @@ export class AdminListConcurrencyInterceptor implements NestInterceptor {
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() !== 'http' || !this.reflector.getAllAndOverride<boolean>(ADMIN_LIST_KEY, [context.getHandler(), context.getClass()])) {
+    if (
+      context.getType() !== 'http' ||
+      !this.reflector.getAllAndOverride<boolean>(ADMIN_LIST_KEY, [context.getHandler(), context.getClass()])
+    ) {
       return next.handle();
     }
     // The authentication guard has run: every admin list route needs a caller.

@@ -11,7 +11,8 @@ const SWEEP_INTERVAL_MS = 10 * 60_000;
 export function lockoutSubject(userId: string | null, identifier: { email?: string; mobile?: string }): string {
   if (userId) return `user:${userId}`;
   // Identifiers of nobody's account are stored hashed: typos of real addresses are personal data.
-  const [kind, value] = identifier.email !== undefined ? ['email', identifier.email] : ['mobile', identifier.mobile ?? ''];
+  const [kind, value] =
+    identifier.email !== undefined ? ['email', identifier.email] : ['mobile', identifier.mobile ?? ''];
   return `${kind}:${sha256Hex(value)}`;
 }
 
@@ -80,7 +81,10 @@ export class LoginLockout {
       [subject, lockoutThreshold, lockoutSeconds],
     );
     // The subject is a user id or a digest, never an email or a mobile.
-    if (locked > 0) this.logger.warn(`Password logins of ${subject} locked for ${lockoutSeconds} s after ${lockoutThreshold} failed attempts`);
+    if (locked > 0)
+      this.logger.warn(
+        `Password logins of ${subject} locked for ${lockoutSeconds} s after ${lockoutThreshold} failed attempts`,
+      );
     return locked > 0;
   }
 

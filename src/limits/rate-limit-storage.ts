@@ -61,7 +61,12 @@ export class RedisRateLimitStorage implements ThrottlerStorage {
       reply = await this.redis.eval(HIT_SCRIPT, keys.length, ...keys, ...args);
     }
     const [hits, windowLeft, blocked, blockLeft] = (reply as number[]).map(Number);
-    return { totalHits: hits, timeToExpire: seconds(windowLeft), isBlocked: blocked === 1, timeToBlockExpire: seconds(blockLeft) };
+    return {
+      totalHits: hits,
+      timeToExpire: seconds(windowLeft),
+      isBlocked: blocked === 1,
+      timeToBlockExpire: seconds(blockLeft),
+    };
   }
 }
 
@@ -88,7 +93,13 @@ export class RateLimitStorage implements ThrottlerStorage, OnApplicationShutdown
     this.shared = redis ? new RedisRateLimitStorage(redis) : null;
   }
 
-  async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<RateLimitRecord> {
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): Promise<RateLimitRecord> {
     if (!this.shared || Date.now() < this.skipSharedUntil) {
       return this.local.increment(key, ttl, limit, blockDuration, throttlerName);
     }
@@ -103,7 +114,9 @@ export class RateLimitStorage implements ThrottlerStorage, OnApplicationShutdown
       this.skipSharedUntil = Date.now() + REDIS_RETRY_AFTER_MS;
       if (!this.degraded) {
         this.degraded = true;
-        this.logger.warn(`Redis unavailable for rate limits (${(error as Error).message}); counting in this process until it is back.`);
+        this.logger.warn(
+          `Redis unavailable for rate limits (${(error as Error).message}); counting in this process until it is back.`,
+        );
       }
       return this.local.increment(key, ttl, limit, blockDuration, throttlerName);
     }

@@ -22,7 +22,18 @@ describe('the account a rate-limited request names', () => {
   });
 
   it('names nothing for bodies without a usable email or mobile', () => {
-    for (const body of [undefined, null, 'text', [], {}, { email: '' }, { email: 42 }, { mobile: ['1'] }, { mobile: '+ -' }, { refresh_token: 'x' }]) {
+    for (const body of [
+      undefined,
+      null,
+      'text',
+      [],
+      {},
+      { email: '' },
+      { email: 42 },
+      { mobile: ['1'] },
+      { mobile: '+ -' },
+      { refresh_token: 'x' },
+    ]) {
       expect(accountOf(body)).toBeUndefined();
     }
   });

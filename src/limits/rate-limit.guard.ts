@@ -1,5 +1,10 @@
 import { Injectable, type ExecutionContext } from '@nestjs/common';
-import { SkipThrottle, ThrottlerGuard, type ThrottlerLimitDetail, type ThrottlerModuleOptions } from '@nestjs/throttler';
+import {
+  SkipThrottle,
+  ThrottlerGuard,
+  type ThrottlerLimitDetail,
+  type ThrottlerModuleOptions,
+} from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
 import { clientAddressKey } from '../common/client-address.js';
 import { normalizeEmail, normalizeMobile } from '../common/normalize.js';
@@ -42,7 +47,8 @@ export function accountOf(body: unknown, phoneRegion?: string): string | undefin
 const requestOf = (context: ExecutionContext) => context.switchToHttp().getRequest<FastifyRequest>();
 
 /** The route's pattern (`/api/auth/login`), not the raw URL, so a query string changes nothing. */
-const isAuthRoute = (context: ExecutionContext) => requestOf(context).routeOptions?.url?.startsWith(AUTH_ROUTES) === true;
+const isAuthRoute = (context: ExecutionContext) =>
+  requestOf(context).routeOptions?.url?.startsWith(AUTH_ROUTES) === true;
 
 export function rateLimitOptions(config: AppConfig): ThrottlerModuleOptions {
   const { ratePerMinute, globalRatePerMinute } = config.limits;
@@ -51,12 +57,18 @@ export function rateLimitOptions(config: AppConfig): ThrottlerModuleOptions {
     setHeaders: false,
     throttlers: [
       { name: RateLimits.Address, ttl: WINDOW_MS, limit: globalRatePerMinute },
-      { name: RateLimits.AuthAddress, ttl: WINDOW_MS, limit: ratePerMinute, skipIf: (context) => !isAuthRoute(context) },
+      {
+        name: RateLimits.AuthAddress,
+        ttl: WINDOW_MS,
+        limit: ratePerMinute,
+        skipIf: (context) => !isAuthRoute(context),
+      },
       {
         name: RateLimits.AuthAccount,
         ttl: WINDOW_MS,
         limit: ratePerMinute,
-        skipIf: (context) => !isAuthRoute(context) || accountOf(requestOf(context).body, config.defaultPhoneRegion) === undefined,
+        skipIf: (context) =>
+          !isAuthRoute(context) || accountOf(requestOf(context).body, config.defaultPhoneRegion) === undefined,
         getTracker: (request) => accountOf(request.body, config.defaultPhoneRegion)!,
       },
     ],
@@ -78,7 +90,10 @@ export class RateLimitGuard extends ThrottlerGuard {
     return clientAddressKey(ip) ?? ip;
   }
 
-  protected override async throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+  protected override async throwThrottlingException(
+    _context: ExecutionContext,
+    detail: ThrottlerLimitDetail,
+  ): Promise<void> {
     throw rateLimited('Too many requests. Try again later.', detail.timeToBlockExpire);
   }
 }

@@ -14,12 +14,19 @@ function terminal(isTTY: boolean): PassThrough & { isTTY: boolean; text: () => s
   return stream;
 }
 
-const configFor = (env: Record<string, string>) => buildAppConfig(parseEnvironment({ JWT_SECRET: randomBytes(32).toString('base64url'), ...env }));
+const configFor = (env: Record<string, string>) =>
+  buildAppConfig(parseEnvironment({ JWT_SECRET: randomBytes(32).toString('base64url'), ...env }));
 
 /** Writes one line through the service's logger options to `output`, as the service would. */
 async function logOne(env: Record<string, string>, output: ReturnType<typeof terminal>): Promise<string> {
-  const [options, destination] = buildLoggerParams(configFor(env), output).pinoHttp as [LoggerOptions, DestinationStream];
-  pino(options, destination).info({ context: 'Probe', user: { email: 'ann@example.com', password: SECRET } }, 'hello from the probe');
+  const [options, destination] = buildLoggerParams(configFor(env), output).pinoHttp as [
+    LoggerOptions,
+    DestinationStream,
+  ];
+  pino(options, destination).info(
+    { context: 'Probe', user: { email: 'ann@example.com', password: SECRET } },
+    'hello from the probe',
+  );
   await new Promise((resolve) => setTimeout(resolve, 50));
   return output.text();
 }
@@ -32,7 +39,11 @@ describe('log format', () => {
     [{ APP_ENV: 'development' }, false, 'json'],
     [{ APP_ENV: 'test' }, true, 'json'],
     [{ APP_ENV: 'staging' }, true, 'json'],
-    [{ APP_ENV: 'production', SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: 'https://sms.example.com/send' }, true, 'json'],
+    [
+      { APP_ENV: 'production', SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: 'https://sms.example.com/send' },
+      true,
+      'json',
+    ],
   ])('%j on a terminal: %s -> %s', (env, isTTY, format) => {
     expect(logFormat(configFor(env as Record<string, string>), { isTTY })).toBe(format);
   });
@@ -40,7 +51,12 @@ describe('log format', () => {
   it('writes one JSON object a line when not pretty', async () => {
     const text = await logOne({ APP_ENV: 'test' }, terminal(true));
     const line = JSON.parse(text.trim()) as Record<string, unknown>;
-    expect(line).toMatchObject({ level: 'info', msg: 'hello from the probe', context: 'Probe', user: { email: 'ann@example.com', password: '[Redacted]' } });
+    expect(line).toMatchObject({
+      level: 'info',
+      msg: 'hello from the probe',
+      context: 'Probe',
+      user: { email: 'ann@example.com', password: '[Redacted]' },
+    });
     expect(text).not.toContain(SECRET);
   });
 

@@ -1,13 +1,28 @@
 import { isSecretKey, REDACTED, redactSecrets, redactUrl } from './log-redaction.js';
 
 describe('log redaction', () => {
-  it.each(['password', 'password_confirmation', 'passwordHash', 'new_password', 'access_token', 'refreshToken', 'temp_token', 'token', 'otp', 'otp_code', 'code', 'authorization', 'Cookie', 'set-cookie', 'jwt_secret', 'x-api-key'])(
-    'treats %s as a secret',
-    (key) => expect(isSecretKey(key)).toBe(true),
-  );
+  it.each([
+    'password',
+    'password_confirmation',
+    'passwordHash',
+    'new_password',
+    'access_token',
+    'refreshToken',
+    'temp_token',
+    'token',
+    'otp',
+    'otp_code',
+    'code',
+    'authorization',
+    'Cookie',
+    'set-cookie',
+    'jwt_secret',
+    'x-api-key',
+  ])('treats %s as a secret', (key) => expect(isSecretKey(key)).toBe(true));
 
-  it.each(['statusCode', 'email', 'name', 'mobile', 'reqId', 'context', 'msg', 'user_id', 'method', 'url'])('keeps %s', (key) =>
-    expect(isSecretKey(key)).toBe(false),
+  it.each(['statusCode', 'email', 'name', 'mobile', 'reqId', 'context', 'msg', 'user_id', 'method', 'url'])(
+    'keeps %s',
+    (key) => expect(isSecretKey(key)).toBe(false),
   );
 
   it('censors secret keys at any depth, in arrays too, without changing the original', () => {
@@ -38,7 +53,9 @@ describe('log redaction', () => {
   });
 
   it('censors secret query parameters in a URL and leaves other URLs alone', () => {
-    expect(redactUrl('/api/auth/reset-password?token=abc&lang=en')).toBe('/api/auth/reset-password?token=%5BRedacted%5D&lang=en');
+    expect(redactUrl('/api/auth/reset-password?token=abc&lang=en')).toBe(
+      '/api/auth/reset-password?token=%5BRedacted%5D&lang=en',
+    );
     expect(redactUrl('/api/admin/users?page=2&search=ann')).toBe('/api/admin/users?page=2&search=ann');
     expect(redactUrl('/health')).toBe('/health');
   });

@@ -11,9 +11,16 @@ export const REDACT_PATHS = [
   'req.headers["proxy-authorization"]',
   'req.headers.cookie',
   'res.headers["set-cookie"]',
-  ...['password', 'password_confirmation', 'token', 'access_token', 'refresh_token', 'temp_token', 'otp', 'code'].flatMap(
-    (key) => [key, `*.${key}`],
-  ),
+  ...[
+    'password',
+    'password_confirmation',
+    'token',
+    'access_token',
+    'refresh_token',
+    'temp_token',
+    'otp',
+    'code',
+  ].flatMap((key) => [key, `*.${key}`]),
 ];
 
 /**

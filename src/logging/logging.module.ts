@@ -45,7 +45,8 @@ function logDestination(config: AppConfig, stdout: NodeJS.WritableStream & { isT
     translateTime: 'SYS:HH:MM:ss.l',
     // A request line reads "request completed POST /api/auth/login 401 in 141 ms"; the JSON keeps the full objects.
     ignore: 'pid,hostname,context,req,res,responseTime',
-    messageFormat: '{if context}[{context}] {end}{msg}{if req.method} {req.method} {req.url}{end}{if res.statusCode} {res.statusCode} in {responseTime} ms{end}',
+    messageFormat:
+      '{if context}[{context}] {end}{msg}{if req.method} {req.method} {req.url}{end}{if res.statusCode} {res.statusCode} in {responseTime} ms{end}',
   });
 }
 
@@ -54,7 +55,10 @@ function logDestination(config: AppConfig, stdout: NodeJS.WritableStream & { isT
  * (once `main.ts` hands Nest this logger) and one line per request from pino-http, all carrying
  * the request's id (Fastify's, the one in the `X-Request-Id` header and in 500 bodies).
  */
-export function buildLoggerParams(config: AppConfig, stdout: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout): Params {
+export function buildLoggerParams(
+  config: AppConfig,
+  stdout: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout,
+): Params {
   return {
     pinoHttp: [
       {
@@ -97,7 +101,12 @@ export function buildLoggerParams(config: AppConfig, stdout: NodeJS.WritableStre
         },
         // The exception filter logs the real error with this request's id; pino-http's own
         // stand-in ("failed with status code 500") would only add a stack of its internals.
-        customErrorObject: (_req: IncomingMessage, _res: ServerResponse, _error: Error, value: Record<string, unknown>) => ({
+        customErrorObject: (
+          _req: IncomingMessage,
+          _res: ServerResponse,
+          _error: Error,
+          value: Record<string, unknown>,
+        ) => ({
           res: value.res,
           responseTime: value.responseTime,
         }),

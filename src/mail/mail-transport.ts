@@ -31,7 +31,9 @@ export class MailTransport implements OnApplicationShutdown {
       this.logger.warn(`SMTP_URL is not set: a mail "${message.subject}" was not sent`);
       return;
     }
-    this.logger.log(`SMTP_URL is not set; the mail follows.\nTo: ${message.to}\nSubject: ${message.subject}\n\n${message.text}`);
+    this.logger.log(
+      `SMTP_URL is not set; the mail follows.\nTo: ${message.to}\nSubject: ${message.subject}\n\n${message.text}`,
+    );
   }
 
   // After every module's onModuleDestroy, so the outbox has finished its last delivery.

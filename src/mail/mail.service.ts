@@ -44,7 +44,9 @@ export class MailService {
         channel: 'mail',
         kind: about.kind ?? 'notice',
         userId: about.userId ?? null,
-        payload: message ? { to: message.to, subject: message.subject, text: message.text } : { to: null, subject: '', text: '' },
+        payload: message
+          ? { to: message.to, subject: message.subject, text: message.text }
+          : { to: null, subject: '', text: '' },
       },
       manager,
     );

@@ -18,7 +18,8 @@ export class MetricsController {
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'Prometheus text exposition format.' })
   async scrape(@Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply): Promise<void> {
-    if (!this.metrics.mayScrape(authorization)) throw new AppException('UNAUTHENTICATED', 'A valid metrics token is required.');
+    if (!this.metrics.mayScrape(authorization))
+      throw new AppException('UNAUTHENTICATED', 'A valid metrics token is required.');
     await reply.type(this.metrics.contentType).send(await this.metrics.render());
   }
 }

@@ -70,7 +70,10 @@ export class MobileOtpService {
       // Queued, never sent here: the answer does not wait for the gateway. A mobile of nobody gets
       // a stand-in that the sender drops, so both cost the request the same work. The sender
       // records `otp.sent` once the gateway has taken the message.
-      await this.sms.send({ to: account ? mobile : null, text: this.codes.message(code), kind: 'otp.login', userId: account?.id ?? null }, manager);
+      await this.sms.send(
+        { to: account ? mobile : null, text: this.codes.message(code), kind: 'otp.login', userId: account?.id ?? null },
+        manager,
+      );
     });
     this.sms.dispatch();
     return { expires_in: this.config.otp.ttl };
@@ -101,7 +104,13 @@ export class MobileOtpService {
       throw new AppException('LOGIN_METHOD_DISABLED', 'Administrators must sign in with their password and a code.');
     }
     const session = await this.sessions.startWithResponse(account, client);
-    await this.audit.record({ type: 'otp.success', actorId: account.id, targetType: 'session', targetId: session.tokens.sessionId, client });
+    await this.audit.record({
+      type: 'otp.success',
+      actorId: account.id,
+      targetType: 'session',
+      targetId: session.tokens.sessionId,
+      client,
+    });
     return session;
   }
 
@@ -126,9 +135,6 @@ export class MobileOtpService {
   }
 
   private findAccount(manager: EntityManager, mobile: string): Promise<Account[]> {
-    return manager.query(
-      `SELECT u.id, u.name, u.email, u.mobile FROM users u WHERE u.mobile = $1`,
-      [mobile],
-    );
+    return manager.query(`SELECT u.id, u.name, u.email, u.mobile FROM users u WHERE u.mobile = $1`, [mobile]);
   }
 }

@@ -31,12 +31,18 @@ export async function checkOtp(
   }
   const attempts = row.attempts + 1;
   const burned = attempts >= MAX_OTP_ATTEMPTS;
-  await manager.update(OtpCode, { id: row.id }, burned ? { attempts, endedAt: new Date(), endReason: 'burned' } : { attempts });
+  await manager.update(
+    OtpCode,
+    { id: row.id },
+    burned ? { attempts, endedAt: new Date(), endReason: 'burned' } : { attempts },
+  );
   return {
     ok: false,
-    error: new AppException('INVALID_OTP', burned ? 'The code is wrong, and no attempts remain: request a new one.' : 'The code is wrong.', [
-      { attempts_remaining: MAX_OTP_ATTEMPTS - attempts },
-    ]),
+    error: new AppException(
+      'INVALID_OTP',
+      burned ? 'The code is wrong, and no attempts remain: request a new one.' : 'The code is wrong.',
+      [{ attempts_remaining: MAX_OTP_ATTEMPTS - attempts }],
+    ),
   };
 }
 

@@ -35,7 +35,10 @@ export async function assertMobileHourlyCap(manager: EntityManager, mobile: stri
     [mobile, null],
   );
   if (stats.sent >= hourlyCap) {
-    throw rateLimited('Too many codes for this mobile; try again later.', (new Date(stats.first!).getTime() + HOUR_MS - Date.now()) / 1000);
+    throw rateLimited(
+      'Too many codes for this mobile; try again later.',
+      (new Date(stats.first!).getTime() + HOUR_MS - Date.now()) / 1000,
+    );
   }
 }
 
@@ -64,6 +67,9 @@ export async function assertCodeRequestAllowed(
   }
   await assertMobileHourlyCap(manager, mobile, limits.hourlyCap);
   if (address && stats.hour_for_ip >= limits.hourlyCap) {
-    throw rateLimited('Too many codes requested; try again later.', (new Date(stats.first_for_ip).getTime() + HOUR_MS - now) / 1000);
+    throw rateLimited(
+      'Too many codes requested; try again later.',
+      (new Date(stats.first_for_ip).getTime() + HOUR_MS - now) / 1000,
+    );
   }
 }

@@ -26,14 +26,25 @@ export class OtpController {
 
   @Post('verify-otp')
   @HttpCode(HttpStatus.OK)
-  async verifyOtp(@Body() dto: VerifyOtpDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async verifyOtp(
+    @Body() dto: VerifyOtpDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return this.withCookies(reply, await this.mobileOtp.verify(dto.mobile, dto.otp, clientOf(request)));
   }
 
   @Post('otp/verify-2fa')
   @HttpCode(HttpStatus.OK)
-  async verifyTwoFactor(@Body() dto: VerifyTwoFactorDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    return this.withCookies(reply, await this.twoFactor.verify(dto.temp_token, dto.code, clientOf(request), dto.method));
+  async verifyTwoFactor(
+    @Body() dto: VerifyTwoFactorDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return this.withCookies(
+      reply,
+      await this.twoFactor.verify(dto.temp_token, dto.code, clientOf(request), dto.method),
+    );
   }
 
   private withCookies(reply: FastifyReply, issued: IssuedSession): TokenPairResponse {

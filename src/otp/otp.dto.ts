@@ -2,7 +2,6 @@ import { IsIn, IsString, Matches, MaxLength, ValidateIf } from 'class-validator'
 import { AppException } from '../common/app-exception.js';
 import { IsAccountMobile } from '../common/contact-fields.js';
 
-
 export class SendOtpDto {
   @IsAccountMobile()
   mobile!: string;
@@ -10,16 +9,19 @@ export class SendOtpDto {
 
 export class VerifyOtpDto extends SendOtpDto {
   /** OTP_LENGTH digits (6 by default); the length itself is checked against the configuration. */
-  @IsString() @Matches(/^\d{4,10}$/, { message: 'otp must be a code of digits' })
+  @IsString()
+  @Matches(/^\d{4,10}$/, { message: 'otp must be a code of digits' })
   otp!: string;
 }
 
 export class VerifyTwoFactorDto {
-  @IsString() @MaxLength(4096)
+  @IsString()
+  @MaxLength(4096)
   temp_token!: string;
 
   /** Digits for an SMS or authenticator-app code; a recovery code also has letters and a dash. */
-  @IsString() @Matches(/^[0-9A-Za-z-]{4,32}$/, { message: 'code must be a code of digits, or a recovery code' })
+  @IsString()
+  @Matches(/^[0-9A-Za-z-]{4,32}$/, { message: 'code must be a code of digits, or a recovery code' })
   code!: string;
 
   /** Which second factor `code` is; absent, the first one the challenge offered. */
@@ -31,6 +33,8 @@ export class VerifyTwoFactorDto {
 /** A code of the wrong length is a malformed request, not a wrong guess: it costs no attempt. */
 export function assertCodeLength(code: string, length: number, field: 'otp' | 'code'): void {
   if (code.length !== length) {
-    throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [{ field, message: `${field} must be exactly ${length} digits` }]);
+    throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
+      { field, message: `${field} must be exactly ${length} digits` },
+    ]);
   }
 }

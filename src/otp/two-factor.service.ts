@@ -73,7 +73,11 @@ export class TwoFactorService {
     return this.users.isPrivilegedAccount(user.id);
   }
 
-  async challenge(user: PublicUser, client: ClientInfo, methods: SecondFactorMethod[] = ['sms']): Promise<TwoFactorChallenge> {
+  async challenge(
+    user: PublicUser,
+    client: ClientInfo,
+    methods: SecondFactorMethod[] = ['sms'],
+  ): Promise<TwoFactorChallenge> {
     // Without SMS the row still carries the challenge's attempts and single use; its code is never sent.
     const mobile = methods.includes('sms') ? user.mobile : null;
     const jti = randomUUID();
@@ -103,14 +107,25 @@ export class TwoFactorService {
         clientIp: client.ip?.slice(0, 64) ?? null,
         expiresAt: new Date(Date.now() + ttl * 1000),
       });
-      if (mobile !== null) await this.sms.send({ to: mobile, text: this.codes.message(code), kind: '2fa', userId: user.id }, manager);
+      if (mobile !== null)
+        await this.sms.send({ to: mobile, text: this.codes.message(code), kind: '2fa', userId: user.id }, manager);
     });
     if (mobile !== null) this.sms.dispatch();
     const offered = methods.includes('totp') ? { methods } : {};
-    return { requires_otp: true, temp_token: tempToken, mobile_masked: mobile === null ? null : maskMobile(mobile), ...offered };
+    return {
+      requires_otp: true,
+      temp_token: tempToken,
+      mobile_masked: mobile === null ? null : maskMobile(mobile),
+      ...offered,
+    };
   }
 
-  async verify(tempToken: string, code: string, client: ClientInfo, requested?: SecondFactorMethod): Promise<IssuedSession> {
+  async verify(
+    tempToken: string,
+    code: string,
+    client: ClientInfo,
+    requested?: SecondFactorMethod,
+  ): Promise<IssuedSession> {
     const claims = await this.tokens.verifyTwoFactor(tempToken);
     const method = requested ?? ((await this.totp.isEnrolled(claims.sub)) ? 'totp' : 'sms');
     if (method !== 'recovery') assertDigits(code, method === 'sms' ? this.config.otp.length : 6);
@@ -129,25 +144,53 @@ export class TwoFactorService {
       if (method === 'sms') return checkOtp(manager, this.codes, row, claims.jti, code);
       // Only an account that enrolled an app is offered these; a code of one step is accepted once.
       return checkChallengeAnswer(manager, row, async () =>
-        method === 'totp' ? this.totp.check(manager, claims.sub, code, false) : this.recoveryCodes.use(manager, claims.sub, code),
+        method === 'totp'
+          ? this.totp.check(manager, claims.sub, code, false)
+          : this.recoveryCodes.use(manager, claims.sub, code),
       );
     });
     if (!result.ok) {
-      await this.audit.record({ type: '2fa.failure', actorId: claims.sub, client, details: { reason: result.error.code, method } });
+      await this.audit.record({
+        type: '2fa.failure',
+        actorId: claims.sub,
+        client,
+        details: { reason: result.error.code, method },
+      });
       // A wrong code is a failed login of the account, on the password's counter: new challenges
       // (each needing the password) buy no fresh guesses.
       if (result.error.code === 'INVALID_OTP' && (await this.lockout.countFailure(subject))) {
-        await this.audit.record({ type: '2fa.lockout', actorId: claims.sub, targetType: 'user', targetId: claims.sub, client });
+        await this.audit.record({
+          type: '2fa.lockout',
+          actorId: claims.sub,
+          targetType: 'user',
+          targetId: claims.sub,
+          client,
+        });
       }
       throw result.error;
     }
     const user = await this.users.findProfile(claims.sub);
-    if (!user || result.row.userId !== user.id) throw new AppException('UNAUTHENTICATED', 'The token is missing, invalid, expired or revoked.');
+    if (!user || result.row.userId !== user.id)
+      throw new AppException('UNAUTHENTICATED', 'The token is missing, invalid, expired or revoked.');
     // The sign-in is complete: the count left by the password step starts over.
     await this.lockout.succeeded(subject);
     const session = await this.sessions.startWithResponse(user, client);
-    await this.audit.record({ type: '2fa.success', actorId: user.id, targetType: 'session', targetId: session.tokens.sessionId, client, details: { method } });
-    if (method === 'recovery') await this.audit.record({ type: '2fa.recovery_code_used', actorId: user.id, targetType: 'user', targetId: user.id, client });
+    await this.audit.record({
+      type: '2fa.success',
+      actorId: user.id,
+      targetType: 'session',
+      targetId: session.tokens.sessionId,
+      client,
+      details: { method },
+    });
+    if (method === 'recovery')
+      await this.audit.record({
+        type: '2fa.recovery_code_used',
+        actorId: user.id,
+        targetType: 'user',
+        targetId: user.id,
+        client,
+      });
     return session;
   }
 }
@@ -155,7 +198,9 @@ export class TwoFactorService {
 /** SMS and app codes are digits of a known length; anything else is malformed and costs no attempt. */
 function assertDigits(code: string, length: number): void {
   if (!/^\d+$/.test(code)) {
-    throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [{ field: 'code', message: 'code must be a code of digits' }]);
+    throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
+      { field: 'code', message: 'code must be a code of digits' },
+    ]);
   }
   assertCodeLength(code, length, 'code');
 }

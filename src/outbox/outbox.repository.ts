@@ -18,7 +18,14 @@ export class OutboxRepository {
 
   async insert(
     manager: EntityManager,
-    row: { id: string; channel: OutboxChannel; kind: OutboxKind; userId: string | null; origin: string; payload: Buffer },
+    row: {
+      id: string;
+      channel: OutboxChannel;
+      kind: OutboxKind;
+      userId: string | null;
+      origin: string;
+      payload: Buffer;
+    },
   ): Promise<void> {
     await manager.query(
       `INSERT INTO outbox_messages (id, channel, kind, user_id, origin, payload) VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -32,7 +39,12 @@ export class OutboxRepository {
    * skipped (SKIP LOCKED), and a claimed row is pushed out by `leaseSeconds`, so each message has
    * one sender at a time and comes back if that sender dies mid-delivery.
    */
-  async claim(origin: string, limit: number, leaseSeconds: number, orphanAfterSeconds: number): Promise<ClaimedMessage[]> {
+  async claim(
+    origin: string,
+    limit: number,
+    leaseSeconds: number,
+    orphanAfterSeconds: number,
+  ): Promise<ClaimedMessage[]> {
     // TypeORM answers an UPDATE with [rows, affected].
     const [rows]: [ClaimedMessage[], number] = await this.dataSource.query(
       `UPDATE outbox_messages m
@@ -67,7 +79,9 @@ export class OutboxRepository {
 
   /** Messages not yet delivered, dropped or given up, across every instance. */
   async countPending(): Promise<number> {
-    const [row]: { count: number }[] = await this.dataSource.query(`SELECT count(*)::int AS count FROM outbox_messages WHERE status = 'pending'`);
+    const [row]: { count: number }[] = await this.dataSource.query(
+      `SELECT count(*)::int AS count FROM outbox_messages WHERE status = 'pending'`,
+    );
     return row?.count ?? 0;
   }
 

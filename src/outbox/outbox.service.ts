@@ -69,7 +69,14 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
    */
   async enqueue(item: OutboxItem, manager?: EntityManager): Promise<void> {
     const id = randomUUID();
-    const row = { id, channel: item.channel, kind: item.kind, userId: item.userId, origin: this.origin, payload: this.cipher.seal(id, item.payload) };
+    const row = {
+      id,
+      channel: item.channel,
+      kind: item.kind,
+      userId: item.userId,
+      origin: this.origin,
+      payload: this.cipher.seal(id, item.payload),
+    };
     await this.repository.insert(manager ?? this.dataSource.manager, row);
     if (!manager) this.wake();
   }
@@ -126,7 +133,9 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
         // A message whose bookkeeping fails (the database went away) comes back when its lease ends.
         await Promise.all(
           batch.map((message) =>
-            this.deliver(message).catch((error: unknown) => this.logger.warn(`Outbox message ${message.id} left for later: ${(error as Error).message}`)),
+            this.deliver(message).catch((error: unknown) =>
+              this.logger.warn(`Outbox message ${message.id} left for later: ${(error as Error).message}`),
+            ),
           ),
         );
         if (batch.length < BATCH_SIZE && !this.wakeRequested) return;
@@ -162,7 +171,9 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
         await this.giveUp(message, reason);
       } else {
         const delay = Math.min(MAX_RETRY_DELAY_MS, this.config.outbox.retryBaseMs * 2 ** (message.attempts - 1));
-        this.logger.warn(`${message.channel} message ${message.id} (${message.kind}) attempt ${message.attempts} failed: ${reason}; next in ${delay} ms`);
+        this.logger.warn(
+          `${message.channel} message ${message.id} (${message.kind}) attempt ${message.attempts} failed: ${reason}; next in ${delay} ms`,
+        );
         await this.repository.retryLater(message.id, delay, reason);
         this.nextRetryAt = Math.min(this.nextRetryAt, Date.now() + delay);
       }
@@ -176,7 +187,9 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
   private async giveUp(message: ClaimedMessage, reason: string): Promise<void> {
     await this.repository.finish(message.id, 'failed', reason);
     outboxDeliveries.inc({ channel: message.channel, kind: message.kind, outcome: 'given_up' });
-    this.logger.error(`${message.channel} message ${message.id} (${message.kind}) not delivered after ${message.attempts} attempts: ${reason}`);
+    this.logger.error(
+      `${message.channel} message ${message.id} (${message.kind}) not delivered after ${message.attempts} attempts: ${reason}`,
+    );
     await this.audit.record({
       type: 'message.undelivered',
       actorId: message.user_id,
@@ -193,10 +206,17 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
 
 /** What went wrong, without content: transports' messages may quote the recipient or the text. */
 function describeFailure(error: unknown): string {
-  const { name, message, code, responseCode } = error as { name?: string; message?: string; code?: unknown; responseCode?: number };
+  const { name, message, code, responseCode } = error as {
+    name?: string;
+    message?: string;
+    code?: unknown;
+    responseCode?: number;
+  };
   // SmsDeliveryError messages carry the gateway's status only (see http-post.ts).
   if (name === 'SmsDeliveryError' && message) return message.slice(0, 200);
   // nodemailer: an error code such as ECONNECTION, and the SMTP reply code.
-  const detail = [typeof code === 'string' ? code : undefined, responseCode ? `SMTP ${responseCode}` : undefined].filter(Boolean).join(', ');
+  const detail = [typeof code === 'string' ? code : undefined, responseCode ? `SMTP ${responseCode}` : undefined]
+    .filter(Boolean)
+    .join(', ');
   return `${name ?? 'Error'}${detail ? ` (${detail})` : ''}`.slice(0, 200);
 }

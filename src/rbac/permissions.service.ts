@@ -23,7 +23,9 @@ export class PermissionsService {
   ) {}
 
   async list(): Promise<{ items: PermissionResponse[]; total: number }> {
-    const permissions = await this.dataSource.getRepository(Permission).find({ order: { groupName: 'ASC', name: 'ASC' } });
+    const permissions = await this.dataSource
+      .getRepository(Permission)
+      .find({ order: { groupName: 'ASC', name: 'ASC' } });
     return { items: permissions.map(toPermissionResponse), total: permissions.length };
   }
 
@@ -46,34 +48,54 @@ export class PermissionsService {
       return id as string;
     });
     await this.versions.bumpGlobal();
-    await this.audit.record({ type: 'permission.create', actorId, targetType: 'permission', targetId: id, details: { name: dto.name } });
+    await this.audit.record({
+      type: 'permission.create',
+      actorId,
+      targetType: 'permission',
+      targetId: id,
+      details: { name: dto.name },
+    });
     return this.get(id);
   }
 
   async update(id: string, dto: UpdatePermissionDto, actor: PolicyActor): Promise<PermissionResponse> {
     await this.writing(async (manager) => {
-      const permission = await manager.getRepository(Permission).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      const permission = await manager
+        .getRepository(Permission)
+        .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!permission) throw notFound('Permission');
       assertMayActOn(actor, { type: 'permission', id }, [permission.name], 'permission.update');
       if (dto.name !== undefined && dto.name !== permission.name && permission.isSystem) {
         throw systemProtected('permission', 'renamed');
       }
-      await manager.update(Permission, { id }, {
-        ...(dto.name !== undefined && { name: dto.name }),
-        ...(dto.display_name !== undefined && { displayName: dto.display_name }),
-        ...(dto.description !== undefined && { description: dto.description }),
-        ...(dto.group_name !== undefined && { groupName: dto.group_name }),
-        updatedAt: new Date(),
-      });
+      await manager.update(
+        Permission,
+        { id },
+        {
+          ...(dto.name !== undefined && { name: dto.name }),
+          ...(dto.display_name !== undefined && { displayName: dto.display_name }),
+          ...(dto.description !== undefined && { description: dto.description }),
+          ...(dto.group_name !== undefined && { groupName: dto.group_name }),
+          updatedAt: new Date(),
+        },
+      );
     });
     await this.versions.bumpGlobal();
-    await this.audit.record({ type: 'permission.update', actorId: actor.id, targetType: 'permission', targetId: id, details: { fields: Object.keys(dto) } });
+    await this.audit.record({
+      type: 'permission.update',
+      actorId: actor.id,
+      targetType: 'permission',
+      targetId: id,
+      details: { fields: Object.keys(dto) },
+    });
     return this.get(id);
   }
 
   async delete(id: string, actor: PolicyActor): Promise<Record<string, never>> {
     await this.dataSource.transaction(async (manager) => {
-      const permission = await manager.getRepository(Permission).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      const permission = await manager
+        .getRepository(Permission)
+        .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!permission) throw notFound('Permission');
       assertMayActOn(actor, { type: 'permission', id }, [permission.name], 'permission.delete');
       if (permission.isSystem) throw systemProtected('permission', 'deleted');

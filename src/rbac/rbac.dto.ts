@@ -10,14 +10,22 @@ export const PERMISSION_NAME = /^[a-z][a-z0-9_-]*\.[a-z][a-z0-9_-]*$/;
 
 /** What a role body may carry besides its name, in create and update alike. */
 class RoleFields {
-  @UnlessAbsent() @IsString() @MaxLength(255)
+  @UnlessAbsent()
+  @IsString()
+  @MaxLength(255)
   display_name?: string;
 
-  @UnlessAbsent() @IsString() @MaxLength(10_000)
+  @UnlessAbsent()
+  @IsString()
+  @MaxLength(10_000)
   description?: string;
 
   /** The role's whole permission set (an update replaces it). */
-  @UnlessAbsent() @IsArray() @ArrayMaxSize(1000) @ArrayUnique() @IsUUID('all', { each: true })
+  @UnlessAbsent()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @ArrayUnique()
+  @IsUUID('all', { each: true })
   permission_ids?: string[];
 }
 
@@ -27,7 +35,8 @@ export class CreateRoleDto extends RoleFields {
 }
 
 export class UpdateRoleDto extends RoleFields {
-  @UnlessAbsent() @IsRoleName()
+  @UnlessAbsent()
+  @IsRoleName()
   name?: string;
 }
 
@@ -35,22 +44,35 @@ const PERMISSION_NAME_MESSAGE = 'name must have the form resource.action, e.g. r
 
 /** What a permission body may carry besides its name, in create and update alike. */
 class PermissionFields {
-  @UnlessAbsent() @IsString() @MaxLength(255)
+  @UnlessAbsent()
+  @IsString()
+  @MaxLength(255)
   display_name?: string;
 
-  @UnlessAbsent() @IsString() @MaxLength(10_000)
+  @UnlessAbsent()
+  @IsString()
+  @MaxLength(10_000)
   description?: string;
 
-  @UnlessAbsent() @IsString() @MaxLength(255)
+  @UnlessAbsent()
+  @IsString()
+  @MaxLength(255)
   group_name?: string;
 }
 
 export class CreatePermissionDto extends PermissionFields {
-  @Transform(trim) @IsString() @Length(3, 255) @Matches(PERMISSION_NAME, { message: PERMISSION_NAME_MESSAGE })
+  @Transform(trim)
+  @IsString()
+  @Length(3, 255)
+  @Matches(PERMISSION_NAME, { message: PERMISSION_NAME_MESSAGE })
   name!: string;
 }
 
 export class UpdatePermissionDto extends PermissionFields {
-  @UnlessAbsent() @Transform(trim) @IsString() @Length(3, 255) @Matches(PERMISSION_NAME, { message: PERMISSION_NAME_MESSAGE })
+  @UnlessAbsent()
+  @Transform(trim)
+  @IsString()
+  @Length(3, 255)
+  @Matches(PERMISSION_NAME, { message: PERMISSION_NAME_MESSAGE })
   name?: string;
 }

@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, type EntityManager } from 'typeorm';
 import { AuditLog } from '../audit/audit-log.service.js';
-import { assertAdminRoleKeepsEveryPermission, assertMayActOn, assertMayGrant, type PolicyActor } from '../authz/privilege-refusal.js';
+import {
+  assertAdminRoleKeepsEveryPermission,
+  assertMayActOn,
+  assertMayGrant,
+  type PolicyActor,
+} from '../authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from './authz-versions.js';
 import { Permission } from './permission.entity.js';
@@ -24,7 +29,9 @@ export class RolesService {
   ) {}
 
   async list(): Promise<{ items: RoleResponse[]; total: number }> {
-    const roles = await this.dataSource.getRepository(Role).find({ relations: { permissions: true }, order: { name: 'ASC' } });
+    const roles = await this.dataSource
+      .getRepository(Role)
+      .find({ relations: { permissions: true }, order: { name: 'ASC' } });
     return { items: roles.map(toRoleResponse), total: roles.length };
   }
 
@@ -46,7 +53,13 @@ export class RolesService {
       }
       return id as string;
     });
-    await this.audit.record({ type: 'role.create', actorId: actor.id, targetType: 'role', targetId: id, details: { name: dto.name } });
+    await this.audit.record({
+      type: 'role.create',
+      actorId: actor.id,
+      targetType: 'role',
+      targetId: id,
+      details: { name: dto.name },
+    });
     return this.get(id);
   }
 
@@ -73,7 +86,13 @@ export class RolesService {
     });
     // Role definitions touch every holder: all cached callers go stale.
     await this.versions.bumpGlobal();
-    await this.audit.record({ type: 'role.update', actorId: actor.id, targetType: 'role', targetId: id, details: { fields: Object.keys(dto) } });
+    await this.audit.record({
+      type: 'role.update',
+      actorId: actor.id,
+      targetType: 'role',
+      targetId: id,
+      details: { fields: Object.keys(dto) },
+    });
     return this.get(id);
   }
 
@@ -98,10 +117,15 @@ export class RolesService {
 
   /** The names of these permissions; an unknown id is 400 and nothing changes. */
   private async permissionNames(manager: EntityManager, permissionIds: string[]): Promise<string[]> {
-    const found = await manager.getRepository(Permission).find({ where: { id: In(permissionIds) }, select: { id: true, name: true } });
+    const found = await manager
+      .getRepository(Permission)
+      .find({ where: { id: In(permissionIds) }, select: { id: true, name: true } });
     if (found.length !== permissionIds.length) {
       const known = new Set(found.map((permission) => permission.id));
-      throw unknownIds('permission_ids', permissionIds.filter((id) => !known.has(id)));
+      throw unknownIds(
+        'permission_ids',
+        permissionIds.filter((id) => !known.has(id)),
+      );
     }
     return found.map((permission) => permission.name);
   }
@@ -116,17 +140,22 @@ export class RolesService {
 
   /** All ids must exist, or nothing changes (the caller's transaction rolls back). */
   private async replacePermissions(manager: EntityManager, roleId: string, permissionIds: string[]): Promise<void> {
-    const found = await manager.getRepository(Permission).find({ where: { id: In(permissionIds) }, select: { id: true } });
+    const found = await manager
+      .getRepository(Permission)
+      .find({ where: { id: In(permissionIds) }, select: { id: true } });
     if (found.length !== permissionIds.length) {
       const known = new Set(found.map((permission) => permission.id));
-      throw unknownIds('permission_ids', permissionIds.filter((id) => !known.has(id)));
+      throw unknownIds(
+        'permission_ids',
+        permissionIds.filter((id) => !known.has(id)),
+      );
     }
     await manager.query(`DELETE FROM role_permissions WHERE role_id = $1`, [roleId]);
     if (permissionIds.length > 0) {
-      await manager.query(
-        `INSERT INTO role_permissions (role_id, permission_id) SELECT $1, unnest($2::uuid[])`,
-        [roleId, permissionIds],
-      );
+      await manager.query(`INSERT INTO role_permissions (role_id, permission_id) SELECT $1, unnest($2::uuid[])`, [
+        roleId,
+        permissionIds,
+      ]);
     }
   }
 

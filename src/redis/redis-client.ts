@@ -27,4 +27,3 @@ export function createRedis(config: AppConfig): RedisClient {
   });
   return client;
 }
-

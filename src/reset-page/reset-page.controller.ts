@@ -12,7 +12,10 @@ export class ResetPageController {
   @ApiProduces('text/html')
   @ApiOkResponse({ description: 'The form that sets a new password with the token of a reset link (`?token=...`).' })
   page(@Res() reply: FastifyReply): FastifyReply {
-    return reply.header('content-security-policy', RESET_PAGE_CSP).type('text/html; charset=utf-8').send(RESET_PAGE_HTML);
+    return reply
+      .header('content-security-policy', RESET_PAGE_CSP)
+      .type('text/html; charset=utf-8')
+      .send(RESET_PAGE_HTML);
   }
 
   @Get('page.js')

@@ -9,10 +9,12 @@ const UnlessAbsent = () => ValidateIf((_dto: object, value: unknown) => value !=
  * fields are refused with 400.
  */
 export class UpdateSettingsDto {
-  @UnlessAbsent() @IsBoolean()
+  @UnlessAbsent()
+  @IsBoolean()
   email_password?: boolean;
 
-  @UnlessAbsent() @IsBoolean()
+  @UnlessAbsent()
+  @IsBoolean()
   mobile_otp?: boolean;
 }
 

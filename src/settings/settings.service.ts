@@ -31,7 +31,10 @@ export class SettingsService {
   /** Bounds how long a cached value can outlive a change whose publication failed. */
   static readonly MAX_AGE_MS = 60_000;
   private readonly logger = new Logger('Settings');
-  private readonly cache = new VersionedCache<Readonly<LoginMethods>>({ maxEntries: 1, maxAgeMs: SettingsService.MAX_AGE_MS });
+  private readonly cache = new VersionedCache<Readonly<LoginMethods>>({
+    maxEntries: 1,
+    maxAgeMs: SettingsService.MAX_AGE_MS,
+  });
 
   constructor(
     private readonly repository: SettingsRepository,
@@ -91,11 +94,16 @@ export class SettingsService {
     if (rows.length < keys.length) {
       // First read on this database: the configuration gives the initial values. Concurrent
       // first readers (several instances starting) agree through ON CONFLICT DO NOTHING.
-      await this.repository.insertMissing(FLAGS.map((flag) => ({ key: KEYS[flag], value: this.config.loginMethods[flag] })));
+      await this.repository.insertMissing(
+        FLAGS.map((flag) => ({ key: KEYS[flag], value: this.config.loginMethods[flag] })),
+      );
       rows = await this.repository.findByKeys(keys);
     }
     const byKey = new Map(rows.map((row) => [row.key, row.value]));
-    return Object.freeze({ emailPassword: this.flag(byKey, 'emailPassword'), mobileOtp: this.flag(byKey, 'mobileOtp') });
+    return Object.freeze({
+      emailPassword: this.flag(byKey, 'emailPassword'),
+      mobileOtp: this.flag(byKey, 'mobileOtp'),
+    });
   }
 
   private flag(values: Map<string, unknown>, flag: Flag): boolean {

@@ -35,7 +35,11 @@ export interface AccountChangeRequest {
   client?: ClientInfo;
 }
 
-const FIELD_NAMES: Record<IdentityField, string> = { email: 'email address', mobile: 'mobile number', password: 'password' };
+const FIELD_NAMES: Record<IdentityField, string> = {
+  email: 'email address',
+  mobile: 'mobile number',
+  password: 'password',
+};
 
 /**
  * The one way an account's name, email, mobile or password changes. What was issued to the old
@@ -72,7 +76,11 @@ export class IdentityChangeService {
         await this.users.updateAccount(manager, userId, pick(request.changes, changed));
       }
       if (changed.some(isIdentityField)) {
-        await this.sessions.revoke(manager, { userId, exceptSessionId: request.keepSessionId }, request.revocationReason);
+        await this.sessions.revoke(
+          manager,
+          { userId, exceptSessionId: request.keepSessionId },
+          request.revocationReason,
+        );
         await this.resetTokens.voidAllOfUser(manager, userId);
         // A pending email or mobile change was asked for under the old identity (its own request,
         // when it is what applies here, was consumed by beforeChange).
@@ -121,7 +129,10 @@ function isIdentityField(field: ChangedField): field is IdentityField {
   return field !== 'name';
 }
 
-function changedFields(current: { name: string; email: string; mobile: string | null }, changes: AccountChanges): ChangedField[] {
+function changedFields(
+  current: { name: string; email: string; mobile: string | null },
+  changes: AccountChanges,
+): ChangedField[] {
   const changed: ChangedField[] = [];
   if (changes.name !== undefined && changes.name !== current.name) changed.push('name');
   if (changes.email !== undefined && changes.email !== current.email) changed.push('email');

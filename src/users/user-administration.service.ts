@@ -41,7 +41,11 @@ export class UserAdministrationService {
     const passwordHash = await this.passwords.hash(dto.password);
     const user = await this.conflictsAsHttp(() =>
       this.dataSource.transaction((manager) =>
-        this.users.insertWithRole(manager, { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash }, SystemRoles.User),
+        this.users.insertWithRole(
+          manager,
+          { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash },
+          SystemRoles.User,
+        ),
       ),
     );
     await this.audit.record({ type: 'user.create', actorId, targetType: 'user', targetId: user.id });
@@ -86,11 +90,21 @@ export class UserAdministrationService {
    * permission they lack. Both sets are read in the change's transaction, after its locks, so a
    * grant made a moment ago counts.
    */
-  private async assertMayActOnUser(manager: EntityManager, actorId: string, targetId: string, action: string): Promise<void> {
+  private async assertMayActOnUser(
+    manager: EntityManager,
+    actorId: string,
+    targetId: string,
+    action: string,
+  ): Promise<void> {
     const actor = await this.users.findEffectiveAccess(actorId, manager);
     const target = await this.users.findEffectiveAccess(targetId, manager);
     if (!target) return; // the method's own lookup answers 404
-    assertMayActOn({ id: actorId, permissions: actor?.permissions ?? [] }, { type: 'user', id: targetId }, target.permissions, action);
+    assertMayActOn(
+      { id: actorId, permissions: actor?.permissions ?? [] },
+      { type: 'user', id: targetId },
+      target.permissions,
+      action,
+    );
   }
 
   private async conflictsAsHttp<T>(work: () => Promise<T>): Promise<T> {
@@ -99,7 +113,9 @@ export class UserAdministrationService {
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       const field = /mobile/.test(String((error as { detail?: string }).detail)) ? 'mobile' : 'email';
-      throw new AppException('CONFLICT', `This ${field} is already registered.`, [{ field, message: `${field} is already registered` }]);
+      throw new AppException('CONFLICT', `This ${field} is already registered.`, [
+        { field, message: `${field} is already registered` },
+      ]);
     }
   }
 }

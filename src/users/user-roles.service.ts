@@ -31,7 +31,8 @@ export class UserRolesService {
   add(actor: AuthUser, userId: string, roleIds: string[]): Promise<{ roles: RoleRef[] }> {
     return this.change(actor, userId, async (manager, current) => {
       const roles = await this.findRoles(manager, roleIds);
-      if (roles.some((role) => role.name === SystemRoles.Admin)) assertMayAssignAdminRole(actor, userTarget(userId), 'user.roles');
+      if (roles.some((role) => role.name === SystemRoles.Admin))
+        assertMayAssignAdminRole(actor, userTarget(userId), 'user.roles');
       const next = new Map(current.map((role) => [role.id, role]));
       for (const role of roles) next.set(role.id, role);
       return [...next.values()];
@@ -43,7 +44,8 @@ export class UserRolesService {
     return this.change(actor, userId, async (manager, current) => {
       const roles = await this.findRoles(manager, roleIds);
       // Granting, keeping or taking away admin through a replacement all count as assigning it.
-      if ([...roles, ...current].some((role) => role.name === SystemRoles.Admin)) assertMayAssignAdminRole(actor, userTarget(userId), 'user.roles');
+      if ([...roles, ...current].some((role) => role.name === SystemRoles.Admin))
+        assertMayAssignAdminRole(actor, userTarget(userId), 'user.roles');
       return roles;
     });
   }
@@ -72,7 +74,8 @@ export class UserRolesService {
       const next = await decide(manager, current);
       await this.assertWithinActorsPermissions(manager, actor, userId, current, next);
       const losesAdmin =
-        current.some((role) => role.name === SystemRoles.Admin) && !next.some((role) => role.name === SystemRoles.Admin);
+        current.some((role) => role.name === SystemRoles.Admin) &&
+        !next.some((role) => role.name === SystemRoles.Admin);
       if (losesAdmin && (await isLastAdmin(manager, userId))) {
         throw new AppException('CONFLICT', 'The last administrator cannot lose the admin role.');
       }
@@ -86,7 +89,13 @@ export class UserRolesService {
       return next;
     });
     await this.versions.bumpUser(userId);
-    await this.audit.record({ type: 'user.roles', actorId: actor.id, targetType: 'user', targetId: userId, details: { roles: roles.map((role) => role.name).sort() } });
+    await this.audit.record({
+      type: 'user.roles',
+      actorId: actor.id,
+      targetType: 'user',
+      targetId: userId,
+      details: { roles: roles.map((role) => role.name).sort() },
+    });
     return { roles: roles.map(({ id, name }) => ({ id, name })).sort((a, b) => a.name.localeCompare(b.name)) };
   }
 
@@ -110,16 +119,30 @@ export class UserRolesService {
       `SELECT DISTINCT p.name FROM role_permissions rp JOIN permissions p ON p.id = rp.permission_id WHERE rp.role_id = ANY($1::uuid[])`,
       [added],
     );
-    assertMayGrant(actor, userTarget(userId), granted.map((row) => row.name), 'user.roles');
+    assertMayGrant(
+      actor,
+      userTarget(userId),
+      granted.map((row) => row.name),
+      'user.roles',
+    );
   }
 
   /** Unknown ids in a body are a bad request; an unknown id in the path is not found. */
-  private async findRoles(manager: EntityManager, ids: string[], missing: 'VALIDATION_FAILED' | 'NOT_FOUND' = 'VALIDATION_FAILED') {
-    const roles = ids.length ? await manager.getRepository(Role).find({ where: { id: In(ids) }, select: { id: true, name: true } }) : [];
+  private async findRoles(
+    manager: EntityManager,
+    ids: string[],
+    missing: 'VALIDATION_FAILED' | 'NOT_FOUND' = 'VALIDATION_FAILED',
+  ) {
+    const roles = ids.length
+      ? await manager.getRepository(Role).find({ where: { id: In(ids) }, select: { id: true, name: true } })
+      : [];
     if (roles.length !== ids.length) {
       if (missing === 'NOT_FOUND') throw notFound('Role');
       const known = new Set(roles.map((role) => role.id));
-      throw unknownIds('role_ids', ids.filter((id) => !known.has(id)));
+      throw unknownIds(
+        'role_ids',
+        ids.filter((id) => !known.has(id)),
+      );
     }
     return roles as RoleRef[];
   }

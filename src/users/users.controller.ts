@@ -40,7 +40,12 @@ export class UsersController {
 
   /** The specification's handler-level check, with its own message. */
   @Put(':id')
-  update(@CurrentUser() actor: AuthUser, @UuidParam() id: string, @Body() dto: UpdateUserDto, @Req() request: FastifyRequest) {
+  update(
+    @CurrentUser() actor: AuthUser,
+    @UuidParam() id: string,
+    @Body() dto: UpdateUserDto,
+    @Req() request: FastifyRequest,
+  ) {
     assertMayEditUsers(actor);
     return this.users.update(id, dto, actor.id, clientOf(request));
   }
@@ -73,6 +78,8 @@ export class UsersController {
 
 function assertMayEditUsers(actor: AuthUser): void {
   if (!actor.has(Permissions.UsersEdit)) {
-    throw new AppException('FORBIDDEN', 'You have no permission to edit users.', [{ permission: Permissions.UsersEdit }]);
+    throw new AppException('FORBIDDEN', 'You have no permission to edit users.', [
+      { permission: Permissions.UsersEdit },
+    ]);
   }
 }

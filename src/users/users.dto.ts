@@ -16,13 +16,23 @@ import { IsAccountEmail, IsAccountMobile, IsPersonName } from '../common/contact
 import { UnlessAbsent } from '../common/unless-absent.js';
 
 export class ListUsersQuery {
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100_000)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
   page = 1;
 
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
   limit = 20;
 
-  @IsOptional() @IsString() @MaxLength(255)
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
   search?: string;
 }
 
@@ -36,28 +46,36 @@ export class CreateUserDto {
   @IsNewPassword()
   password!: string;
 
-  @UnlessAbsent() @IsAccountMobile()
+  @UnlessAbsent()
+  @IsAccountMobile()
   mobile?: string;
 }
 
 /** Optional fields may be left out; `null` is a wrong type (UnlessAbsent), except where it means "remove". */
 export class UpdateUserDto {
-  @UnlessAbsent() @IsPersonName()
+  @UnlessAbsent()
+  @IsPersonName()
   name?: string;
 
-  @UnlessAbsent() @IsAccountEmail()
+  @UnlessAbsent()
+  @IsAccountEmail()
   email?: string;
 
   /** `null` removes the mobile number. */
-  @IsOptional() @IsAccountMobile()
+  @IsOptional()
+  @IsAccountMobile()
   mobile?: string | null;
 
   /** Setting a password signs the user out everywhere. */
-  @UnlessAbsent() @IsNewPassword()
+  @UnlessAbsent()
+  @IsNewPassword()
   password?: string;
 }
 
 export class RoleIdsDto {
-  @IsArray() @ArrayMaxSize(100) @ArrayUnique() @IsUUID('all', { each: true })
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ArrayUnique()
+  @IsUUID('all', { each: true })
   role_ids!: string[];
 }

@@ -70,7 +70,11 @@ function searchCondition(search: string | undefined): { where: string; params: u
  * those rows only: the cost follows the page, not the table. Exported so the tests can EXPLAIN
  * exactly what the service runs.
  */
-export function adminUsersPageQuery(search: string | undefined, limit: number, offset: number): { sql: string; params: unknown[] } {
+export function adminUsersPageQuery(
+  search: string | undefined,
+  limit: number,
+  offset: number,
+): { sql: string; params: unknown[] } {
   const { where, params } = searchCondition(search);
   return {
     sql: `SELECT p.id, p.name, p.email, p.mobile, p.created_at, p.updated_at, ${ROLES_OF_P} AS roles
@@ -108,11 +112,15 @@ export class UsersRepository {
    * sign-in never overwrites a password changed in the meantime.
    */
   async replacePasswordHash(userId: string, verifiedHash: string, newHash: string): Promise<void> {
-    await this.dataSource.getRepository(User).update({ id: userId, passwordHash: verifiedHash }, { passwordHash: newHash });
+    await this.dataSource
+      .getRepository(User)
+      .update({ id: userId, passwordHash: verifiedHash }, { passwordHash: newHash });
   }
 
   findIdByEmail(email: string): Promise<Pick<User, 'id' | 'email' | 'name'> | null> {
-    return this.dataSource.getRepository(User).findOne({ where: { email }, select: { id: true, email: true, name: true } });
+    return this.dataSource
+      .getRepository(User)
+      .findOne({ where: { email }, select: { id: true, email: true, name: true } });
   }
 
   findIdByMobile(mobile: string): Promise<Pick<User, 'id'> | null> {
@@ -150,7 +158,10 @@ export class UsersRepository {
        RETURNING id, name, email, mobile`,
       [user.name, user.email, user.mobile, user.passwordHash],
     );
-    await manager.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = $2`, [row.id, roleName]);
+    await manager.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = $2`, [
+      row.id,
+      roleName,
+    ]);
     return row as User;
   }
 
@@ -167,7 +178,10 @@ export class UsersRepository {
    * The user's role names and effective permissions; null when there is no such user. Takes the
    * caller's transaction manager when there is one (the embedded database runs one at a time).
    */
-  async findEffectiveAccess(userId: string, manager: EntityManager = this.dataSource.manager): Promise<EffectiveAccess | null> {
+  async findEffectiveAccess(
+    userId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<EffectiveAccess | null> {
     const [row]: EffectiveAccess[] = await manager.query(
       `SELECT COALESCE(array_agg(DISTINCT r.name) FILTER (WHERE r.name IS NOT NULL), '{}') AS roles,
               COALESCE(array_agg(DISTINCT p.name) FILTER (WHERE p.name IS NOT NULL), '{}') AS permissions
@@ -189,7 +203,9 @@ export class UsersRepository {
     return access !== null && isPrivileged(access.roles, access.permissions);
   }
 
-  async findProfile(userId: string): Promise<{ id: string; name: string; email: string; mobile: string | null } | null> {
+  async findProfile(
+    userId: string,
+  ): Promise<{ id: string; name: string; email: string; mobile: string | null } | null> {
     return this.dataSource.getRepository(User).findOne({
       where: { id: userId },
       select: { id: true, name: true, email: true, mobile: true },
@@ -197,7 +213,10 @@ export class UsersRepository {
   }
 
   /** The user's current name, email and mobile, locked for the rest of the caller's transaction. */
-  async lockAccount(manager: EntityManager, userId: string): Promise<{ id: string; name: string; email: string; mobile: string | null } | null> {
+  async lockAccount(
+    manager: EntityManager,
+    userId: string,
+  ): Promise<{ id: string; name: string; email: string; mobile: string | null } | null> {
     const [row] = await manager.query(`SELECT id, name, email, mobile FROM users WHERE id = $1 FOR UPDATE`, [userId]);
     return row ?? null;
   }
@@ -229,7 +248,11 @@ export class UsersRepository {
    * A page of users with their roles and the number of users matching, under the admin statement
    * timeout. The total counts users alone, never the role join.
    */
-  findAdminPage(search: string | undefined, limit: number, offset: number): Promise<{ items: AdminUserRow[]; total: number }> {
+  findAdminPage(
+    search: string | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: AdminUserRow[]; total: number }> {
     return underAdminStatementTimeout(this.dataSource, async (manager) => {
       const { where, params } = searchCondition(search);
       const [{ total }] = await manager.query(`SELECT count(*)::int AS total FROM users u ${where}`, params);
@@ -260,5 +283,4 @@ export class UsersRepository {
     );
     return row ?? null;
   }
-
 }

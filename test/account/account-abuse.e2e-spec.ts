@@ -74,7 +74,8 @@ describe('the account holder under attack', () => {
         .set('x-forwarded-for', address)
         .set('authorization', `Bearer ${user.tokens.access_token}`)
         .send({ mobile }),
-    sendOtp: (mobile: string) => request(app.getHttpServer()).post('/api/auth/send-otp').set('x-forwarded-for', address).send({ mobile }),
+    sendOtp: (mobile: string) =>
+      request(app.getHttpServer()).post('/api/auth/send-otp').set('x-forwarded-for', address).send({ mobile }),
   });
 
   function expectRateLimited(res: request.Response, maxSeconds: number): void {
@@ -155,10 +156,13 @@ describe('the account holder under attack', () => {
   describe('the authenticator app and recovery codes', () => {
     const server = () => cooldownApp.getHttpServer();
     const authed = (user: RegisteredUser) => ({
-      post: (path: string, body: object = {}) => request(server()).post(path).set('authorization', `Bearer ${user.tokens.access_token}`).send(body),
-      delete: (path: string, body: object = {}) => request(server()).delete(path).set('authorization', `Bearer ${user.tokens.access_token}`).send(body),
+      post: (path: string, body: object = {}) =>
+        request(server()).post(path).set('authorization', `Bearer ${user.tokens.access_token}`).send(body),
+      delete: (path: string, body: object = {}) =>
+        request(server()).delete(path).set('authorization', `Bearer ${user.tokens.access_token}`).send(body),
     });
-    const login = (user: RegisteredUser) => request(server()).post('/api/auth/login').send({ email: user.email, password: user.password });
+    const login = (user: RegisteredUser) =>
+      request(server()).post('/api/auth/login').send({ email: user.email, password: user.password });
     const verify2fa = (body: object) => request(server()).post('/api/auth/otp/verify-2fa').send(body);
 
     async function startEnrolment(user: RegisteredUser): Promise<TOTP> {
@@ -170,7 +174,9 @@ describe('the account holder under attack', () => {
     async function enrol(user: RegisteredUser): Promise<{ device: TOTP; recoveryCodes: string[] }> {
       await awayFromStepEdge();
       const device = await startEnrolment(user);
-      const confirmed = await authed(user).post('/api/account/totp/confirm', { code: device.generate({ timestamp: Date.now() - STEP_MS }) });
+      const confirmed = await authed(user).post('/api/account/totp/confirm', {
+        code: device.generate({ timestamp: Date.now() - STEP_MS }),
+      });
       expect(confirmed.status).toBe(200);
       return { device, recoveryCodes: confirmed.body.data.recovery_codes };
     }
@@ -185,7 +191,9 @@ describe('the account holder under attack', () => {
       const confirmAgain = await authed(user).post('/api/account/totp/confirm', { code: device.generate() });
       expect(confirmAgain.status).toBe(409);
       expect(confirmAgain.body.error.code).toBe('CONFLICT');
-      const wrongCode = await authed(user).delete('/api/account/totp', { code: String((Number(device.generate()) + 7) % 1_000_000).padStart(6, '0') });
+      const wrongCode = await authed(user).delete('/api/account/totp', {
+        code: String((Number(device.generate()) + 7) % 1_000_000).padStart(6, '0'),
+      });
       expect(wrongCode.status).toBe(401);
       const wrongPassword = await authed(user).delete('/api/account/totp', { password: 'Not-The-Password-1' });
       expect(wrongPassword.status).toBe(401);
@@ -193,7 +201,11 @@ describe('the account holder under attack', () => {
       // The first app is still the one the login asks for.
       const challenge = await login(user);
       expect(challenge.body.data.requires_otp).toBe(true);
-      const done = await verify2fa({ temp_token: challenge.body.data.temp_token, code: device.generate({ timestamp: Date.now() + STEP_MS }), method: 'totp' });
+      const done = await verify2fa({
+        temp_token: challenge.body.data.temp_token,
+        code: device.generate({ timestamp: Date.now() + STEP_MS }),
+        method: 'totp',
+      });
       expect(done.status).toBe(200);
     });
 
@@ -225,8 +237,20 @@ describe('the account holder under attack', () => {
       }
       // The owner's codes were not spent by the attempt, and the target's own code still works.
       const ownerChallenge = await login(owner);
-      expect((await verify2fa({ temp_token: ownerChallenge.body.data.temp_token, code: recoveryCodes[0], method: 'recovery' })).status).toBe(200);
-      const targetDone = await verify2fa({ temp_token: challenge.body.data.temp_token, code: targetCodes[0], method: 'recovery' });
+      expect(
+        (
+          await verify2fa({
+            temp_token: ownerChallenge.body.data.temp_token,
+            code: recoveryCodes[0],
+            method: 'recovery',
+          })
+        ).status,
+      ).toBe(200);
+      const targetDone = await verify2fa({
+        temp_token: challenge.body.data.temp_token,
+        code: targetCodes[0],
+        method: 'recovery',
+      });
       expect(targetDone.status).toBe(200);
       expect(targetDone.body.data.user.id).toBe(target.id);
     });
@@ -235,17 +259,26 @@ describe('the account holder under attack', () => {
   describe('a pending change does not outlive the identity it was asked under', () => {
     const server = () => cooldownApp.getHttpServer();
     const as = (user: RegisteredUser) => (path: string, body: object) =>
-      request(server()).post(path).set('x-forwarded-for', freshAddress()).set('authorization', `Bearer ${user.tokens.access_token}`).send(body);
+      request(server())
+        .post(path)
+        .set('x-forwarded-for', freshAddress())
+        .set('authorization', `Bearer ${user.tokens.access_token}`)
+        .send(body);
     const confirmEmail = (token: string) => request(server()).post('/api/account/email/confirm').send({ token });
     const linkToken = (text: string) => /\/confirm-email\?token=([A-Za-z0-9_-]+)/.exec(text)![1];
-    const me = (user: RegisteredUser) => request(server()).get('/api/account').set('authorization', `Bearer ${user.tokens.access_token}`);
+    const me = (user: RegisteredUser) =>
+      request(server()).get('/api/account').set('authorization', `Bearer ${user.tokens.access_token}`);
 
     it('an email change link is void once the holder changes their password, even in the same session', async () => {
       const user = await registerUser(cooldownApp);
       const newEmail = uniqueEmail('pending');
       expect((await as(user)('/api/account/email', { email: newEmail })).status).toBe(200);
       const token = linkToken((await sink.waitForMail(newEmail)).text);
-      const changed = await as(user)('/api/account/password', { current_password: user.password, password: NEW_PASSWORD, password_confirmation: NEW_PASSWORD });
+      const changed = await as(user)('/api/account/password', {
+        current_password: user.password,
+        password: NEW_PASSWORD,
+        password_confirmation: NEW_PASSWORD,
+      });
       expect(changed.status).toBe(200);
 
       const res = await confirmEmail(token);
@@ -263,7 +296,9 @@ describe('the account holder under attack', () => {
       expect((await request(server()).post('/api/auth/forgot-password').send({ email: user.email })).status).toBe(200);
       // The second mail to the old address: the first was the notice of the requested change.
       const resetToken = resetTokenFrom(await sink.waitForMail(user.email, 2), APP_URL);
-      const reset = await request(server()).post('/api/auth/reset-password').send({ token: resetToken, password: NEW_PASSWORD, password_confirmation: NEW_PASSWORD });
+      const reset = await request(server())
+        .post('/api/auth/reset-password')
+        .send({ token: resetToken, password: NEW_PASSWORD, password_confirmation: NEW_PASSWORD });
       expect(reset.status).toBe(200);
 
       const res = await confirmEmail(token);
@@ -278,7 +313,11 @@ describe('the account holder under attack', () => {
       const mobile = uniqueMobile();
       expect((await as(user)('/api/account/mobile', { mobile })).status).toBe(200);
       const code = await sms.codeFor(mobile);
-      const changed = await as(user)('/api/account/password', { current_password: user.password, password: NEW_PASSWORD, password_confirmation: NEW_PASSWORD });
+      const changed = await as(user)('/api/account/password', {
+        current_password: user.password,
+        password: NEW_PASSWORD,
+        password_confirmation: NEW_PASSWORD,
+      });
       expect(changed.status).toBe(200);
 
       const res = await as(user)('/api/account/mobile/confirm', { code });

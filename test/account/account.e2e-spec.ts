@@ -1,7 +1,16 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { loginTokens, me, refresh, registerUser, login, uniqueEmail, uniqueMobile, type RegisteredUser } from '../support/auth-factory.js';
+import {
+  loginTokens,
+  me,
+  refresh,
+  registerUser,
+  login,
+  uniqueEmail,
+  uniqueMobile,
+  type RegisteredUser,
+} from '../support/auth-factory.js';
 import { SmsReceiver } from '../support/sms-receiver.js';
 import { callerWithPermissions } from '../support/rbac-factory.js';
 import { SmtpSink } from '../support/smtp-sink.js';
@@ -21,7 +30,9 @@ describe('the account holder: profile, password and sessions', () => {
   beforeAll(async () => {
     sink = await SmtpSink.start();
     sms = await new SmsReceiver().start();
-    app = await createTestApp({ env: { SMTP_URL: sink.url, APP_URL, SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: sms.url, OTP_RESEND_SECONDS: '0' } });
+    app = await createTestApp({
+      env: { SMTP_URL: sink.url, APP_URL, SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: sms.url, OTP_RESEND_SECONDS: '0' },
+    });
     db = sharedDataSource();
     await db.initialize();
   });
@@ -36,9 +47,18 @@ describe('the account holder: profile, password and sessions', () => {
   const server = () => app.getHttpServer();
   const as = (token: string) => ({
     get: (path: string) => request(server()).get(path).set('authorization', `Bearer ${token}`),
-    post: (path: string, body?: object) => request(server()).post(path).set('authorization', `Bearer ${token}`).send(body ?? {}),
-    patch: (path: string, body: object) => request(server()).patch(path).set('authorization', `Bearer ${token}`).send(body),
-    delete: (path: string, body?: object) => request(server()).delete(path).set('authorization', `Bearer ${token}`).send(body ?? {}),
+    post: (path: string, body?: object) =>
+      request(server())
+        .post(path)
+        .set('authorization', `Bearer ${token}`)
+        .send(body ?? {}),
+    patch: (path: string, body: object) =>
+      request(server()).patch(path).set('authorization', `Bearer ${token}`).send(body),
+    delete: (path: string, body?: object) =>
+      request(server())
+        .delete(path)
+        .set('authorization', `Bearer ${token}`)
+        .send(body ?? {}),
   });
 
   it.each([
@@ -114,7 +134,10 @@ describe('the account holder: profile, password and sessions', () => {
         `SELECT type FROM audit_events WHERE actor_id = $1 AND type LIKE 'account.%' ORDER BY created_at`,
         [user.id],
       );
-      expect(events.map((event) => event.type)).toEqual(['account.reauthentication_failure', 'account.password_change']);
+      expect(events.map((event) => event.type)).toEqual([
+        'account.reauthentication_failure',
+        'account.password_change',
+      ]);
     });
 
     it('refuses a common password and a mismatched confirmation', async () => {
@@ -173,7 +196,10 @@ describe('the account holder: profile, password and sessions', () => {
       const again = await confirm(token);
       expect(again.status).toBe(400);
       expect(again.body.error.code).toBe('CONFIRMATION_TOKEN_INVALID');
-      const [stored] = await db.query(`SELECT secret_hash FROM account_change_requests WHERE user_id = $1 AND kind = 'email'`, [user.id]);
+      const [stored] = await db.query(
+        `SELECT secret_hash FROM account_change_requests WHERE user_id = $1 AND kind = 'email'`,
+        [user.id],
+      );
       expect(stored.secret_hash).not.toBe(token);
     });
 
@@ -194,7 +220,9 @@ describe('the account holder: profile, password and sessions', () => {
       const res = await as(user.tokens.access_token).post('/api/account/mobile', { mobile });
       expect(res.status).toBe(200);
       const code = await sms.codeFor(mobile);
-      const wrong = await as(user.tokens.access_token).post('/api/account/mobile/confirm', { code: code === '000000' ? '111111' : '000000' });
+      const wrong = await as(user.tokens.access_token).post('/api/account/mobile/confirm', {
+        code: code === '000000' ? '111111' : '000000',
+      });
       expect(wrong.status).toBe(401);
       expect(wrong.body.error.code).toBe('INVALID_OTP');
       expect((await me(app, user.tokens.access_token)).body.data.mobile).toBeNull();
@@ -208,7 +236,10 @@ describe('the account holder: profile, password and sessions', () => {
   });
 
   describe('sessions', () => {
-    async function twoSessions(): Promise<{ user: RegisteredUser; second: { access_token: string; refresh_token: string } }> {
+    async function twoSessions(): Promise<{
+      user: RegisteredUser;
+      second: { access_token: string; refresh_token: string };
+    }> {
       const user = await registerUser(app);
       const second = await loginTokens(app, user);
       return { user, second };
@@ -268,7 +299,10 @@ describe('the account holder: profile, password and sessions', () => {
       expect((await me(app, second.access_token)).status).toBe(401);
       expect((await me(app, third.access_token)).status).toBe(401);
       expect((await me(app, user.tokens.access_token)).status).toBe(200);
-      const events = await db.query(`SELECT type FROM audit_events WHERE actor_id = $1 AND type = 'session.revoke_others'`, [user.id]);
+      const events = await db.query(
+        `SELECT type FROM audit_events WHERE actor_id = $1 AND type = 'session.revoke_others'`,
+        [user.id],
+      );
       expect(events).toHaveLength(1);
     });
   });
@@ -300,7 +334,9 @@ describe('the account holder: profile, password and sessions', () => {
       expect(list.body.error.code).toBe('FORBIDDEN');
       const revoke = await as(editor.token).delete(`/api/admin/users/${stronger.id}/sessions`);
       expect(revoke.status).toBe(403);
-      expect(revoke.body.error.message).toBe('You cannot change a user holding roles.edit, a permission you do not hold.');
+      expect(revoke.body.error.message).toBe(
+        'You cannot change a user holding roles.edit, a permission you do not hold.',
+      );
       expect((await me(app, stronger.token)).status).toBe(200);
     });
   });

@@ -15,12 +15,24 @@ class RecordingLogger implements LoggerService {
   private record(level: string, message: unknown, params: unknown[]): void {
     this.lines.push(`${level} ${format(message, ...params)}`);
   }
-  log(message: unknown, ...params: unknown[]) { this.record('log', message, params); }
-  error(message: unknown, ...params: unknown[]) { this.record('error', message, params); }
-  warn(message: unknown, ...params: unknown[]) { this.record('warn', message, params); }
-  debug(message: unknown, ...params: unknown[]) { this.record('debug', message, params); }
-  verbose(message: unknown, ...params: unknown[]) { this.record('verbose', message, params); }
-  fatal(message: unknown, ...params: unknown[]) { this.record('fatal', message, params); }
+  log(message: unknown, ...params: unknown[]) {
+    this.record('log', message, params);
+  }
+  error(message: unknown, ...params: unknown[]) {
+    this.record('error', message, params);
+  }
+  warn(message: unknown, ...params: unknown[]) {
+    this.record('warn', message, params);
+  }
+  debug(message: unknown, ...params: unknown[]) {
+    this.record('debug', message, params);
+  }
+  verbose(message: unknown, ...params: unknown[]) {
+    this.record('verbose', message, params);
+  }
+  fatal(message: unknown, ...params: unknown[]) {
+    this.record('fatal', message, params);
+  }
 }
 
 const APP_URL = 'https://accounts.example.test';
@@ -55,7 +67,10 @@ describe('the authenticator secret, recovery codes and email-change link stay ou
     // A database of its own: the login-method flags are not toggled by other files meanwhile.
     database = await createIsolatedDatabase({ seed: true });
     sink = await SmtpSink.start();
-    app = await createTestApp({ env: { DATABASE_URL: database.url, SMTP_URL: sink.url, APP_URL, LOG_LEVEL: 'verbose', OTP_RESEND_SECONDS: '0' }, logger });
+    app = await createTestApp({
+      env: { DATABASE_URL: database.url, SMTP_URL: sink.url, APP_URL, LOG_LEVEL: 'verbose', OTP_RESEND_SECONDS: '0' },
+      logger,
+    });
   });
 
   afterAll(async () => {
@@ -74,8 +89,10 @@ describe('the authenticator secret, recovery codes and email-change link stay ou
       return res;
     };
     const user = await registerUser(app);
-    const authed = (path: string, body: object = {}) => request(server()).post(path).set('authorization', `Bearer ${user.tokens.access_token}`).send(body);
-    const login = () => send(request(server()).post('/api/auth/login').send({ email: user.email, password: user.password }));
+    const authed = (path: string, body: object = {}) =>
+      request(server()).post(path).set('authorization', `Bearer ${user.tokens.access_token}`).send(body);
+    const login = () =>
+      send(request(server()).post('/api/auth/login').send({ email: user.email, password: user.password }));
     const verify2fa = (body: object) => send(request(server()).post('/api/auth/otp/verify-2fa').send(body));
     const wrong = (code: string) => String((Number(code) + 7) % 1_000_000).padStart(6, '0');
 
@@ -89,7 +106,9 @@ describe('the authenticator secret, recovery codes and email-change link stay ou
     const device = URI.parse(started.body.data.otpauth_uri) as TOTP;
     const secret = device.secret.base32;
     expect((await send(authed('/api/account/totp/confirm', { code: wrong(device.generate()) }))).status).toBe(401);
-    const confirmed = await authed('/api/account/totp/confirm', { code: device.generate({ timestamp: Date.now() - STEP_MS }) });
+    const confirmed = await authed('/api/account/totp/confirm', {
+      code: device.generate({ timestamp: Date.now() - STEP_MS }),
+    });
     expect(confirmed.status).toBe(200);
     const recoveryCodes: string[] = confirmed.body.data.recovery_codes;
     expect(recoveryCodes).toHaveLength(10);
@@ -99,16 +118,30 @@ describe('the authenticator secret, recovery codes and email-change link stay ou
     // Sign in with the app: a wrong code, then a right one.
     const first = await login();
     expect(first.body.data.requires_otp).toBe(true);
-    expect((await verify2fa({ temp_token: first.body.data.temp_token, code: wrong(device.generate()), method: 'totp' })).status).toBe(401);
-    expect((await verify2fa({ temp_token: first.body.data.temp_token, code: device.generate(), method: 'totp' })).status).toBe(200);
+    expect(
+      (await verify2fa({ temp_token: first.body.data.temp_token, code: wrong(device.generate()), method: 'totp' }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await verify2fa({ temp_token: first.body.data.temp_token, code: device.generate(), method: 'totp' })).status,
+    ).toBe(200);
 
     // Sign in with a recovery code, then replay it, then try a malformed one.
     const second = await login();
-    expect((await verify2fa({ temp_token: second.body.data.temp_token, code: recoveryCodes[0], method: 'recovery' })).status).toBe(200);
+    expect(
+      (await verify2fa({ temp_token: second.body.data.temp_token, code: recoveryCodes[0], method: 'recovery' })).status,
+    ).toBe(200);
     const third = await login();
-    expect((await verify2fa({ temp_token: third.body.data.temp_token, code: recoveryCodes[0], method: 'recovery' })).status).toBe(401);
-    expect((await verify2fa({ temp_token: third.body.data.temp_token, code: `${recoveryCodes[1]}x`, method: 'recovery' })).status).toBeGreaterThanOrEqual(400);
-    expect((await verify2fa({ temp_token: third.body.data.temp_token, code: recoveryCodes[1], method: 'recovery' })).status).toBe(200);
+    expect(
+      (await verify2fa({ temp_token: third.body.data.temp_token, code: recoveryCodes[0], method: 'recovery' })).status,
+    ).toBe(401);
+    expect(
+      (await verify2fa({ temp_token: third.body.data.temp_token, code: `${recoveryCodes[1]}x`, method: 'recovery' }))
+        .status,
+    ).toBeGreaterThanOrEqual(400);
+    expect(
+      (await verify2fa({ temp_token: third.body.data.temp_token, code: recoveryCodes[1], method: 'recovery' })).status,
+    ).toBe(200);
 
     // An email change: a wrong link, the link, the link again.
     const newEmail = uniqueEmail('moved');

@@ -41,10 +41,13 @@ describe('authenticator app (TOTP) and recovery codes', () => {
 
   const server = () => app.getHttpServer();
   const authed = (token: string) => ({
-    post: (path: string, body: object = {}) => request(server()).post(path).set('authorization', `Bearer ${token}`).send(body),
-    delete: (path: string, body: object = {}) => request(server()).delete(path).set('authorization', `Bearer ${token}`).send(body),
+    post: (path: string, body: object = {}) =>
+      request(server()).post(path).set('authorization', `Bearer ${token}`).send(body),
+    delete: (path: string, body: object = {}) =>
+      request(server()).delete(path).set('authorization', `Bearer ${token}`).send(body),
   });
-  const login = (user: { email: string; password: string }) => request(server()).post('/api/auth/login').send({ email: user.email, password: user.password });
+  const login = (user: { email: string; password: string }) =>
+    request(server()).post('/api/auth/login').send({ email: user.email, password: user.password });
   const verify2fa = (body: object) => request(server()).post('/api/auth/otp/verify-2fa').send(body);
 
   /** Enrols an app for the user; returns the app and the recovery codes. */
@@ -54,7 +57,9 @@ describe('authenticator app (TOTP) and recovery codes', () => {
     expect(started.status).toBe(200);
     const totp = URI.parse(started.body.data.otpauth_uri) as TOTP;
     const device = new App(totp);
-    const confirmed = await authed(user.tokens.access_token).post('/api/account/totp/confirm', { code: device.code(-1) });
+    const confirmed = await authed(user.tokens.access_token).post('/api/account/totp/confirm', {
+      code: device.code(-1),
+    });
     expect(confirmed.status).toBe(200);
     return { app: device, recoveryCodes: confirmed.body.data.recovery_codes, secret: totp.secret.base32 };
   }
@@ -70,13 +75,17 @@ describe('authenticator app (TOTP) and recovery codes', () => {
     expect(totp.digits).toBe(6);
     expect(totp.period).toBe(30);
 
-    const wrong = await authed(user.tokens.access_token).post('/api/account/totp/confirm', { code: String((Number(totp.generate()) + 1) % 1_000_000).padStart(6, '0') });
+    const wrong = await authed(user.tokens.access_token).post('/api/account/totp/confirm', {
+      code: String((Number(totp.generate()) + 1) % 1_000_000).padStart(6, '0'),
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body.error.code).toBe('INVALID_OTP');
     // Not enrolled yet: the login asks for nothing more.
     expect((await login(user)).body.data.access_token).toEqual(expect.any(String));
 
-    const confirmed = await authed(user.tokens.access_token).post('/api/account/totp/confirm', { code: totp.generate() });
+    const confirmed = await authed(user.tokens.access_token).post('/api/account/totp/confirm', {
+      code: totp.generate(),
+    });
     expect(confirmed.status).toBe(200);
     const codes: string[] = confirmed.body.data.recovery_codes;
     expect(codes).toHaveLength(10);
@@ -84,13 +93,18 @@ describe('authenticator app (TOTP) and recovery codes', () => {
 
     const [stored] = await db.query(`SELECT secret_ciphertext FROM totp_authenticators WHERE user_id = $1`, [user.id]);
     expect(stored.secret_ciphertext).not.toContain(totp.secret.base32);
-    const hashes: { code_hash: string }[] = await db.query(`SELECT code_hash FROM recovery_codes WHERE user_id = $1`, [user.id]);
+    const hashes: { code_hash: string }[] = await db.query(`SELECT code_hash FROM recovery_codes WHERE user_id = $1`, [
+      user.id,
+    ]);
     expect(hashes).toHaveLength(10);
     for (const code of codes) expect(JSON.stringify(hashes)).not.toContain(code.replace('-', ''));
 
     const again = await authed(user.tokens.access_token).post('/api/account/totp');
     expect(again.status).toBe(409);
-    const events: { type: string }[] = await db.query(`SELECT type FROM audit_events WHERE actor_id = $1 AND type LIKE 'totp.%' ORDER BY created_at`, [user.id]);
+    const events: { type: string }[] = await db.query(
+      `SELECT type FROM audit_events WHERE actor_id = $1 AND type LIKE 'totp.%' ORDER BY created_at`,
+      [user.id],
+    );
     expect(events.map((event) => event.type)).toEqual(['totp.enrolment_start', 'totp.enable']);
   });
 
@@ -100,7 +114,12 @@ describe('authenticator app (TOTP) and recovery codes', () => {
 
     const first = await login(user);
     expect(first.status).toBe(200);
-    expect(first.body.data).toEqual({ requires_otp: true, temp_token: expect.any(String), mobile_masked: null, methods: ['totp', 'recovery'] });
+    expect(first.body.data).toEqual({
+      requires_otp: true,
+      temp_token: expect.any(String),
+      mobile_masked: null,
+      methods: ['totp', 'recovery'],
+    });
     expect(first.body.data.access_token).toBeUndefined();
     const code = device.code(0);
     const done = await verify2fa({ temp_token: first.body.data.temp_token, code });
@@ -125,7 +144,10 @@ describe('authenticator app (TOTP) and recovery codes', () => {
     const { app: device } = await enrol(user);
     const challenge = await login(user);
     for (const remaining of [2, 1, 0]) {
-      const res = await verify2fa({ temp_token: challenge.body.data.temp_token, code: '000000' === device.code(0) ? '111111' : '000000' });
+      const res = await verify2fa({
+        temp_token: challenge.body.data.temp_token,
+        code: '000000' === device.code(0) ? '111111' : '000000',
+      });
       expect(res.status).toBe(401);
       expect(res.body.error.details).toEqual([{ attempts_remaining: remaining }]);
     }
@@ -141,12 +163,23 @@ describe('authenticator app (TOTP) and recovery codes', () => {
     const ok = await verify2fa({ temp_token: first.body.data.temp_token, code: recoveryCodes[3], method: 'recovery' });
     expect(ok.status).toBe(200);
     const second = await login(user);
-    const again = await verify2fa({ temp_token: second.body.data.temp_token, code: recoveryCodes[3], method: 'recovery' });
+    const again = await verify2fa({
+      temp_token: second.body.data.temp_token,
+      code: recoveryCodes[3],
+      method: 'recovery',
+    });
     expect(again.status).toBe(401);
     expect(again.body.error.code).toBe('INVALID_OTP');
-    const other = await verify2fa({ temp_token: second.body.data.temp_token, code: recoveryCodes[4].toUpperCase(), method: 'recovery' });
+    const other = await verify2fa({
+      temp_token: second.body.data.temp_token,
+      code: recoveryCodes[4].toUpperCase(),
+      method: 'recovery',
+    });
     expect(other.status).toBe(200);
-    const events = await db.query(`SELECT 1 FROM audit_events WHERE actor_id = $1 AND type = '2fa.recovery_code_used'`, [user.id]);
+    const events = await db.query(
+      `SELECT 1 FROM audit_events WHERE actor_id = $1 AND type = '2fa.recovery_code_used'`,
+      [user.id],
+    );
     expect(events).toHaveLength(2);
   });
 
@@ -157,14 +190,20 @@ describe('authenticator app (TOTP) and recovery codes', () => {
     const challenge = await login(user);
     expect(challenge.body.data.methods).toEqual(['totp', 'sms', 'recovery']);
     expect(challenge.body.data.mobile_masked).toEqual(expect.any(String));
-    const viaSms = await verify2fa({ temp_token: challenge.body.data.temp_token, code: await sms.codeFor(mobile), method: 'sms' });
+    const viaSms = await verify2fa({
+      temp_token: challenge.body.data.temp_token,
+      code: await sms.codeFor(mobile),
+      method: 'sms',
+    });
     expect(viaSms.status).toBe(200);
   });
 
   it('turns the app off with a current code or the password; then the login asks for nothing more', async () => {
     const user = await registerUser(app);
     const { app: device } = await enrol(user);
-    const wrongPassword = await authed(user.tokens.access_token).delete('/api/account/totp', { password: 'Not-The-Password-1' });
+    const wrongPassword = await authed(user.tokens.access_token).delete('/api/account/totp', {
+      password: 'Not-The-Password-1',
+    });
     expect(wrongPassword.status).toBe(401);
     const noProof = await authed(user.tokens.access_token).delete('/api/account/totp', {});
     expect(noProof.status).toBe(400);
@@ -176,16 +215,26 @@ describe('authenticator app (TOTP) and recovery codes', () => {
 
     const other = await registerUser(app);
     await enrol(other);
-    const byPassword = await authed(other.tokens.access_token).delete('/api/account/totp', { password: other.password });
+    const byPassword = await authed(other.tokens.access_token).delete('/api/account/totp', {
+      password: other.password,
+    });
     expect(byPassword.status).toBe(200);
-    const [{ count }] = await db.query(`SELECT count(*)::int AS count FROM recovery_codes WHERE user_id = $1`, [other.id]);
+    const [{ count }] = await db.query(`SELECT count(*)::int AS count FROM recovery_codes WHERE user_id = $1`, [
+      other.id,
+    ]);
     expect(count).toBe(0);
   });
 
   describe('command line, for a locked-out administrator', () => {
     const cli = (...args: string[]) =>
       promisify(execFile)(process.execPath, [CLI, ...args], {
-        env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, JWT_SECRET: TEST_JWT_SECRET, DB_MIGRATIONS_RUN: 'false', APP_ENV: 'test' },
+        env: {
+          PATH: process.env.PATH ?? '',
+          DATABASE_URL: database.url,
+          JWT_SECRET: TEST_JWT_SECRET,
+          DB_MIGRATIONS_RUN: 'false',
+          APP_ENV: 'test',
+        },
       });
 
     it('reset-2fa removes the app and recovery codes and ends the sessions; the password signs in again', async () => {
@@ -197,7 +246,9 @@ describe('authenticator app (TOTP) and recovery codes', () => {
       expect((await me(app, user.tokens.access_token)).status).toBe(401);
       const res = await login(user);
       expect(res.body.data.access_token).toEqual(expect.any(String));
-      const [{ count }] = await db.query(`SELECT count(*)::int AS count FROM recovery_codes WHERE user_id = $1`, [user.id]);
+      const [{ count }] = await db.query(`SELECT count(*)::int AS count FROM recovery_codes WHERE user_id = $1`, [
+        user.id,
+      ]);
       expect(count).toBe(0);
     });
 
@@ -215,7 +266,12 @@ describe('authenticator app (TOTP) and recovery codes', () => {
 
     beforeAll(async () => {
       enforcing = await createTestApp({
-        env: { DATABASE_URL: database.url, REQUIRE_2FA_FOR_PRIVILEGED: 'true', SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: sms.url },
+        env: {
+          DATABASE_URL: database.url,
+          REQUIRE_2FA_FOR_PRIVILEGED: 'true',
+          SMS_TRANSPORT: 'webhook',
+          SMS_WEBHOOK_URL: sms.url,
+        },
       });
     });
 
@@ -228,15 +284,21 @@ describe('authenticator app (TOTP) and recovery codes', () => {
 
     it('gives a privileged account without a second factor a token that reaches only enrolment, until it enrols', async () => {
       const admin = await registerUser(enforcing);
-      await db.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = 'admin'`, [admin.id]);
-      const signedIn = await request(enforcing.getHttpServer()).post('/api/auth/login').send({ email: admin.email, password: admin.password });
+      await db.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = 'admin'`, [
+        admin.id,
+      ]);
+      const signedIn = await request(enforcing.getHttpServer())
+        .post('/api/auth/login')
+        .send({ email: admin.email, password: admin.password });
       expect(signedIn.status).toBe(200);
       const token = signedIn.body.data.access_token as string;
 
       const refused = await call('get', '/api/admin/users', token);
       expect(refused.status).toBe(403);
       expect(refused.body.error.code).toBe('FORBIDDEN');
-      expect(refused.body.error.message).toBe('This account must enrol a second factor first: set up an authenticator app at /api/account/totp.');
+      expect(refused.body.error.message).toBe(
+        'This account must enrol a second factor first: set up an authenticator app at /api/account/totp.',
+      );
       expect((await call('get', '/api/account/sessions', token)).status).toBe(403);
       expect((await call('get', '/api/account', token)).status).toBe(200);
 
@@ -248,7 +310,9 @@ describe('authenticator app (TOTP) and recovery codes', () => {
       expect(confirmed.status).toBe(200);
 
       expect((await call('get', '/api/admin/users', token)).status).toBe(200);
-      const next = await request(enforcing.getHttpServer()).post('/api/auth/login').send({ email: admin.email, password: admin.password });
+      const next = await request(enforcing.getHttpServer())
+        .post('/api/auth/login')
+        .send({ email: admin.email, password: admin.password });
       expect(next.body.data.requires_otp).toBe(true);
     });
 

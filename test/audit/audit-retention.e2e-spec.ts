@@ -60,7 +60,10 @@ describe('audit retention', () => {
     await insertEvents(40, 400, 'retention.old');
     const other = await createTestApp({ env: { DATABASE_URL: database.url, AUDIT_RETENTION_DAYS: '30' } });
     try {
-      const [a, b] = await Promise.all([app.get(AuditRetention).deleteExpired(7), other.get(AuditRetention).deleteExpired(7)]);
+      const [a, b] = await Promise.all([
+        app.get(AuditRetention).deleteExpired(7),
+        other.get(AuditRetention).deleteExpired(7),
+      ]);
       expect(a.deleted + b.deleted).toBe(40);
     } finally {
       await other.close();
@@ -76,7 +79,9 @@ describe('audit retention', () => {
       .set('user-agent', agent)
       .send({ email: user.email, password: 'Not-The-Password-1' });
     expect(res.status).toBe(401);
-    const [row] = await db.query(`SELECT user_agent FROM audit_events WHERE type = 'login.failure' AND actor_id = $1`, [user.id]);
+    const [row] = await db.query(`SELECT user_agent FROM audit_events WHERE type = 'login.failure' AND actor_id = $1`, [
+      user.id,
+    ]);
     expect(row.user_agent).toBe(agent.slice(0, 256));
   });
 });

@@ -34,7 +34,10 @@ describe('the audit trail', () => {
   });
 
   const eventsOf = async (userId: string): Promise<AuditRow[]> =>
-    db.query(`SELECT * FROM audit_events WHERE actor_id = $1 OR target_id = $2 ORDER BY created_at, id`, [userId, userId]);
+    db.query(`SELECT * FROM audit_events WHERE actor_id = $1 OR target_id = $2 ORDER BY created_at, id`, [
+      userId,
+      userId,
+    ]);
 
   it('records a full sign-in flow, with client address and agent, and no secret', async () => {
     const user = await registerUser(app);
@@ -44,35 +47,69 @@ describe('the audit trail', () => {
     await refresh(app, tokens.refresh_token); // replay
     const again = await loginTokens(app, user);
     await logout(app, again.access_token);
-    await request(app.getHttpServer()).post('/api/auth/forgot-password').set('user-agent', 'audit-test/1.0').send({ email: user.email });
+    await request(app.getHttpServer())
+      .post('/api/auth/forgot-password')
+      .set('user-agent', 'audit-test/1.0')
+      .send({ email: user.email });
 
     const events = await eventsOf(user.id);
     const types = events.map((event) => event.type);
-    for (const expected of ['register', 'login.failure', 'login.success', 'refresh', 'refresh.reuse', 'logout', 'password_reset.request']) {
+    for (const expected of [
+      'register',
+      'login.failure',
+      'login.success',
+      'refresh',
+      'refresh.reuse',
+      'logout',
+      'password_reset.request',
+    ]) {
       expect(types).toContain(expected);
     }
     const forgot = events.find((event) => event.type === 'password_reset.request')!;
     expect(forgot.ip).toBeTruthy();
     expect(forgot.user_agent).toBe('audit-test/1.0');
 
-    const secrets = [user.password, TEST_PASSWORD, tokens.access_token, tokens.refresh_token, rotated.refresh_token, again.access_token];
+    const secrets = [
+      user.password,
+      TEST_PASSWORD,
+      tokens.access_token,
+      tokens.refresh_token,
+      rotated.refresh_token,
+      again.access_token,
+    ];
     const [{ hash }] = await db.query(`SELECT password_hash AS hash FROM users WHERE id = $1`, [user.id]);
     const stored = JSON.stringify(events);
     for (const secret of [...secrets, hash]) expect(stored).not.toContain(secret);
   });
 
   it('records role, permission, user and settings changes with the actor', async () => {
-    const admin = await callerWithPermissions(app, db, ['roles.create', 'roles.edit', 'roles.delete', 'users.edit', 'settings.view']);
+    const admin = await callerWithPermissions(app, db, [
+      'roles.create',
+      'roles.edit',
+      'roles.delete',
+      'users.edit',
+      'settings.view',
+    ]);
     const role = await request(app.getHttpServer())
       .post('/api/admin/roles')
       .set('authorization', `Bearer ${admin.token}`)
       .send({ name: `audited-${randomUUID().slice(0, 8)}` });
-    await request(app.getHttpServer()).delete(`/api/admin/roles/${role.body.data.id}`).set('authorization', `Bearer ${admin.token}`);
+    await request(app.getHttpServer())
+      .delete(`/api/admin/roles/${role.body.data.id}`)
+      .set('authorization', `Bearer ${admin.token}`);
     const target = await registerUser(app);
-    await request(app.getHttpServer()).put(`/api/admin/users/${target.id}`).set('authorization', `Bearer ${admin.token}`).send({ name: 'Renamed' });
+    await request(app.getHttpServer())
+      .put(`/api/admin/users/${target.id}`)
+      .set('authorization', `Bearer ${admin.token}`)
+      .send({ name: 'Renamed' });
 
-    const events: AuditRow[] = await db.query(`SELECT * FROM audit_events WHERE actor_id = $1 ORDER BY created_at, id`, [admin.id]);
-    expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(['role.create', 'role.delete', 'user.update']));
+    const events: AuditRow[] = await db.query(
+      `SELECT * FROM audit_events WHERE actor_id = $1 ORDER BY created_at, id`,
+      [admin.id],
+    );
+    expect(events.map((event) => event.type)).toEqual(
+      expect.arrayContaining(['role.create', 'role.delete', 'user.update']),
+    );
     const created = events.find((event) => event.type === 'role.create')!;
     expect(created).toMatchObject({ target_type: 'role', target_id: role.body.data.id });
   });
@@ -81,7 +118,9 @@ describe('the audit trail', () => {
     it('is refused without a token (401) and without audit.view (403)', async () => {
       expect((await request(app.getHttpServer()).get('/api/admin/audit-events')).status).toBe(401);
       const plain = await callerWithPermissions(app, db, ['users.view']);
-      const res = await request(app.getHttpServer()).get('/api/admin/audit-events').set('authorization', `Bearer ${plain.token}`);
+      const res = await request(app.getHttpServer())
+        .get('/api/admin/audit-events')
+        .set('authorization', `Bearer ${plain.token}`);
       expect(res.status).toBe(403);
       expect(res.body.error.message).toContain('audit.view');
     });
@@ -92,7 +131,9 @@ describe('the audit trail', () => {
       await login(app, { email: user.email, password: 'Wrong-Password-123' });
       await loginTokens(app, user);
       const get = (query: string) =>
-        request(app.getHttpServer()).get(`/api/admin/audit-events?${query}`).set('authorization', `Bearer ${auditor.token}`);
+        request(app.getHttpServer())
+          .get(`/api/admin/audit-events?${query}`)
+          .set('authorization', `Bearer ${auditor.token}`);
 
       const mine = await get(`user_id=${user.id}`);
       expect(mine.status).toBe(200);

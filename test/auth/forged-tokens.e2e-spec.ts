@@ -13,7 +13,9 @@ function forge(payload: Record<string, unknown>, options: { alg?: string; secret
   const head = `${b64url({ alg, typ: 'JWT' })}.${b64url(payload)}`;
   const hmac = { HS256: 'sha256', HS384: 'sha384', HS512: 'sha512' }[alg];
   if (!hmac) return `${head}.`;
-  return `${head}.${createHmac(hmac, options.secret ?? TEST_JWT_SECRET).update(head).digest('base64url')}`;
+  return `${head}.${createHmac(hmac, options.secret ?? TEST_JWT_SECRET)
+    .update(head)
+    .digest('base64url')}`;
 }
 
 /** Keeps the header and signature of `token` but swaps its claims. */
@@ -51,13 +53,25 @@ describe('forged and misplaced tokens', () => {
     ['another secret', () => forge(accessClaims, { secret: 'another-secret-0123456789-abcdefghijklmnop' })],
     ['HS384 with the right secret', () => forge(accessClaims, { alg: 'HS384' })],
     ['HS512 with the right secret', () => forge(accessClaims, { alg: 'HS512' })],
-    ['a changed payload (sub of another user)', () => withChangedPayload(victim.tokens.access_token, { sub: other.id })],
-    ['a changed payload (exp pushed out)', () => withChangedPayload(victim.tokens.access_token, { exp: now() + 86400 })],
+    [
+      'a changed payload (sub of another user)',
+      () => withChangedPayload(victim.tokens.access_token, { sub: other.id }),
+    ],
+    [
+      'a changed payload (exp pushed out)',
+      () => withChangedPayload(victim.tokens.access_token, { exp: now() + 86400 }),
+    ],
     ['the refresh token', () => victim.tokens.refresh_token],
     ['token_type "2fa"', () => forge({ ...accessClaims, token_type: '2fa', jti: randomUUID() })],
     ['no token_type', () => forge({ ...accessClaims, token_type: undefined, jti: randomUUID() })],
-    ['a correctly signed token of an unknown session', () => forge({ ...accessClaims, sid: randomUUID(), jti: randomUUID() })],
-    ['a correctly signed token naming another user in the victim\'s session', () => forge({ ...accessClaims, sub: other.id })],
+    [
+      'a correctly signed token of an unknown session',
+      () => forge({ ...accessClaims, sid: randomUUID(), jti: randomUUID() }),
+    ],
+    [
+      "a correctly signed token naming another user in the victim's session",
+      () => forge({ ...accessClaims, sub: other.id }),
+    ],
     ['an expired, correctly signed token', () => forge({ ...accessClaims, iat: now() - 2000, exp: now() - 1000 })],
     ['garbage', () => 'garbage'],
     ['three garbage segments', () => 'abc.def.ghi'],
@@ -66,7 +80,9 @@ describe('forged and misplaced tokens', () => {
 
   it('accepts the genuine token (the baseline every forgery is compared with)', async () => {
     expect((await me(app, victim.tokens.access_token)).status).toBe(200);
-    const cookie = await request(server()).get('/api/auth/me').set('cookie', `access_token=${victim.tokens.access_token}`);
+    const cookie = await request(server())
+      .get('/api/auth/me')
+      .set('cookie', `access_token=${victim.tokens.access_token}`);
     expect(cookie.status).toBe(200);
   });
 
@@ -116,7 +132,7 @@ describe('forged and misplaced tokens', () => {
       expect(res.body).toEqual(UNAUTHENTICATED);
     });
 
-    it('accepts a valid Bearer with a forged cookie, and answers as the Bearer\'s user', async () => {
+    it("accepts a valid Bearer with a forged cookie, and answers as the Bearer's user", async () => {
       const res = await request(server())
         .get('/api/auth/me')
         .set('authorization', `Bearer ${victim.tokens.access_token}`)
@@ -125,7 +141,7 @@ describe('forged and misplaced tokens', () => {
       expect(res.body.data.id).toBe(victim.id);
     });
 
-    it('uses the Bearer\'s identity when the cookie holds another user\'s valid token', async () => {
+    it("uses the Bearer's identity when the cookie holds another user's valid token", async () => {
       const res = await request(server())
         .get('/api/auth/me')
         .set('authorization', `Bearer ${other.tokens.access_token}`)
@@ -152,7 +168,10 @@ describe('forged and misplaced tokens', () => {
       ['HS384 with the right secret', () => forge(claims, { alg: 'HS384' })],
       ['HS512 with the right secret', () => forge(claims, { alg: 'HS512' })],
       ['a changed payload (gen bumped)', () => withChangedPayload(holder.tokens.refresh_token, { gen: 1 })],
-      ['a changed payload (sub of another user)', () => withChangedPayload(holder.tokens.refresh_token, { sub: other.id })],
+      [
+        'a changed payload (sub of another user)',
+        () => withChangedPayload(holder.tokens.refresh_token, { sub: other.id }),
+      ],
       ['the access token', () => holder.tokens.access_token],
       ['token_type "2fa"', () => forge({ ...claims, token_type: '2fa', jti: randomUUID() })],
       ['an expired, correctly signed refresh token', () => forge({ ...claims, iat: now() - 2000, exp: now() - 1000 })],
@@ -166,12 +185,18 @@ describe('forged and misplaced tokens', () => {
       expect(res.headers['set-cookie']).toBeUndefined();
     });
 
-    it.each(refreshForgeries)('refuses %s in the refresh_token cookie with 401 UNAUTHENTICATED', async (_label, make) => {
-      // From APP_URL's origin (the default), so the cookie reaches the token check.
-      const res = await request(server()).post('/api/auth/refresh').set('cookie', `refresh_token=${make()}`).set('origin', 'http://localhost:3000');
-      expect(res.status).toBe(401);
-      expect(res.body).toEqual(UNAUTHENTICATED);
-    });
+    it.each(refreshForgeries)(
+      'refuses %s in the refresh_token cookie with 401 UNAUTHENTICATED',
+      async (_label, make) => {
+        // From APP_URL's origin (the default), so the cookie reaches the token check.
+        const res = await request(server())
+          .post('/api/auth/refresh')
+          .set('cookie', `refresh_token=${make()}`)
+          .set('origin', 'http://localhost:3000');
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual(UNAUTHENTICATED);
+      },
+    );
 
     it('leaves the genuine refresh token usable after every forgery', async () => {
       expect((await me(app, holder.tokens.access_token)).status).toBe(200);

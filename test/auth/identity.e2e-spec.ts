@@ -3,7 +3,16 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import request, { type Response } from 'supertest';
 import type { DataSource } from 'typeorm';
-import { decodeJwt, login, me, registerUser, registrationBody, TEST_PASSWORD, uniqueEmail, uniqueMobile } from '../support/auth-factory.js';
+import {
+  decodeJwt,
+  login,
+  me,
+  registerUser,
+  registrationBody,
+  TEST_PASSWORD,
+  uniqueEmail,
+  uniqueMobile,
+} from '../support/auth-factory.js';
 import { createTestApp } from '../support/test-app.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
 import { sharedDataSource } from '../support/test-database.js';
@@ -15,7 +24,10 @@ const b64url = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').to
 
 function expectValidationFailure(res: Response, field: string): void {
   expect(res.status).toBe(400);
-  expect(res.body).toEqual({ success: false, error: { code: 'VALIDATION_FAILED', message: expect.any(String), details: expect.any(Array) } });
+  expect(res.body).toEqual({
+    success: false,
+    error: { code: 'VALIDATION_FAILED', message: expect.any(String), details: expect.any(Array) },
+  });
   expect(res.body.error.details.map((detail: { field: string }) => detail.field)).toContain(field);
 }
 
@@ -40,7 +52,8 @@ describe('one person, one account: identity normalisation', () => {
     await app.close();
   });
 
-  const register = (body: Record<string, unknown>) => request(app.getHttpServer()).post('/api/auth/register').send(body);
+  const register = (body: Record<string, unknown>) =>
+    request(app.getHttpServer()).post('/api/auth/register').send(body);
   const withPassword = (password: string, overrides: Record<string, unknown> = {}) =>
     registrationBody({ password, password_confirmation: password, ...overrides });
 
@@ -58,12 +71,17 @@ describe('one person, one account: identity normalisation', () => {
       const user = await registerUser(app, { mobile: `00${mobile.slice(1)}` });
       expect(user.mobile).toBe(mobile);
       expect((await login(app, { mobile, password: user.password })).status).toBe(200);
-      expect((await login(app, { mobile: `00 ${mobile.slice(1, 3)} ${mobile.slice(3)}`, password: user.password })).status).toBe(200);
+      expect(
+        (await login(app, { mobile: `00 ${mobile.slice(1, 3)} ${mobile.slice(3)}`, password: user.password })).status,
+      ).toBe(200);
     });
 
-    it.each([['+49 151'], ['+4479123456789'], ['+999 1234 5678']])('refuses the invalid number %j with 400', async (mobile) => {
-      expectValidationFailure(await register(registrationBody({ mobile })), 'mobile');
-    });
+    it.each([['+49 151'], ['+4479123456789'], ['+999 1234 5678']])(
+      'refuses the invalid number %j with 400',
+      async (mobile) => {
+        expectValidationFailure(await register(registrationBody({ mobile })), 'mobile');
+      },
+    );
 
     it('keeps a number without a country prefix as its digits when DEFAULT_PHONE_REGION is unset', async () => {
       const national = `0${uniqueMobile().slice(3)}`;
@@ -81,11 +99,31 @@ describe('one person, one account: identity normalisation', () => {
     });
 
     it.each([
-      ['josé NFC then NFD', (tag: string) => `jos\u00e9-${tag}@example.com`, (tag: string) => `jose\u0301-${tag}@example.com`],
-      ['josé NFD then NFC', (tag: string) => `jose\u0301-${tag}@example.com`, (tag: string) => `jos\u00e9-${tag}@example.com`],
-      ['the ligature ﬁ then fi', (tag: string) => `\ufb01le-${tag}@example.com`, (tag: string) => `file-${tag}@example.com`],
-      ['exämple.com then its ASCII form', (tag: string) => `ann-${tag}@exämple.com`, (tag: string) => `ann-${tag}@xn--exmple-cua.com`],
-      ['the ASCII form then exämple.com', (tag: string) => `ann-${tag}@xn--exmple-cua.com`, (tag: string) => `ann-${tag}@EXÄMPLE.com`],
+      [
+        'josé NFC then NFD',
+        (tag: string) => `jos\u00e9-${tag}@example.com`,
+        (tag: string) => `jose\u0301-${tag}@example.com`,
+      ],
+      [
+        'josé NFD then NFC',
+        (tag: string) => `jose\u0301-${tag}@example.com`,
+        (tag: string) => `jos\u00e9-${tag}@example.com`,
+      ],
+      [
+        'the ligature ﬁ then fi',
+        (tag: string) => `\ufb01le-${tag}@example.com`,
+        (tag: string) => `file-${tag}@example.com`,
+      ],
+      [
+        'exämple.com then its ASCII form',
+        (tag: string) => `ann-${tag}@exämple.com`,
+        (tag: string) => `ann-${tag}@xn--exmple-cua.com`,
+      ],
+      [
+        'the ASCII form then exämple.com',
+        (tag: string) => `ann-${tag}@xn--exmple-cua.com`,
+        (tag: string) => `ann-${tag}@EXÄMPLE.com`,
+      ],
     ])('takes %s for one address: 409', async (_label, first, second) => {
       const tag = hex();
       expect((await register(registrationBody({ email: first(tag) }))).status).toBe(201);
@@ -97,27 +135,40 @@ describe('one person, one account: identity normalisation', () => {
       const user = await registerUser(app, { email: `ann-${tag}@exämple.com` });
       expect(user.email).toBe(`ann-${tag}@xn--exmple-cua.com`);
       expect((await login(app, { email: `ann-${tag}@exämple.com`, password: user.password })).status).toBe(200);
-      expect((await request(app.getHttpServer()).post('/api/auth/forgot-password').send({ email: `ann-${tag}@exämple.com` })).status).toBe(200);
+      expect(
+        (
+          await request(app.getHttpServer())
+            .post('/api/auth/forgot-password')
+            .send({ email: `ann-${tag}@exämple.com` })
+        ).status,
+      ).toBe(200);
     });
 
-    it.each([['U+200B', '\u200b'], ['U+00AD', '\u00ad'], ['U+202E', '\u202e'], ['U+0007', '\u0007']])(
-      'refuses an email holding %s with 400',
-      async (_label, hidden) => {
-        const email = uniqueEmail();
-        expectValidationFailure(await register(registrationBody({ email: `a${hidden}${email}` })), 'email');
-        expectValidationFailure(await register(registrationBody({ email: email.replace('@example', `@exam${hidden}ple`) })), 'email');
-        expectValidationFailure(await login(app, { email: `a${hidden}${email}`, password: TEST_PASSWORD }), 'email');
-      },
-    );
+    it.each([
+      ['U+200B', '\u200b'],
+      ['U+00AD', '\u00ad'],
+      ['U+202E', '\u202e'],
+      ['U+0007', '\u0007'],
+    ])('refuses an email holding %s with 400', async (_label, hidden) => {
+      const email = uniqueEmail();
+      expectValidationFailure(await register(registrationBody({ email: `a${hidden}${email}` })), 'email');
+      expectValidationFailure(
+        await register(registrationBody({ email: email.replace('@example', `@exam${hidden}ple`) })),
+        'email',
+      );
+      expectValidationFailure(await login(app, { email: `a${hidden}${email}`, password: TEST_PASSWORD }), 'email');
+    });
   });
 
   describe('names', () => {
-    it.each([['U+202E', 'Ada\u202eecalevoL'], ['U+2066', '\u2066Ada\u2069'], ['U+202A', 'Ada\u202a'], ['a line feed', 'Ada\nLovelace']])(
-      'refuses a name holding %s with 400',
-      async (_label, name) => {
-        expectValidationFailure(await register(registrationBody({ name })), 'name');
-      },
-    );
+    it.each([
+      ['U+202E', 'Ada\u202eecalevoL'],
+      ['U+2066', '\u2066Ada\u2069'],
+      ['U+202A', 'Ada\u202a'],
+      ['a line feed', 'Ada\nLovelace'],
+    ])('refuses a name holding %s with 400', async (_label, name) => {
+      expectValidationFailure(await register(registrationBody({ name })), 'name');
+    });
 
     it('keeps zero-width joiners, which some scripts need', async () => {
       const res = await register(registrationBody({ name: 'می\u200cخواهم \u200d' }));
@@ -143,16 +194,19 @@ describe('one person, one account: identity normalisation', () => {
 
     it('accepts a confirmation typed decomposed', async () => {
       const composed = `Caf\u00e9-Lantern-${hex()}`;
-      const res = await register(registrationBody({ password: composed, password_confirmation: composed.normalize('NFD') }));
+      const res = await register(
+        registrationBody({ password: composed, password_confirmation: composed.normalize('NFD') }),
+      );
       expect(res.status).toBe(201);
     });
 
-    it.each([['twelve spaces', ' '.repeat(12)], ['twelve U+200B', '\u200b'.repeat(12)], ['ideographic spaces and joiners', '\u3000\u2060'.repeat(6)]])(
-      'refuses %s as a password with 400',
-      async (_label, password) => {
-        expectValidationFailure(await register(withPassword(password)), 'password');
-      },
-    );
+    it.each([
+      ['twelve spaces', ' '.repeat(12)],
+      ['twelve U+200B', '\u200b'.repeat(12)],
+      ['ideographic spaces and joiners', '\u3000\u2060'.repeat(6)],
+    ])('refuses %s as a password with 400', async (_label, password) => {
+      expectValidationFailure(await register(withPassword(password)), 'password');
+    });
 
     it('counts the length in code points after normalisation', async () => {
       // Eight characters as the user sees them, sixteen UTF-16 units: accepted.
@@ -180,7 +234,12 @@ describe('one person, one account: identity normalisation', () => {
 
     it('refuses a wrong password against a legacy hash', async () => {
       const user = await registerUser(app);
-      const legacyHash = await argon2Hash(`Cafe\u0301-Legacy-${hex()}`, { algorithm: 2, memoryCost: 1024, timeCost: 1, parallelism: 1 });
+      const legacyHash = await argon2Hash(`Cafe\u0301-Legacy-${hex()}`, {
+        algorithm: 2,
+        memoryCost: 1024,
+        timeCost: 1,
+        parallelism: 1,
+      });
       await db.query(`UPDATE users SET password_hash = $1 WHERE id = $2`, [legacyHash, user.id]);
       expect((await login(app, { email: user.email, password: `Cafe\u0301-Wrong-${hex()}` })).status).toBe(401);
       const [{ password_hash: unchanged }] = await db.query(`SELECT password_hash FROM users WHERE id = $1`, [user.id]);
@@ -234,7 +293,9 @@ describe('one person, one account: identity normalisation', () => {
 
     it.each([['bearer'], ['BEARER'], ['bEaReR']])('reads the scheme %s case-insensitively: 200', async (scheme) => {
       const user = await registerUser(app);
-      const res = await request(app.getHttpServer()).get('/api/auth/me').set('authorization', `${scheme} ${user.tokens.access_token}`);
+      const res = await request(app.getHttpServer())
+        .get('/api/auth/me')
+        .set('authorization', `${scheme} ${user.tokens.access_token}`);
       expect(res.status).toBe(200);
       expect(res.body.data.id).toBe(user.id);
     });
@@ -252,7 +313,8 @@ describe('DEFAULT_PHONE_REGION', () => {
     await app.close();
   });
 
-  const register = (body: Record<string, unknown>) => request(app.getHttpServer()).post('/api/auth/register').send(body);
+  const register = (body: Record<string, unknown>) =>
+    request(app.getHttpServer()).post('/api/auth/register').send(body);
 
   it('reads a number without a country prefix in the region: one account with its E.164 spelling', async () => {
     const mobile = uniqueMobile();

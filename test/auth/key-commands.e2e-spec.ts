@@ -103,7 +103,14 @@ describe('rotate-keys and create-client', () => {
         .send({ token: user.tokens.access_token });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ active: true, sub: user.id });
-      expect((await request(app.getHttpServer()).post('/api/auth/introspect').auth('inventory', 'wrong').send({ token: 'x' })).status).toBe(401);
+      expect(
+        (
+          await request(app.getHttpServer())
+            .post('/api/auth/introspect')
+            .auth('inventory', 'wrong')
+            .send({ token: 'x' })
+        ).status,
+      ).toBe(401);
     } finally {
       await app.close();
     }

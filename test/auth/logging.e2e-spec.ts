@@ -15,12 +15,24 @@ class RecordingLogger implements LoggerService {
   private record(level: string, message: unknown, params: unknown[]): void {
     this.lines.push(`${level} ${format(message, ...params)}`);
   }
-  log(message: unknown, ...params: unknown[]) { this.record('log', message, params); }
-  error(message: unknown, ...params: unknown[]) { this.record('error', message, params); }
-  warn(message: unknown, ...params: unknown[]) { this.record('warn', message, params); }
-  debug(message: unknown, ...params: unknown[]) { this.record('debug', message, params); }
-  verbose(message: unknown, ...params: unknown[]) { this.record('verbose', message, params); }
-  fatal(message: unknown, ...params: unknown[]) { this.record('fatal', message, params); }
+  log(message: unknown, ...params: unknown[]) {
+    this.record('log', message, params);
+  }
+  error(message: unknown, ...params: unknown[]) {
+    this.record('error', message, params);
+  }
+  warn(message: unknown, ...params: unknown[]) {
+    this.record('warn', message, params);
+  }
+  debug(message: unknown, ...params: unknown[]) {
+    this.record('debug', message, params);
+  }
+  verbose(message: unknown, ...params: unknown[]) {
+    this.record('verbose', message, params);
+  }
+  fatal(message: unknown, ...params: unknown[]) {
+    this.record('fatal', message, params);
+  }
 }
 
 const APP_URL = 'https://accounts.example.test';
@@ -83,17 +95,49 @@ describe('no secret in any response or log line', () => {
     expect(registered.status).toBe(201);
     const userId: string = registered.body.data.user.id;
     expect((await send(request(server()).post('/api/auth/register').send(body))).status).toBe(409);
-    expect((await send(request(server()).post('/api/auth/register').send({ ...body, email: 'x', password_confirmation: 'Other-Pass-123' }))).status).toBe(400);
+    expect(
+      (
+        await send(
+          request(server())
+            .post('/api/auth/register')
+            .send({ ...body, email: 'x', password_confirmation: 'Other-Pass-123' }),
+        )
+      ).status,
+    ).toBe(400);
     const byEmail = await send(request(server()).post('/api/auth/login').send({ email, password: oldPassword }));
     const byMobile = await send(request(server()).post('/api/auth/login').send({ mobile, password: oldPassword }));
     expect(byMobile.status).toBe(200);
-    expect((await send(request(server()).post('/api/auth/login').send({ email, password: `${oldPassword}!` }))).status).toBe(401);
-    const rotated = await send(request(server()).post('/api/auth/refresh').send({ refresh_token: byEmail.body.data.refresh_token }));
+    expect(
+      (
+        await send(
+          request(server())
+            .post('/api/auth/login')
+            .send({ email, password: `${oldPassword}!` }),
+        )
+      ).status,
+    ).toBe(401);
+    const rotated = await send(
+      request(server()).post('/api/auth/refresh').send({ refresh_token: byEmail.body.data.refresh_token }),
+    );
     expect(rotated.status).toBe(200);
-    const reuse = await send(request(server()).post('/api/auth/refresh').send({ refresh_token: byEmail.body.data.refresh_token }));
+    const reuse = await send(
+      request(server()).post('/api/auth/refresh').send({ refresh_token: byEmail.body.data.refresh_token }),
+    );
     expect(reuse.body.error.code).toBe('REFRESH_TOKEN_REUSED');
-    expect((await send(request(server()).get('/api/auth/me').set('authorization', `Bearer ${byMobile.body.data.access_token}`))).status).toBe(200);
-    expect((await send(request(server()).post('/api/auth/logout').set('authorization', `Bearer ${byMobile.body.data.access_token}`))).status).toBe(200);
+    expect(
+      (
+        await send(
+          request(server()).get('/api/auth/me').set('authorization', `Bearer ${byMobile.body.data.access_token}`),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await send(
+          request(server()).post('/api/auth/logout').set('authorization', `Bearer ${byMobile.body.data.access_token}`),
+        )
+      ).status,
+    ).toBe(200);
 
     // Forgot and reset the password, then sign in with the new one.
     const [{ password_hash: oldHash }] = await db.query(`SELECT password_hash FROM users WHERE id = $1`, [userId]);
@@ -105,12 +149,12 @@ describe('no secret in any response or log line', () => {
     const afterReset = await send(request(server()).post('/api/auth/login').send({ email, password: newPassword }));
     expect(afterReset.status).toBe(200);
     const [{ password_hash: newHash }] = await db.query(`SELECT password_hash FROM users WHERE id = $1`, [userId]);
-    const sessionHashes: string[] = (await db.query(`SELECT refresh_token_hash FROM sessions WHERE user_id = $1`, [userId])).map(
-      (row: { refresh_token_hash: string }) => row.refresh_token_hash,
-    );
-    const resetHashes: string[] = (await db.query(`SELECT token_hash FROM password_reset_tokens WHERE user_id = $1`, [userId])).map(
-      (row: { token_hash: string }) => row.token_hash,
-    );
+    const sessionHashes: string[] = (
+      await db.query(`SELECT refresh_token_hash FROM sessions WHERE user_id = $1`, [userId])
+    ).map((row: { refresh_token_hash: string }) => row.refresh_token_hash);
+    const resetHashes: string[] = (
+      await db.query(`SELECT token_hash FROM password_reset_tokens WHERE user_id = $1`, [userId])
+    ).map((row: { token_hash: string }) => row.token_hash);
     expect(resetHashes).toContain(sha256Hex(resetToken));
 
     const jwts = responses
@@ -131,7 +175,10 @@ describe('no secret in any response or log line', () => {
       ...jwts.map((token): [string, string] => ['refresh token hash', sha256Hex(token)]),
     ];
     // Tokens belong in token responses, never in a log.
-    const neverLogged: [string, string][] = [...neverAnywhere, ...jwts.map((token): [string, string] => ['JWT', token])];
+    const neverLogged: [string, string][] = [
+      ...neverAnywhere,
+      ...jwts.map((token): [string, string] => ['JWT', token]),
+    ];
 
     const responseText = responses.map((res) => `${JSON.stringify(res.headers)}\n${res.text}`).join('\n');
     for (const [label, secret] of neverAnywhere) {

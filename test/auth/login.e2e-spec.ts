@@ -1,5 +1,13 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { login, me, registerUser, setCookies, TEST_PASSWORD, uniqueEmail, uniqueMobile } from '../support/auth-factory.js';
+import {
+  login,
+  me,
+  registerUser,
+  setCookies,
+  TEST_PASSWORD,
+  uniqueEmail,
+  uniqueMobile,
+} from '../support/auth-factory.js';
 import type { TestDatabase } from '../support/databases.mjs';
 import { createIsolatedDatabase } from '../support/isolated-database.js';
 import { createTestApp } from '../support/test-app.js';
@@ -91,9 +99,12 @@ describe('POST /api/auth/login', () => {
     expect(byEmail.body).toEqual(wrong.body);
   });
 
-  it('does not accept another user\'s password', async () => {
+  it("does not accept another user's password", async () => {
     const alice = await registerUser(app);
-    const bob = await registerUser(app, { password: 'Bob-Different-Pass-7', password_confirmation: 'Bob-Different-Pass-7' });
+    const bob = await registerUser(app, {
+      password: 'Bob-Different-Pass-7',
+      password_confirmation: 'Bob-Different-Pass-7',
+    });
     const res = await login(app, { email: alice.email, password: bob.password });
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('INVALID_CREDENTIALS');

@@ -66,7 +66,8 @@ describe('forgot-password against mail abuse', () => {
     const dump = JSON.stringify(queued);
     for (const secret of [token, user.email]) {
       expect(dump).not.toContain(secret);
-      for (const row of queued) if (row.payload) expect((row.payload as Buffer).toString('latin1')).not.toContain(secret);
+      for (const row of queued)
+        if (row.payload) expect((row.payload as Buffer).toString('latin1')).not.toContain(secret);
     }
     // Wiped once delivered.
     const deadline = Date.now() + 5000;

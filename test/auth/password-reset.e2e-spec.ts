@@ -28,7 +28,12 @@ describe('password reset by email', () => {
     sink = await SmtpSink.start();
     // Several resets per address in a row: no resend interval here (password-reset-abuse tests it).
     app = await createTestApp({
-      env: { SMTP_URL: sink.url, APP_URL: `${APP_URL}/`, MAIL_FROM: 'Accounts <accounts@example.test>', OTP_RESEND_SECONDS: '0' },
+      env: {
+        SMTP_URL: sink.url,
+        APP_URL: `${APP_URL}/`,
+        MAIL_FROM: 'Accounts <accounts@example.test>',
+        OTP_RESEND_SECONDS: '0',
+      },
     });
     db = sharedDataSource();
     await db.initialize();
@@ -228,7 +233,9 @@ describe('RESET_TOKEN_EXPIRY', () => {
   it('refuses a token past its lifetime with 400 RESET_TOKEN_INVALID, and the password stays', async () => {
     const user: RegisteredUser = await registerUser(app);
     const requested = Date.now();
-    expect((await request(app.getHttpServer()).post('/api/auth/forgot-password').send({ email: user.email })).status).toBe(200);
+    expect(
+      (await request(app.getHttpServer()).post('/api/auth/forgot-password').send({ email: user.email })).status,
+    ).toBe(200);
     const token = resetTokenFrom(await sink.waitForMail(user.email), APP_URL);
     await sleep(Math.max(0, requested + 1500 - Date.now()));
     const res = await request(app.getHttpServer())

@@ -84,7 +84,10 @@ describe('POST /api/auth/refresh: rotation and reuse detection', () => {
 
     const replay = await refresh(app, first.refresh_token);
     expect(replay.status).toBe(401);
-    expect(replay.body).toEqual({ success: false, error: { code: 'REFRESH_TOKEN_REUSED', message: expect.any(String) } });
+    expect(replay.body).toEqual({
+      success: false,
+      error: { code: 'REFRESH_TOKEN_REUSED', message: expect.any(String) },
+    });
     expect(replay.headers['set-cookie']).toBeUndefined();
 
     // Both tokens of the new pair, and the old access token, are dead.
@@ -171,7 +174,7 @@ describe('SESSION_MAX_AGE', () => {
     await app.close();
   });
 
-  it('stops rotation (and access) once the session\'s absolute lifetime has passed', async () => {
+  it("stops rotation (and access) once the session's absolute lifetime has passed", async () => {
     const loginStarted = Date.now();
     const user = await registerUser(app);
     // Within the lifetime rotation works, and the refresh token never outlives the session.

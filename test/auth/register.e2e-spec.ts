@@ -28,9 +28,14 @@ describe('POST /api/auth/register', () => {
     await app.close();
   });
 
-  const register = (body: unknown) => request(app.getHttpServer()).post('/api/auth/register').send(body as object);
+  const register = (body: unknown) =>
+    request(app.getHttpServer())
+      .post('/api/auth/register')
+      .send(body as object);
 
-  async function storedUser(email: string): Promise<{ id: string; email: string; mobile: string | null; password_hash: string } | undefined> {
+  async function storedUser(
+    email: string,
+  ): Promise<{ id: string; email: string; mobile: string | null; password_hash: string } | undefined> {
     const [row] = await db.query(`SELECT id, email, mobile, password_hash FROM users WHERE email = $1`, [email]);
     return row;
   }
@@ -39,7 +44,9 @@ describe('POST /api/auth/register', () => {
     expect(res.status).toBe(400);
     expect(res.body.success).toBe(false);
     expect(res.body.error.code).toBe('VALIDATION_FAILED');
-    expect(res.body.error.details).toEqual(expect.arrayContaining([{ field: expect.any(String), message: expect.any(String) }]));
+    expect(res.body.error.details).toEqual(
+      expect.arrayContaining([{ field: expect.any(String), message: expect.any(String) }]),
+    );
     if (field) expect(res.body.error.details.map((detail: { field: string }) => detail.field)).toContain(field);
   }
 
@@ -104,7 +111,11 @@ describe('POST /api/auth/register', () => {
     expect(res.status).toBe(409);
     expect(res.body).toEqual({
       success: false,
-      error: { code: 'CONFLICT', message: expect.any(String), details: [{ field: 'email', message: expect.any(String) }] },
+      error: {
+        code: 'CONFLICT',
+        message: expect.any(String),
+        details: [{ field: 'email', message: expect.any(String) }],
+      },
     });
   });
 
@@ -118,7 +129,9 @@ describe('POST /api/auth/register', () => {
   it('refuses a taken mobile, also written differently: 409 CONFLICT', async () => {
     const mobile = uniqueMobile();
     await registerUser(app, { mobile });
-    const res = await register(registrationBody({ mobile: `${mobile.slice(0, 5)} ${mobile.slice(5, 9)}-${mobile.slice(9)}` }));
+    const res = await register(
+      registrationBody({ mobile: `${mobile.slice(0, 5)} ${mobile.slice(5, 9)}-${mobile.slice(9)}` }),
+    );
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('CONFLICT');
     expect(res.body.error.details).toEqual([{ field: 'mobile', message: expect.any(String) }]);
@@ -225,7 +238,12 @@ describe('POST /api/auth/register', () => {
 describe('password hashing with the default configuration', () => {
   it('stores $argon2id$v=19$m=19456,t=2,p=1$ hashes when no ARGON2_* variable is set', async () => {
     const app = await createTestApp({
-      env: { ARGON2_MEMORY_KIB: undefined, ARGON2_ITERATIONS: undefined, ARGON2_PARALLELISM: undefined, DB_POOL_SIZE: '2' },
+      env: {
+        ARGON2_MEMORY_KIB: undefined,
+        ARGON2_ITERATIONS: undefined,
+        ARGON2_PARALLELISM: undefined,
+        DB_POOL_SIZE: '2',
+      },
     });
     const db = sharedDataSource();
     try {
@@ -234,7 +252,9 @@ describe('password hashing with the default configuration', () => {
       const [row] = await db.query(`SELECT password_hash FROM users WHERE id = $1`, [user.id]);
       expect(row.password_hash.startsWith('$argon2id$v=19$m=19456,t=2,p=1$')).toBe(true);
       // And the default-cost hash verifies at login.
-      const res = await request(app.getHttpServer()).post('/api/auth/login').send({ email: user.email, password: user.password });
+      const res = await request(app.getHttpServer())
+        .post('/api/auth/login')
+        .send({ email: user.email, password: user.password });
       expect(res.status).toBe(200);
     } finally {
       await db.destroy();

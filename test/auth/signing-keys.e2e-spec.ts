@@ -1,14 +1,26 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign as signWithKey, type KeyObject } from 'node:crypto';
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomUUID,
+  sign as signWithKey,
+  type KeyObject,
+} from 'node:crypto';
 import request from 'supertest';
 import { decodeJwt, me, registerUser } from '../support/auth-factory.js';
 import { createTestApp } from '../support/test-app.js';
 
-const UNAUTHENTICATED = { success: false, error: { code: 'UNAUTHENTICATED', message: 'The token is missing, invalid, expired or revoked.' } };
+const UNAUTHENTICATED = {
+  success: false,
+  error: { code: 'UNAUTHENTICATED', message: 'The token is missing, invalid, expired or revoked.' },
+};
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 function privatePem(algorithm: 'ES256' | 'EdDSA'): string {
-  const { privateKey } = algorithm === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('ed25519');
+  const { privateKey } =
+    algorithm === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('ed25519');
   return privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
 }
 
@@ -17,11 +29,19 @@ function publicPem(privateKeyPem: string): string {
 }
 
 /** Signs a JWS by hand, so the test does not trust the service's own signing code. */
-function signToken(header: Record<string, unknown>, payload: Record<string, unknown>, key: KeyObject | string | Buffer): string {
+function signToken(
+  header: Record<string, unknown>,
+  payload: Record<string, unknown>,
+  key: KeyObject | string | Buffer,
+): string {
   const input = `${b64(header)}.${b64(payload)}`;
   let signature: Buffer;
-  if (header.alg === 'HS256') signature = createHmac('sha256', key as Buffer).update(input).digest();
-  else if (header.alg === 'ES256') signature = signWithKey('sha256', Buffer.from(input), { key: key as KeyObject, dsaEncoding: 'ieee-p1363' });
+  if (header.alg === 'HS256')
+    signature = createHmac('sha256', key as Buffer)
+      .update(input)
+      .digest();
+  else if (header.alg === 'ES256')
+    signature = signWithKey('sha256', Buffer.from(input), { key: key as KeyObject, dsaEncoding: 'ieee-p1363' });
   else signature = signWithKey(null, Buffer.from(input), key as KeyObject);
   return `${input}.${signature.toString('base64url')}`;
 }
@@ -48,7 +68,9 @@ describe.each(['ES256', 'EdDSA'] as const)('signing with %s', (algorithm) => {
     expect(jwks.body.keys).toHaveLength(1);
     expect(jwks.body.keys[0]).toMatchObject({ kid: header.kid, alg: algorithm, use: 'sig' });
     expect(jwks.body.keys[0]).not.toHaveProperty('d');
-    expect(createPublicKey({ key: jwks.body.keys[0], format: 'jwk' }).export({ format: 'pem', type: 'spki' })).toBe(publicPem(key));
+    expect(createPublicKey({ key: jwks.body.keys[0], format: 'jwk' }).export({ format: 'pem', type: 'spki' })).toBe(
+      publicPem(key),
+    );
   });
 
   it('refuses a token signed by the private key of another pair, even under the right kid', async () => {
@@ -71,7 +93,11 @@ describe.each(['ES256', 'EdDSA'] as const)('signing with %s', (algorithm) => {
       expect((await me(app, withoutKid)).status).toBe(401);
     }
     expect((await me(app, `${b64({ alg: 'none', typ: 'JWT' })}.${b64(payload)}.`)).status).toBe(401);
-    const withSecret = signToken({ alg: 'HS256', typ: 'JWT' }, payload, Buffer.from('test-secret-0123456789-abcdefghijklmnopqrstuvwxyz'));
+    const withSecret = signToken(
+      { alg: 'HS256', typ: 'JWT' },
+      payload,
+      Buffer.from('test-secret-0123456789-abcdefghijklmnopqrstuvwxyz'),
+    );
     expect((await me(app, withSecret)).status).toBe(401);
   });
 });
@@ -81,17 +107,25 @@ describe('key rotation', () => {
     const oldKey = privatePem('ES256');
     const newKey = privatePem('ES256');
     const before = await createTestApp({ env: { JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEY: oldKey } });
-    const after = await createTestApp({ env: { JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEY: newKey, JWT_PREVIOUS_PUBLIC_KEYS: publicPem(oldKey) } });
+    const after = await createTestApp({
+      env: { JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEY: newKey, JWT_PREVIOUS_PUBLIC_KEYS: publicPem(oldKey) },
+    });
     try {
       const oldUser = await registerUser(before);
       const newUser = await registerUser(after);
-      expect(decodeJwt(oldUser.tokens.access_token).header.kid).not.toBe(decodeJwt(newUser.tokens.access_token).header.kid);
+      expect(decodeJwt(oldUser.tokens.access_token).header.kid).not.toBe(
+        decodeJwt(newUser.tokens.access_token).header.kid,
+      );
       expect((await me(after, oldUser.tokens.access_token)).status).toBe(200);
       expect((await me(after, newUser.tokens.access_token)).status).toBe(200);
       // The old key's refresh token still refreshes, now into a token of the new key.
-      const refreshed = await request(after.getHttpServer()).post('/api/auth/refresh').send({ refresh_token: oldUser.tokens.refresh_token });
+      const refreshed = await request(after.getHttpServer())
+        .post('/api/auth/refresh')
+        .send({ refresh_token: oldUser.tokens.refresh_token });
       expect(refreshed.status).toBe(200);
-      expect(decodeJwt(refreshed.body.data.access_token).header.kid).toBe(decodeJwt(newUser.tokens.access_token).header.kid);
+      expect(decodeJwt(refreshed.body.data.access_token).header.kid).toBe(
+        decodeJwt(newUser.tokens.access_token).header.kid,
+      );
       // An instance that never heard of the new key refuses its tokens.
       expect((await me(before, newUser.tokens.access_token)).status).toBe(401);
       const jwks = await request(after.getHttpServer()).get('/.well-known/jwks.json');

@@ -38,7 +38,7 @@ describe('token pair, cookies, /me and logout', () => {
   const server = () => app.getHttpServer();
 
   describe('claims', () => {
-    it('issues HS256 access and refresh tokens with the contract\'s claims and lifetimes', async () => {
+    it("issues HS256 access and refresh tokens with the contract's claims and lifetimes", async () => {
       const before = Math.floor(Date.now() / 1000);
       const user = await registerUser(app);
       const after = Math.ceil(Date.now() / 1000);
@@ -79,7 +79,9 @@ describe('token pair, cookies, /me and logout', () => {
     it('verifies with the jsonwebtoken package given the plain JWT_SECRET string', async () => {
       const user = await registerUser(app);
       const access = jwt.verify(user.tokens.access_token, TEST_JWT_SECRET, { algorithms: ['HS256'] }) as jwt.JwtPayload;
-      const refreshClaims = jwt.verify(user.tokens.refresh_token, TEST_JWT_SECRET, { algorithms: ['HS256'] }) as jwt.JwtPayload;
+      const refreshClaims = jwt.verify(user.tokens.refresh_token, TEST_JWT_SECRET, {
+        algorithms: ['HS256'],
+      }) as jwt.JwtPayload;
       expect(access.sub).toBe(user.id);
       expect(access.token_type).toBe('access');
       expect(refreshClaims.token_type).toBe('refresh');
@@ -111,15 +113,26 @@ describe('token pair, cookies, /me and logout', () => {
       );
       expect(cookies.refresh_token?.value).toBe(res.body.data.refresh_token);
       expect(cookies.refresh_token?.attributes).toEqual(
-        expect.objectContaining({ httponly: true, secure: true, samesite: 'Strict', path: '/api/auth', 'max-age': '604800' }),
+        expect.objectContaining({
+          httponly: true,
+          secure: true,
+          samesite: 'Strict',
+          path: '/api/auth',
+          'max-age': '604800',
+        }),
       );
       expect(res.headers['cache-control']).toBe('no-store');
     }
 
-    it('sets both cookies with the contract\'s attributes on register, login and refresh', async () => {
+    it("sets both cookies with the contract's attributes on register, login and refresh", async () => {
       const registered = await request(server())
         .post('/api/auth/register')
-        .send({ name: 'C', email: `c-${Date.now()}-${Math.random()}@example.com`, password: 'Plum-Orbit-Lantern-42', password_confirmation: 'Plum-Orbit-Lantern-42' });
+        .send({
+          name: 'C',
+          email: `c-${Date.now()}-${Math.random()}@example.com`,
+          password: 'Plum-Orbit-Lantern-42',
+          password_confirmation: 'Plum-Orbit-Lantern-42',
+        });
       expect(registered.status).toBe(201);
       expectTokenCookies(registered);
 
@@ -230,7 +243,10 @@ describe('token pair, cookies, /me and logout', () => {
       expect(res.body).toEqual({ success: true, data: {} });
 
       const cookies = setCookies(res);
-      for (const [name, path] of [['access_token', '/'], ['refresh_token', '/api/auth']] as const) {
+      for (const [name, path] of [
+        ['access_token', '/'],
+        ['refresh_token', '/api/auth'],
+      ] as const) {
         const cookie = cookies[name];
         expect(cookie?.value).toBe('');
         expect(cookie?.attributes.path).toBe(path);
@@ -263,7 +279,7 @@ describe('token pair, cookies, /me and logout', () => {
       expect((await me(app, user.tokens.access_token)).status).toBe(401);
     });
 
-    it('ends only the current session: the user\'s other sessions keep working', async () => {
+    it("ends only the current session: the user's other sessions keep working", async () => {
       const user = await registerUser(app);
       const other = await loginTokens(app, user);
       expect((await logout(app, user.tokens.access_token)).status).toBe(200);
@@ -289,7 +305,15 @@ describe('token pair, cookies, /me and logout', () => {
       const claims = decodeJwt(user.tokens.access_token).payload;
       const now = Math.floor(Date.now() / 1000);
       const expired = jwt.sign(
-        { sub: claims.sub, email: claims.email, token_type: 'access', sid: claims.sid, jti: 'expired-jti', iat: now - 1000, exp: now - 100 },
+        {
+          sub: claims.sub,
+          email: claims.email,
+          token_type: 'access',
+          sid: claims.sid,
+          jti: 'expired-jti',
+          iat: now - 1000,
+          exp: now - 100,
+        },
         TEST_JWT_SECRET,
         { algorithm: 'HS256' },
       );
@@ -322,7 +346,9 @@ describe('ACCESS_TOKEN_EXPIRY', () => {
     expect(user.tokens.expires_in).toBe(1);
     const { exp, iat } = decodeJwt(user.tokens.access_token).payload as { exp: number; iat: number };
     expect(exp - iat).toBe(1);
-    expect(setCookies(await login(app, { email: user.email, password: user.password })).access_token?.attributes['max-age']).toBe('1');
+    expect(
+      setCookies(await login(app, { email: user.email, password: user.password })).access_token?.attributes['max-age'],
+    ).toBe('1');
 
     // Past the expiry as the verifier counts it (whole seconds).
     await sleep(Math.max(0, (exp + 1) * 1000 - Date.now()) + 50);

@@ -7,10 +7,21 @@ import { callerWithPermissions, call, type Caller } from '../support/rbac-factor
 import { loginTokens, registerUser } from '../support/auth-factory.js';
 
 const EVERY_PERMISSION = [
-  'users.view', 'users.create', 'users.edit', 'users.delete',
-  'roles.view', 'roles.create', 'roles.edit', 'roles.delete',
-  'contents.view', 'contents.create', 'contents.edit', 'contents.delete',
-  'settings.view', 'settings.edit', 'audit.view',
+  'users.view',
+  'users.create',
+  'users.edit',
+  'users.delete',
+  'roles.view',
+  'roles.create',
+  'roles.edit',
+  'roles.delete',
+  'contents.view',
+  'contents.create',
+  'contents.edit',
+  'contents.delete',
+  'settings.view',
+  'settings.edit',
+  'audit.view',
 ];
 
 /**
@@ -40,25 +51,49 @@ describe('privilege escalation through the admin routes', () => {
   });
 
   const permissionIds = async (names: string[]): Promise<string[]> =>
-    (await db.query(`SELECT id FROM permissions WHERE name = ANY($1) ORDER BY name`, [names])).map((row: { id: string }) => row.id);
+    (await db.query(`SELECT id FROM permissions WHERE name = ANY($1) ORDER BY name`, [names])).map(
+      (row: { id: string }) => row.id,
+    );
 
-  const refusals = async (actorId: string): Promise<{ type: string; actor_id: string; target_type: string; target_id: string; ip: string | null; details: Record<string, unknown> }[]> =>
-    db.query(`SELECT type, actor_id, target_type, target_id, ip, details FROM audit_events WHERE actor_id = $1 AND type = 'authz.escalation_refused' ORDER BY created_at`, [actorId]);
+  const refusals = async (
+    actorId: string,
+  ): Promise<
+    {
+      type: string;
+      actor_id: string;
+      target_type: string;
+      target_id: string;
+      ip: string | null;
+      details: Record<string, unknown>;
+    }[]
+  > =>
+    db.query(
+      `SELECT type, actor_id, target_type, target_id, ip, details FROM audit_events WHERE actor_id = $1 AND type = 'authz.escalation_refused' ORDER BY created_at`,
+      [actorId],
+    );
 
   describe('acting on a more privileged account', () => {
-    it('refuses users.edit removing an administrator\'s mobile and setting their password', async () => {
+    it("refuses users.edit removing an administrator's mobile and setting their password", async () => {
       const editor = await callerWithPermissions(app, db, ['users.edit']);
-      const res = await call(app, 'put', `/api/admin/users/${admin.id}`, editor.token, { mobile: null, password: 'Quiet-Harbour-Falcon-93' });
+      const res = await call(app, 'put', `/api/admin/users/${admin.id}`, editor.token, {
+        mobile: null,
+        password: 'Quiet-Harbour-Falcon-93',
+      });
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('FORBIDDEN');
       expect(res.body.error.message).toMatch(/audit\.view|contents\.|roles\.|settings\.|users\./);
       // The administrator still signs in with the old password.
-      expect((await call(app, 'post', '/api/auth/login', undefined, { email: admin.email, password: admin.password })).status).toBe(200);
+      expect(
+        (await call(app, 'post', '/api/auth/login', undefined, { email: admin.email, password: admin.password }))
+          .status,
+      ).toBe(200);
     });
 
-    it('refuses users.edit changing an administrator\'s email', async () => {
+    it("refuses users.edit changing an administrator's email", async () => {
       const editor = await callerWithPermissions(app, db, ['users.edit']);
-      const res = await call(app, 'put', `/api/admin/users/${admin.id}`, editor.token, { email: `taken-over-${randomUUID()}@example.com` });
+      const res = await call(app, 'put', `/api/admin/users/${admin.id}`, editor.token, {
+        email: `taken-over-${randomUUID()}@example.com`,
+      });
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('FORBIDDEN');
       const [row] = await db.query(`SELECT email FROM users WHERE id = $1`, [admin.id]);
@@ -101,7 +136,10 @@ describe('privilege escalation through the admin routes', () => {
     it('answers 409 to a role named "Admin" beside "admin", whatever its permissions', async () => {
       const creator = await callerWithPermissions(app, db, ['roles.create', 'users.edit']);
       for (const name of ['Admin', ' ADMIN ', 'admin']) {
-        const res = await call(app, 'post', '/api/admin/roles', creator.token, { name, permission_ids: await permissionIds(EVERY_PERMISSION) });
+        const res = await call(app, 'post', '/api/admin/roles', creator.token, {
+          name,
+          permission_ids: await permissionIds(EVERY_PERMISSION),
+        });
         expect(res.status).toBe(409);
         expect(res.body.error.code).toBe('CONFLICT');
       }
@@ -110,38 +148,56 @@ describe('privilege escalation through the admin routes', () => {
     it('refuses creating a role with permissions the creator lacks, naming one', async () => {
       const creator = await callerWithPermissions(app, db, ['roles.create', 'users.edit']);
       const name = `superuser-${randomUUID()}`;
-      const res = await call(app, 'post', '/api/admin/roles', creator.token, { name, permission_ids: await permissionIds(EVERY_PERMISSION) });
+      const res = await call(app, 'post', '/api/admin/roles', creator.token, {
+        name,
+        permission_ids: await permissionIds(EVERY_PERMISSION),
+      });
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('FORBIDDEN');
-      expect(res.body.error.message).toMatch(/audit\.view|contents\.|roles\.(view|edit|delete)|settings\.|users\.(view|create|delete)/);
+      expect(res.body.error.message).toMatch(
+        /audit\.view|contents\.|roles\.(view|edit|delete)|settings\.|users\.(view|create|delete)/,
+      );
       expect(await db.query(`SELECT id FROM roles WHERE name = $1`, [name])).toEqual([]);
     });
 
     it('lets a creator make a role out of permissions it holds', async () => {
       const creator = await callerWithPermissions(app, db, ['roles.create', 'users.edit']);
-      const res = await call(app, 'post', '/api/admin/roles', creator.token, { name: `helper-${randomUUID()}`, permission_ids: await permissionIds(['users.edit']) });
+      const res = await call(app, 'post', '/api/admin/roles', creator.token, {
+        name: `helper-${randomUUID()}`,
+        permission_ids: await permissionIds(['users.edit']),
+      });
       expect(res.status).toBe(201);
     });
 
     it('refuses giving itself a role that carries permissions it lacks', async () => {
       const editor = await callerWithPermissions(app, db, ['users.edit']);
-      const [{ id: richRole }] = await db.query(
-        `INSERT INTO roles (name) VALUES ($1) RETURNING id`, [`rich-${randomUUID()}`],
+      const [{ id: richRole }] = await db.query(`INSERT INTO roles (name) VALUES ($1) RETURNING id`, [
+        `rich-${randomUUID()}`,
+      ]);
+      await db.query(
+        `INSERT INTO role_permissions (role_id, permission_id) SELECT $1, id FROM permissions WHERE name IN ('users.delete', 'settings.edit')`,
+        [richRole],
       );
-      await db.query(`INSERT INTO role_permissions (role_id, permission_id) SELECT $1, id FROM permissions WHERE name IN ('users.delete', 'settings.edit')`, [richRole]);
       for (const method of ['post', 'put'] as const) {
-        const res = await call(app, method, `/api/admin/users/${editor.id}/roles`, editor.token, { role_ids: [richRole] });
+        const res = await call(app, method, `/api/admin/users/${editor.id}/roles`, editor.token, {
+          role_ids: [richRole],
+        });
         expect(res.status).toBe(403);
         expect(res.body.error.code).toBe('FORBIDDEN');
         expect(res.body.error.message).toMatch(/settings\.edit|users\.delete/);
       }
-      const roles = await db.query(`SELECT role_id FROM user_roles WHERE user_id = $1 AND role_id = $2`, [editor.id, richRole]);
+      const roles = await db.query(`SELECT role_id FROM user_roles WHERE user_id = $1 AND role_id = $2`, [
+        editor.id,
+        richRole,
+      ]);
       expect(roles).toEqual([]);
     });
 
     it('keeps the message of the admin-role rule', async () => {
       const editor = await callerWithPermissions(app, db, ['users.edit']);
-      const res = await call(app, 'post', `/api/admin/users/${editor.id}/roles`, editor.token, { role_ids: [adminRoleId] });
+      const res = await call(app, 'post', `/api/admin/users/${editor.id}/roles`, editor.token, {
+        role_ids: [adminRoleId],
+      });
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('FORBIDDEN');
       expect(res.body.error.message).toBe('You have no permission to assign the admin role.');
@@ -149,25 +205,37 @@ describe('privilege escalation through the admin routes', () => {
 
     it('refuses users.edit with roles.edit granting admin, which carries more than they hold', async () => {
       const editor = await callerWithPermissions(app, db, ['users.edit', 'roles.edit']);
-      const res = await call(app, 'post', `/api/admin/users/${editor.id}/roles`, editor.token, { role_ids: [adminRoleId] });
+      const res = await call(app, 'post', `/api/admin/users/${editor.id}/roles`, editor.token, {
+        role_ids: [adminRoleId],
+      });
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('FORBIDDEN');
     });
 
     it('refuses adding to a role a permission the editor lacks', async () => {
       const editor = await callerWithPermissions(app, db, ['roles.edit', 'contents.view']);
-      const created = await call(app, 'post', '/api/admin/roles', admin.token, { name: `plain-${randomUUID()}`, permission_ids: await permissionIds(['contents.view']) });
-      const res = await call(app, 'put', `/api/admin/roles/${created.body.data.id}`, editor.token, { permission_ids: await permissionIds(['contents.view', 'users.delete']) });
+      const created = await call(app, 'post', '/api/admin/roles', admin.token, {
+        name: `plain-${randomUUID()}`,
+        permission_ids: await permissionIds(['contents.view']),
+      });
+      const res = await call(app, 'put', `/api/admin/roles/${created.body.data.id}`, editor.token, {
+        permission_ids: await permissionIds(['contents.view', 'users.delete']),
+      });
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('FORBIDDEN');
       expect(res.body.error.message).toContain('users.delete');
-      const ok = await call(app, 'put', `/api/admin/roles/${created.body.data.id}`, editor.token, { display_name: 'Plain' });
+      const ok = await call(app, 'put', `/api/admin/roles/${created.body.data.id}`, editor.token, {
+        display_name: 'Plain',
+      });
       expect(ok.status).toBe(200);
     });
 
     it('refuses editing or deleting a role that carries a permission the actor lacks', async () => {
       const actor = await callerWithPermissions(app, db, ['roles.edit', 'roles.delete']);
-      const created = await call(app, 'post', '/api/admin/roles', admin.token, { name: `ops-${randomUUID()}`, permission_ids: await permissionIds(['settings.edit']) });
+      const created = await call(app, 'post', '/api/admin/roles', admin.token, {
+        name: `ops-${randomUUID()}`,
+        permission_ids: await permissionIds(['settings.edit']),
+      });
       const id = created.body.data.id;
       const edit = await call(app, 'put', `/api/admin/roles/${id}`, actor.token, { permission_ids: [] });
       expect(edit.status).toBe(403);
@@ -175,15 +243,23 @@ describe('privilege escalation through the admin routes', () => {
       const remove = await call(app, 'delete', `/api/admin/roles/${id}`, actor.token);
       expect(remove.status).toBe(403);
       expect(remove.body.error.code).toBe('FORBIDDEN');
-      expect((await call(app, 'get', `/api/admin/roles/${id}`, admin.token)).body.data.permissions.map((p: { name: string }) => p.name)).toEqual(['settings.edit']);
+      expect(
+        (await call(app, 'get', `/api/admin/roles/${id}`, admin.token)).body.data.permissions.map(
+          (p: { name: string }) => p.name,
+        ),
+      ).toEqual(['settings.edit']);
     });
 
     it('refuses editing or deleting a permission the actor lacks', async () => {
       const actor = await callerWithPermissions(app, db, ['roles.edit', 'roles.delete']);
-      const created = await call(app, 'post', '/api/admin/permissions', admin.token, { name: `reports${randomUUID().slice(0, 8)}.export` });
+      const created = await call(app, 'post', '/api/admin/permissions', admin.token, {
+        name: `reports${randomUUID().slice(0, 8)}.export`,
+      });
       expect(created.status).toBe(201);
       const id = created.body.data.id;
-      expect((await call(app, 'put', `/api/admin/permissions/${id}`, actor.token, { display_name: 'Export' })).status).toBe(403);
+      expect(
+        (await call(app, 'put', `/api/admin/permissions/${id}`, actor.token, { display_name: 'Export' })).status,
+      ).toBe(403);
       expect((await call(app, 'delete', `/api/admin/permissions/${id}`, actor.token)).status).toBe(403);
       expect((await call(app, 'delete', `/api/admin/permissions/${id}`, admin.token)).status).toBe(200);
     });
@@ -191,13 +267,18 @@ describe('privilege escalation through the admin routes', () => {
 
   describe('the admin role', () => {
     it('cannot lose a permission: 403 SYSTEM_PROTECTED, even for an administrator', async () => {
-      for (const permission_ids of [[], await permissionIds(EVERY_PERMISSION.filter((name) => name !== 'audit.view'))]) {
+      for (const permission_ids of [
+        [],
+        await permissionIds(EVERY_PERMISSION.filter((name) => name !== 'audit.view')),
+      ]) {
         const res = await call(app, 'put', `/api/admin/roles/${adminRoleId}`, admin.token, { permission_ids });
         expect(res.status).toBe(403);
         expect(res.body.error.code).toBe('SYSTEM_PROTECTED');
       }
       const role = await call(app, 'get', `/api/admin/roles/${adminRoleId}`, admin.token);
-      expect(role.body.data.permissions.map((p: { name: string }) => p.name).sort()).toEqual(expect.arrayContaining(EVERY_PERMISSION));
+      expect(role.body.data.permissions.map((p: { name: string }) => p.name).sort()).toEqual(
+        expect.arrayContaining(EVERY_PERMISSION),
+      );
       // (That the same set is no loss is tried in privilege-matrix.e2e-spec.ts, on a database of
       // its own: here parallel files add permissions to admin at any moment.)
     });
@@ -230,7 +311,7 @@ describe('privilege escalation through the admin routes', () => {
       }
     });
 
-    it('records the admin-role rule and the admin role\'s protection too', async () => {
+    it("records the admin-role rule and the admin role's protection too", async () => {
       const editor = await callerWithPermissions(app, db, ['users.edit']);
       await call(app, 'post', `/api/admin/users/${editor.id}/roles`, editor.token, { role_ids: [adminRoleId] });
       await call(app, 'put', `/api/admin/roles/${adminRoleId}`, admin.token, { permission_ids: [] });

@@ -8,10 +8,21 @@ import { SmsReceiver } from '../support/sms-receiver.js';
 import { smsTestApp } from '../support/sms-test-app.js';
 
 const EVERY_PERMISSION = [
-  'users.view', 'users.create', 'users.edit', 'users.delete',
-  'roles.view', 'roles.create', 'roles.edit', 'roles.delete',
-  'contents.view', 'contents.create', 'contents.edit', 'contents.delete',
-  'settings.view', 'settings.edit', 'audit.view',
+  'users.view',
+  'users.create',
+  'users.edit',
+  'users.delete',
+  'roles.view',
+  'roles.create',
+  'roles.edit',
+  'roles.delete',
+  'contents.view',
+  'contents.create',
+  'contents.edit',
+  'contents.delete',
+  'settings.view',
+  'settings.edit',
+  'audit.view',
 ];
 
 /**
@@ -31,13 +42,17 @@ describe('privileged accounts without the admin role (both login methods on)', (
   async function accountWith(permissions: string[]): Promise<RegisteredUser & { mobile: string }> {
     const mobile = uniqueMobile();
     const user = await registerUser(app, { mobile });
-    if (permissions.length > 0) await grantRoles(db, user.id, [(await roleWithPermissions(db, permissions, 'operators')).id]);
+    if (permissions.length > 0)
+      await grantRoles(db, user.id, [(await roleWithPermissions(db, permissions, 'operators')).id]);
     return { ...user, mobile };
   }
 
   it('asks every permission holder outside the admin role for the second factor', async () => {
     const user = await accountWith(EVERY_PERMISSION);
-    for (const body of [{ email: user.email, password: user.password }, { mobile: user.mobile, password: user.password }]) {
+    for (const body of [
+      { email: user.email, password: user.password },
+      { mobile: user.mobile, password: user.password },
+    ]) {
       const res = await request(server()).post('/api/auth/login').send(body);
       expect(res.status).toBe(200);
       expect(res.body.data.requires_otp).toBe(true);
@@ -45,15 +60,20 @@ describe('privileged accounts without the admin role (both login methods on)', (
     }
   });
 
-  it.each(['users.create', 'users.edit', 'users.delete', 'roles.create', 'roles.edit', 'roles.delete', 'settings.edit'])(
-    'counts %s alone as privileged at login',
-    async (permission) => {
-      const user = await accountWith([permission]);
-      const res = await request(server()).post('/api/auth/login').send({ email: user.email, password: user.password });
-      expect(res.status).toBe(200);
-      expect(res.body.data.requires_otp).toBe(true);
-    },
-  );
+  it.each([
+    'users.create',
+    'users.edit',
+    'users.delete',
+    'roles.create',
+    'roles.edit',
+    'roles.delete',
+    'settings.edit',
+  ])('counts %s alone as privileged at login', async (permission) => {
+    const user = await accountWith([permission]);
+    const res = await request(server()).post('/api/auth/login').send({ email: user.email, password: user.password });
+    expect(res.status).toBe(200);
+    expect(res.body.data.requires_otp).toBe(true);
+  });
 
   it('signs in an account of view permissions only with its password', async () => {
     const user = await accountWith(['users.view', 'roles.view', 'contents.edit', 'settings.view', 'audit.view']);
@@ -65,7 +85,9 @@ describe('privileged accounts without the admin role (both login methods on)', (
   it('refuses a privileged account a code-only sign-in with 403 LOGIN_METHOD_DISABLED', async () => {
     const user = await accountWith(EVERY_PERMISSION);
     expect((await request(server()).post('/api/auth/send-otp').send({ mobile: user.mobile })).status).toBe(200);
-    const res = await request(server()).post('/api/auth/verify-otp').send({ mobile: user.mobile, otp: await sms.codeFor(user.mobile) });
+    const res = await request(server())
+      .post('/api/auth/verify-otp')
+      .send({ mobile: user.mobile, otp: await sms.codeFor(user.mobile) });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('LOGIN_METHOD_DISABLED');
   });
@@ -73,7 +95,9 @@ describe('privileged accounts without the admin role (both login methods on)', (
   it('still signs in an unprivileged account with a code alone', async () => {
     const user = await accountWith(['contents.view']);
     expect((await request(server()).post('/api/auth/send-otp').send({ mobile: user.mobile })).status).toBe(200);
-    const res = await request(server()).post('/api/auth/verify-otp').send({ mobile: user.mobile, otp: await sms.codeFor(user.mobile) });
+    const res = await request(server())
+      .post('/api/auth/verify-otp')
+      .send({ mobile: user.mobile, otp: await sms.codeFor(user.mobile) });
     expect(res.status).toBe(200);
   });
 });

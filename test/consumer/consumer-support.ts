@@ -11,7 +11,11 @@ const EXAMPLE = path.join(ROOT, 'examples/consumer');
 
 function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(command, args, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let output = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.stdout.on('data', (chunk) => (output += chunk));
@@ -34,8 +38,14 @@ function run(command: string, args: string[], cwd: string, timeoutMs: number): P
 export async function installConsumer(nestMajor: 11 | 12): Promise<string> {
   const packing = await mkdtemp(path.join(os.tmpdir(), 'nest-guard-pack-'));
   await run('npm', ['pack', '--pack-destination', packing], path.join(ROOT, 'packages/nest-guard'), 120_000);
-  const packed = path.join(packing, (await readdir(packing)).find((name) => name.endsWith('.tgz'))!);
-  const digest = createHash('sha256').update(await readFile(packed)).digest('hex').slice(0, 16);
+  const packed = path.join(
+    packing,
+    (await readdir(packing)).find((name) => name.endsWith('.tgz'))!,
+  );
+  const digest = createHash('sha256')
+    .update(await readFile(packed))
+    .digest('hex')
+    .slice(0, 16);
   const folder = path.join(os.tmpdir(), `nest-guard-consumer-${nestMajor}-${digest}`);
   if (existsSync(path.join(folder, 'dist/main.js'))) {
     await rm(packing, { recursive: true, force: true });
@@ -69,7 +79,12 @@ export async function installConsumer(nestMajor: 11 | 12): Promise<string> {
   await cp(path.join(EXAMPLE, 'src'), path.join(building, 'src'), { recursive: true });
   await cp(path.join(EXAMPLE, 'tsconfig.json'), path.join(building, 'tsconfig.json'));
   await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], building, 300_000);
-  await run(process.execPath, [path.join(building, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], building, 120_000);
+  await run(
+    process.execPath,
+    [path.join(building, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
+    building,
+    120_000,
+  );
   // Complete folders only: a run that died half-way leaves no folder to be reused.
   await rm(folder, { recursive: true, force: true });
   await rename(building, folder);
@@ -78,7 +93,11 @@ export async function installConsumer(nestMajor: 11 | 12): Promise<string> {
 
 /** The Nest version a consumer folder installed. */
 export async function installedNestVersion(folder: string): Promise<string> {
-  return (JSON.parse(await readFile(path.join(folder, 'node_modules/@nestjs/core/package.json'), 'utf8')) as { version: string }).version;
+  return (
+    JSON.parse(await readFile(path.join(folder, 'node_modules/@nestjs/core/package.json'), 'utf8')) as {
+      version: string;
+    }
+  ).version;
 }
 
 export interface RunningConsumer {
@@ -142,7 +161,12 @@ async function postJson(url: string, body: unknown, token?: string): Promise<{ s
 export async function registerUser(authUrl: string): Promise<TestUser> {
   const email = `consumer-${randomUUID()}@example.com`;
   const password = `correct-horse-${randomUUID()}`;
-  const res = await postJson(`${authUrl}/api/auth/register`, { name: 'Consumer Test', email, password, password_confirmation: password });
+  const res = await postJson(`${authUrl}/api/auth/register`, {
+    name: 'Consumer Test',
+    email,
+    password,
+    password_confirmation: password,
+  });
   if (res.status !== 201) throw new Error(`register answered ${res.status}: ${JSON.stringify(res.body)}`);
   return { id: res.body.data.user.id, email, password };
 }
@@ -172,7 +196,8 @@ export async function grantPermissions(dataSource: DataSource, userId: string, p
        RETURNING permission_id`,
       [role.id, permissions],
     );
-    if (linked.length !== new Set(permissions).size) throw new Error(`unknown permission among ${permissions.join(', ')}`);
+    if (linked.length !== new Set(permissions).size)
+      throw new Error(`unknown permission among ${permissions.join(', ')}`);
     await manager.query(`INSERT INTO user_roles (user_id, role_id) VALUES ($1, $2)`, [userId, role.id]);
   });
 }

@@ -12,7 +12,10 @@ import { createTestApp } from '../support/test-app.js';
 import { installConsumer, installedNestVersion, startConsumer, type RunningConsumer } from './consumer-support.js';
 
 const CLIENT = { id: 'reports-service', secret: 'reports-service-secret-0123456789-abcdef' };
-const UNAUTHENTICATED = { success: false, error: { code: 'UNAUTHENTICATED', message: 'The token is missing, invalid, expired or revoked.' } };
+const UNAUTHENTICATED = {
+  success: false,
+  error: { code: 'UNAUTHENTICATED', message: 'The token is missing, invalid, expired or revoked.' },
+};
 const SERVICE_UNAVAILABLE = {
   success: false,
   error: { code: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable. Try again shortly.' },
@@ -33,7 +36,9 @@ class SwitchableAuthUrl {
       try {
         const upstream = await fetch(`${this.target}${req.url}`, {
           method: req.method,
-          headers: Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<string, string>,
+          headers: Object.fromEntries(
+            Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)),
+          ) as Record<string, string>,
           body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
         });
         res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
@@ -61,85 +66,95 @@ async function listen(env: Record<string, string>): Promise<{ app: NestFastifyAp
 describe.each([
   { nestMajor: 12 as const, algorithm: 'ES256' },
   { nestMajor: 11 as const, algorithm: 'HS256' },
-])('the packed package in a Nest $nestMajor service outside the repository (auth service on $algorithm)', ({ nestMajor, algorithm }) => {
-  const CACHE_TTL_MS = 600;
-  let folder: string;
-  let auth: { app: NestFastifyApplication; url: string };
-  let consumer: RunningConsumer;
-  let db: DataSource;
-  let admin: Actor;
+])(
+  'the packed package in a Nest $nestMajor service outside the repository (auth service on $algorithm)',
+  ({ nestMajor, algorithm }) => {
+    const CACHE_TTL_MS = 600;
+    let folder: string;
+    let auth: { app: NestFastifyApplication; url: string };
+    let consumer: RunningConsumer;
+    let db: DataSource;
+    let admin: Actor;
 
-  beforeAll(async () => {
-    folder = await installConsumer(nestMajor);
-    expect((await installedNestVersion(folder)).split('.')[0]).toBe(String(nestMajor));
-    auth = await listen(algorithm === 'HS256' ? {} : { JWT_ALGORITHM: algorithm, JWT_PRIVATE_KEY: es256Key() });
-    db = auth.app.get(DataSource);
-    consumer = await startConsumer(folder, {
-      AUTH_URL: auth.url,
-      AUTH_CLIENT_ID: CLIENT.id,
-      AUTH_CLIENT_SECRET: CLIENT.secret,
-      AUTH_CACHE_TTL_MS: String(CACHE_TTL_MS),
+    beforeAll(async () => {
+      folder = await installConsumer(nestMajor);
+      expect((await installedNestVersion(folder)).split('.')[0]).toBe(String(nestMajor));
+      auth = await listen(algorithm === 'HS256' ? {} : { JWT_ALGORITHM: algorithm, JWT_PRIVATE_KEY: es256Key() });
+      db = auth.app.get(DataSource);
+      consumer = await startConsumer(folder, {
+        AUTH_URL: auth.url,
+        AUTH_CLIENT_ID: CLIENT.id,
+        AUTH_CLIENT_SECRET: CLIENT.secret,
+        AUTH_CACHE_TTL_MS: String(CACHE_TTL_MS),
+      });
+      admin = await actorWithRoles(auth.app, db, ['admin']);
+    }, 600_000);
+
+    afterAll(async () => {
+      await consumer?.stop();
+      await auth?.app.close();
     });
-    admin = await actorWithRoles(auth.app, db, ['admin']);
-  }, 600_000);
 
-  afterAll(async () => {
-    await consumer?.stop();
-    await auth?.app.close();
-  });
+    const reports = (token?: string) =>
+      fetch(`${consumer.baseUrl}/reports`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
 
-  const reports = (token?: string) =>
-    fetch(`${consumer.baseUrl}/reports`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
-
-  it('answers 401 without a token, with the contract body', async () => {
-    const res = await reports();
-    expect(res.status).toBe(401);
-    expect(await res.json()).toEqual(UNAUTHENTICATED);
-    expect((await fetch(`${consumer.baseUrl}/health`)).status).toBe(200);
-  });
-
-  it('answers 403 to a plain user on a @RequirePermissions route, and 200 to the admin', async () => {
-    const plain = await actorWithRoles(auth.app, db, ['user']);
-    const refused = await reports(plain.token);
-    expect(refused.status).toBe(403);
-    expect(await refused.json()).toEqual({
-      success: false,
-      error: { code: 'FORBIDDEN', message: 'Missing permission: contents.view.', details: [{ permission: 'contents.view' }] },
+    it('answers 401 without a token, with the contract body', async () => {
+      const res = await reports();
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual(UNAUTHENTICATED);
+      expect((await fetch(`${consumer.baseUrl}/health`)).status).toBe(200);
     });
-    const allowed = await reports(admin.token);
-    expect(allowed.status).toBe(200);
-    expect(((await allowed.json()) as { data: { viewer: unknown } }).data.viewer).toEqual({ id: admin.id, email: admin.email });
-  });
 
-  it('refuses a token signed with another key or secret, and a refresh token', async () => {
-    const [header, payload] = admin.token.split('.');
-    expect((await reports(`${header}.${payload}.AAAA`)).status).toBe(401);
-    expect((await reports(admin.tokens.refresh_token)).status).toBe(401);
-  });
+    it('answers 403 to a plain user on a @RequirePermissions route, and 200 to the admin', async () => {
+      const plain = await actorWithRoles(auth.app, db, ['user']);
+      const refused = await reports(plain.token);
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toEqual({
+        success: false,
+        error: {
+          code: 'FORBIDDEN',
+          message: 'Missing permission: contents.view.',
+          details: [{ permission: 'contents.view' }],
+        },
+      });
+      const allowed = await reports(admin.token);
+      expect(allowed.status).toBe(200);
+      expect(((await allowed.json()) as { data: { viewer: unknown } }).data.viewer).toEqual({
+        id: admin.id,
+        email: admin.email,
+      });
+    });
 
-  it('refuses the token within cacheTtlMs after logout', async () => {
-    const viewer = await actorWithPermissions(auth.app, db, ['contents.view']);
-    expect((await reports(viewer.token)).status).toBe(200);
-    expect((await logout(auth.app, viewer.token)).status).toBe(200);
-    await sleep(CACHE_TTL_MS + 100);
-    const res = await reports(viewer.token);
-    expect(res.status).toBe(401);
-    expect(await res.json()).toEqual(UNAUTHENTICATED);
-  });
+    it('refuses a token signed with another key or secret, and a refresh token', async () => {
+      const [header, payload] = admin.token.split('.');
+      expect((await reports(`${header}.${payload}.AAAA`)).status).toBe(401);
+      expect((await reports(admin.tokens.refresh_token)).status).toBe(401);
+    });
 
-  it('sees a role change within cacheTtlMs', async () => {
-    const person = await actorWithRoles(auth.app, db, ['user']);
-    expect((await reports(person.token)).status).toBe(403);
-    const role = await roleWithPermissions(db, ['contents.view']);
-    const granted = await request(auth.app.getHttpServer())
-      .post(`/api/admin/users/${person.id}/roles`)
-      .set('authorization', `Bearer ${admin.token}`)
-      .send({ role_ids: [role.id] });
-    expect(granted.status).toBe(200);
-    await sleep(CACHE_TTL_MS + 100);
-    expect((await reports(person.token)).status).toBe(200);
-  });
-});
+    it('refuses the token within cacheTtlMs after logout', async () => {
+      const viewer = await actorWithPermissions(auth.app, db, ['contents.view']);
+      expect((await reports(viewer.token)).status).toBe(200);
+      expect((await logout(auth.app, viewer.token)).status).toBe(200);
+      await sleep(CACHE_TTL_MS + 100);
+      const res = await reports(viewer.token);
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual(UNAUTHENTICATED);
+    });
+
+    it('sees a role change within cacheTtlMs', async () => {
+      const person = await actorWithRoles(auth.app, db, ['user']);
+      expect((await reports(person.token)).status).toBe(403);
+      const role = await roleWithPermissions(db, ['contents.view']);
+      const granted = await request(auth.app.getHttpServer())
+        .post(`/api/admin/users/${person.id}/roles`)
+        .set('authorization', `Bearer ${admin.token}`)
+        .send({ role_ids: [role.id] });
+      expect(granted.status).toBe(200);
+      await sleep(CACHE_TTL_MS + 100);
+      expect((await reports(person.token)).status).toBe(200);
+    });
+  },
+);
 
 describe('the packed package in a Nest 12 service: load, rotation and an unreachable auth service', () => {
   let folder: string;
@@ -153,7 +168,11 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
     const DURATION_MS = 10_000;
     const CACHE_TTL_MS = 5_000;
     const auth = await listen({ JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEY: es256Key() });
-    const consumer = await startConsumer(folder, { AUTH_URL: auth.url, AUTH_CLIENT_ID: CLIENT.id, AUTH_CLIENT_SECRET: CLIENT.secret });
+    const consumer = await startConsumer(folder, {
+      AUTH_URL: auth.url,
+      AUTH_CLIENT_ID: CLIENT.id,
+      AUTH_CLIENT_SECRET: CLIENT.secret,
+    });
     try {
       const db = auth.app.get(DataSource);
       const role = await roleWithPermissions(db, ['contents.view']);
@@ -169,7 +188,9 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
       await Promise.all(
         users.map(async (user) => {
           while (Date.now() < end) {
-            const res = await fetch(`${consumer.baseUrl}/reports`, { headers: { authorization: `Bearer ${user.token}` } });
+            const res = await fetch(`${consumer.baseUrl}/reports`, {
+              headers: { authorization: `Bearer ${user.token}` },
+            });
             await res.arrayBuffer();
             statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
           }
@@ -198,12 +219,20 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
     const switchable = new SwitchableAuthUrl();
     switchable.target = before.url;
     const authUrl = await switchable.start();
-    const consumer = await startConsumer(folder, { AUTH_URL: authUrl, AUTH_CLIENT_ID: CLIENT.id, AUTH_CLIENT_SECRET: CLIENT.secret, AUTH_CACHE_TTL_MS: '200' });
+    const consumer = await startConsumer(folder, {
+      AUTH_URL: authUrl,
+      AUTH_CLIENT_ID: CLIENT.id,
+      AUTH_CLIENT_SECRET: CLIENT.secret,
+      AUTH_CACHE_TTL_MS: '200',
+    });
     try {
       const db = before.app.get(DataSource);
       const role = await roleWithPermissions(db, ['contents.view']);
       const oldUser = await actorWithRoles(before.app, db, [role.name]);
-      const get = (token: string) => fetch(`${consumer.baseUrl}/reports`, { headers: { authorization: `Bearer ${token}` } }).then((res) => res.status);
+      const get = (token: string) =>
+        fetch(`${consumer.baseUrl}/reports`, { headers: { authorization: `Bearer ${token}` } }).then(
+          (res) => res.status,
+        );
       expect(await get(oldUser.token)).toBe(200);
       // Traffic with the old key's token goes on while the service rotates.
       let stop = false;
@@ -217,7 +246,10 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
       await sleep(500);
       expect(await get(oldUser.token)).toBe(200);
       // And on the service itself.
-      expect((await request(after.app.getHttpServer()).get('/api/auth/me').set('authorization', `Bearer ${oldUser.token}`)).status).toBe(200);
+      expect(
+        (await request(after.app.getHttpServer()).get('/api/auth/me').set('authorization', `Bearer ${oldUser.token}`))
+          .status,
+      ).toBe(200);
       stop = true;
       await traffic;
       expect(during.length).toBeGreaterThan(0);
@@ -232,21 +264,30 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
   it('refuses a token signed by another key pair under the published kid, or with the public key as an HMAC secret', async () => {
     const key = es256Key();
     const auth = await listen({ JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEY: key });
-    const consumer = await startConsumer(folder, { AUTH_URL: auth.url, AUTH_CLIENT_ID: CLIENT.id, AUTH_CLIENT_SECRET: CLIENT.secret });
+    const consumer = await startConsumer(folder, {
+      AUTH_URL: auth.url,
+      AUTH_CLIENT_ID: CLIENT.id,
+      AUTH_CLIENT_SECRET: CLIENT.secret,
+    });
     try {
       const { createHmac, createPrivateKey, createPublicKey, sign } = await import('node:crypto');
       const admin = await actorWithRoles(auth.app, auth.app.get(DataSource), ['admin']);
       const [headerPart, payloadPart] = admin.token.split('.');
       const header = JSON.parse(Buffer.from(headerPart, 'base64url').toString()) as Record<string, unknown>;
       const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-      const otherPair = sign('sha256', Buffer.from(`${headerPart}.${payloadPart}`), { key: createPrivateKey(es256Key()), dsaEncoding: 'ieee-p1363' });
+      const otherPair = sign('sha256', Buffer.from(`${headerPart}.${payloadPart}`), {
+        key: createPrivateKey(es256Key()),
+        dsaEncoding: 'ieee-p1363',
+      });
       const confusedInput = `${encode({ ...header, alg: 'HS256' })}.${payloadPart}`;
       const publicPem = createPublicKey(key).export({ format: 'pem', type: 'spki' }).toString();
       const confused = `${confusedInput}.${createHmac('sha256', publicPem).update(confusedInput).digest('base64url')}`;
       for (const token of [`${headerPart}.${payloadPart}.${otherPair.toString('base64url')}`, confused]) {
         const res = await fetch(`${consumer.baseUrl}/reports`, { headers: { authorization: `Bearer ${token}` } });
         expect(res.status).toBe(401);
-        expect((await request(auth.app.getHttpServer()).get('/api/auth/me').set('authorization', `Bearer ${token}`)).status).toBe(401);
+        expect(
+          (await request(auth.app.getHttpServer()).get('/api/auth/me').set('authorization', `Bearer ${token}`)).status,
+        ).toBe(401);
       }
     } finally {
       await consumer.stop();

@@ -93,7 +93,11 @@ describe('another Nest service guarded by this one, reading the shared database'
     const { accessToken } = await login(authUrl, other);
     const all = await get('/contents', accessToken);
     expect(all.status).toBe(403);
-    expect(all.body.error).toEqual({ code: 'FORBIDDEN', message: 'Missing permission: contents.view.', details: [{ permission: 'contents.view' }] });
+    expect(all.body.error).toEqual({
+      code: 'FORBIDDEN',
+      message: 'Missing permission: contents.view.',
+      details: [{ permission: 'contents.view' }],
+    });
     const any = await get('/moderation', accessToken);
     expect(any.status).toBe(403);
     expect(any.body.error.message).toBe('Missing permission: one of contents.edit, contents.delete is required.');
@@ -101,7 +105,10 @@ describe('another Nest service guarded by this one, reading the shared database'
 
   it('denies by default and lets @Public() routes through', async () => {
     expect((await get('/me')).status).toBe(401);
-    expect((await get('/me')).body).toEqual({ success: false, error: { code: 'UNAUTHENTICATED', message: expect.any(String) } });
+    expect((await get('/me')).body).toEqual({
+      success: false,
+      error: { code: 'UNAUTHENTICATED', message: expect.any(String) },
+    });
     expect((await get('/open')).status).toBe(200);
   });
 

@@ -44,16 +44,56 @@ describe('contents API', () => {
   const createContent = async (body: object = { title: `Title ${randomUUID()}`, body: 'Some text.' }) => {
     const res = await call(app, 'post', '/api/contents', author.token, body);
     expect(res.status).toBe(201);
-    return res.body.data as { id: string; title: string; body: string; author_id: string | null; created_at: string; updated_at: string };
+    return res.body.data as {
+      id: string;
+      title: string;
+      body: string;
+      author_id: string | null;
+      created_at: string;
+      updated_at: string;
+    };
   };
 
   describe('guards', () => {
-    const ROUTES: { name: string; method: Method; path: (id: string) => string; body?: object; permission: string; ok: number }[] = [
+    const ROUTES: {
+      name: string;
+      method: Method;
+      path: (id: string) => string;
+      body?: object;
+      permission: string;
+      ok: number;
+    }[] = [
       { name: 'GET /contents', method: 'get', path: () => '/api/contents', permission: 'contents.view', ok: 200 },
-      { name: 'POST /contents', method: 'post', path: () => '/api/contents', body: { title: 'T', body: 'B' }, permission: 'contents.create', ok: 201 },
-      { name: 'GET /contents/:id', method: 'get', path: (id) => `/api/contents/${id}`, permission: 'contents.view', ok: 200 },
-      { name: 'PUT /contents/:id', method: 'put', path: (id) => `/api/contents/${id}`, body: { title: 'New' }, permission: 'contents.edit', ok: 200 },
-      { name: 'DELETE /contents/:id', method: 'delete', path: (id) => `/api/contents/${id}`, permission: 'contents.delete', ok: 200 },
+      {
+        name: 'POST /contents',
+        method: 'post',
+        path: () => '/api/contents',
+        body: { title: 'T', body: 'B' },
+        permission: 'contents.create',
+        ok: 201,
+      },
+      {
+        name: 'GET /contents/:id',
+        method: 'get',
+        path: (id) => `/api/contents/${id}`,
+        permission: 'contents.view',
+        ok: 200,
+      },
+      {
+        name: 'PUT /contents/:id',
+        method: 'put',
+        path: (id) => `/api/contents/${id}`,
+        body: { title: 'New' },
+        permission: 'contents.edit',
+        ok: 200,
+      },
+      {
+        name: 'DELETE /contents/:id',
+        method: 'delete',
+        path: (id) => `/api/contents/${id}`,
+        permission: 'contents.delete',
+        ok: 200,
+      },
     ];
 
     it.each(ROUTES)('$name refuses a request without a token (401 UNAUTHENTICATED)', async (route) => {
@@ -154,22 +194,21 @@ describe('contents API', () => {
       expect(beyond.body.data.total).toBeGreaterThan(0);
     });
 
-    it.each([
-      ['limit=0'],
-      ['limit=101'],
-      ['page=0'],
-      ['page=abc'],
-      ['limit=1.5'],
-      ['sort=title'],
-    ])('refuses the query %s with 400 VALIDATION_FAILED', async (query) => {
-      const res = await call(app, 'get', `/api/contents?${query}`, reader.token);
-      expect(res.status).toBe(400);
-      expect(res.body.error.code).toBe('VALIDATION_FAILED');
-    });
+    it.each([['limit=0'], ['limit=101'], ['page=0'], ['page=abc'], ['limit=1.5'], ['sort=title']])(
+      'refuses the query %s with 400 VALIDATION_FAILED',
+      async (query) => {
+        const res = await call(app, 'get', `/api/contents?${query}`, reader.token);
+        expect(res.status).toBe(400);
+        expect(res.body.error.code).toBe('VALIDATION_FAILED');
+      },
+    );
 
     it('keeps a content when its author is deleted, with author_id null', async () => {
       const writer = await callerWithPermissions(app, db, [Permissions.ContentsCreate]);
-      const res = await call(app, 'post', '/api/contents', writer.token, { title: 'Orphan', body: 'Outlives its author.' });
+      const res = await call(app, 'post', '/api/contents', writer.token, {
+        title: 'Orphan',
+        body: 'Outlives its author.',
+      });
       expect(res.body.data.author_id).toBe(writer.id);
       await db.query(`DELETE FROM users WHERE id = $1`, [writer.id]);
       const fetched = await call(app, 'get', `/api/contents/${res.body.data.id}`, reader.token);
@@ -236,7 +275,13 @@ describe('contents API', () => {
       ['get', `${randomUUID()}x`],
       ['get', "1'%20OR%20'1'='1"],
     ])('%s of the malformed id %s is 400 VALIDATION_FAILED', async (method, id) => {
-      const res = await call(app, method, `/api/contents/${id}`, author.token, method === 'put' ? { title: 'X' } : undefined);
+      const res = await call(
+        app,
+        method,
+        `/api/contents/${id}`,
+        author.token,
+        method === 'put' ? { title: 'X' } : undefined,
+      );
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');
       expect(res.body.error.details).toEqual([{ field: 'id', message: expect.any(String) }]);
@@ -258,13 +303,17 @@ describe('contents API', () => {
     ];
 
     it.each(CREATE_CASES)('POST refuses %s with 400 VALIDATION_FAILED', async (_case, body, field) => {
-      const [{ count: before }] = await db.query(`SELECT count(*)::int AS count FROM contents WHERE author_id = $1`, [author.id]);
+      const [{ count: before }] = await db.query(`SELECT count(*)::int AS count FROM contents WHERE author_id = $1`, [
+        author.id,
+      ]);
       const res = await call(app, 'post', '/api/contents', author.token, body);
       expect(res.status).toBe(400);
       expect(res.body.success).toBe(false);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');
       expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
-      const [{ count: after }] = await db.query(`SELECT count(*)::int AS count FROM contents WHERE author_id = $1`, [author.id]);
+      const [{ count: after }] = await db.query(`SELECT count(*)::int AS count FROM contents WHERE author_id = $1`, [
+        author.id,
+      ]);
       expect(after).toBe(before);
     });
 

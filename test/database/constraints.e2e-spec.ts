@@ -29,16 +29,18 @@ describe('schema constraints', () => {
   }
 
   async function insertUser(): Promise<string> {
-    const [{ id }] = await db.query(`INSERT INTO users (name, email, password_hash) VALUES ('T', $1, 'x') RETURNING id`, [
-      `${unique('u')}@example.com`,
-    ]);
+    const [{ id }] = await db.query(
+      `INSERT INTO users (name, email, password_hash) VALUES ('T', $1, 'x') RETURNING id`,
+      [`${unique('u')}@example.com`],
+    );
     return id;
   }
 
   it('generates UUID ids and timestamps in the database', async () => {
-    const [row] = await db.query(`INSERT INTO roles (name) VALUES ($1) RETURNING id, is_system, created_at, updated_at`, [
-      unique('role'),
-    ]);
+    const [row] = await db.query(
+      `INSERT INTO roles (name) VALUES ($1) RETURNING id, is_system, created_at, updated_at`,
+      [unique('role')],
+    );
     expect(row.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(row.is_system).toBe(false);
     expect(row.created_at).toBeInstanceOf(Date);
@@ -57,7 +59,9 @@ describe('schema constraints', () => {
     await expect(insertPermission(name)).rejects.toMatchObject({ code: UNIQUE_VIOLATION });
     const email = `${unique('dup')}@example.com`;
     await db.query(`INSERT INTO users (name, email, password_hash) VALUES ('A', $1, 'x')`, [email]);
-    await expect(db.query(`INSERT INTO users (name, email, password_hash) VALUES ('B', $1, 'x')`, [email])).rejects.toMatchObject({
+    await expect(
+      db.query(`INSERT INTO users (name, email, password_hash) VALUES ('B', $1, 'x')`, [email]),
+    ).rejects.toMatchObject({
       code: UNIQUE_VIOLATION,
     });
   });
@@ -70,7 +74,9 @@ describe('schema constraints', () => {
   it('refuses a duplicate pair in either join table', async () => {
     const [userId, roleId, permissionId] = [await insertUser(), await insertRole(), await insertPermission()];
     await db.query(`INSERT INTO user_roles (user_id, role_id) VALUES ($1, $2)`, [userId, roleId]);
-    await expect(db.query(`INSERT INTO user_roles (user_id, role_id) VALUES ($1, $2)`, [userId, roleId])).rejects.toMatchObject({
+    await expect(
+      db.query(`INSERT INTO user_roles (user_id, role_id) VALUES ($1, $2)`, [userId, roleId]),
+    ).rejects.toMatchObject({
       code: UNIQUE_VIOLATION,
     });
     await db.query(`INSERT INTO role_permissions (role_id, permission_id) VALUES ($1, $2)`, [roleId, permissionId]);
@@ -79,7 +85,7 @@ describe('schema constraints', () => {
     ).rejects.toMatchObject({ code: UNIQUE_VIOLATION });
   });
 
-  it('removes a role\'s links to users and permissions when the role is deleted', async () => {
+  it("removes a role's links to users and permissions when the role is deleted", async () => {
     const [userId, roleId, permissionId] = [await insertUser(), await insertRole(), await insertPermission()];
     await db.query(`INSERT INTO user_roles (user_id, role_id) VALUES ($1, $2)`, [userId, roleId]);
     await db.query(`INSERT INTO role_permissions (role_id, permission_id) VALUES ($1, $2)`, [roleId, permissionId]);

@@ -28,7 +28,8 @@ describe('the embedded database under concurrent connections', () => {
           failures.push((error as Error).message);
         }
       };
-      for (let round = 0; round < 20; round++) await Promise.all(Array.from({ length: 12 }, (_, i) => work(round * 12 + i)));
+      for (let round = 0; round < 20; round++)
+        await Promise.all(Array.from({ length: 12 }, (_, i) => work(round * 12 + i)));
       expect(failures).toEqual([]);
       const { rows } = await pool.query('SELECT count(*)::int AS n FROM probe');
       expect(rows[0].n).toBe(80);

@@ -60,7 +60,9 @@ describe('re-normalising stored emails and mobiles', () => {
       ]);
       expect(warnings).toEqual(
         expect.arrayContaining([
-          expect.stringContaining(`User ${ids['bob-full-width']} left unchanged: its normalised email is that of user ${ids.bob}`),
+          expect.stringContaining(
+            `User ${ids['bob-full-width']} left unchanged: its normalised email is that of user ${ids.bob}`,
+          ),
           expect.stringContaining(`User ${ids.carol} left unchanged: its normalised mobile is that of user ${ids.bob}`),
           expect.stringContaining(`User ${ids.eve} left unchanged: its stored mobile is not a valid phone number`),
         ]),
@@ -73,13 +75,17 @@ describe('re-normalising stored emails and mobiles', () => {
   it('changes nothing on a database already normalised', () =>
     withEmptyDatabase(async (dataSource) => {
       await dataSource.runMigrations({ transaction: 'each' });
-      await dataSource.query(`INSERT INTO users (name, email, mobile, password_hash) VALUES ('a', 'a@example.com', '+4917633333333', 'x')`);
+      await dataSource.query(
+        `INSERT INTO users (name, email, mobile, password_hash) VALUES ('a', 'a@example.com', '+4917633333333', 'x')`,
+      );
       const queryRunner = dataSource.createQueryRunner();
       try {
         await new RenormaliseIdentities1764320000000().up(queryRunner);
       } finally {
         await queryRunner.release();
       }
-      expect(await dataSource.query(`SELECT email, mobile FROM users`)).toEqual([{ email: 'a@example.com', mobile: '+4917633333333' }]);
+      expect(await dataSource.query(`SELECT email, mobile FROM users`)).toEqual([
+        { email: 'a@example.com', mobile: '+4917633333333' },
+      ]);
     }));
 });

@@ -26,7 +26,7 @@ async function counts(dataSource: DataSource) {
 const PRODUCTION = { APP_ENV: 'production', SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: 'http://127.0.0.1:9/sms' };
 
 describe('seeding', () => {
-  it('creates the specification\'s default data', () =>
+  it("creates the specification's default data", () =>
     withEmptyDatabase(async (dataSource) => {
       const seeder = await migratedSeeder(dataSource);
       expect(await seeder.isEmpty()).toBe(true);
@@ -35,21 +35,38 @@ describe('seeding', () => {
 
       const permissions: { name: string; display_name: string; group_name: string; is_system: boolean }[] =
         await dataSource.query(`SELECT name, display_name, group_name, is_system FROM permissions ORDER BY name`);
-      expect(permissions.map((p) => p.name)).toEqual(
-        [
-          'audit.view',
-          'contents.create', 'contents.delete', 'contents.edit', 'contents.view',
-          'roles.create', 'roles.delete', 'roles.edit', 'roles.view',
-          'settings.edit', 'settings.view',
-          'users.create', 'users.delete', 'users.edit', 'users.view',
-        ],
-      );
+      expect(permissions.map((p) => p.name)).toEqual([
+        'audit.view',
+        'contents.create',
+        'contents.delete',
+        'contents.edit',
+        'contents.view',
+        'roles.create',
+        'roles.delete',
+        'roles.edit',
+        'roles.view',
+        'settings.edit',
+        'settings.view',
+        'users.create',
+        'users.delete',
+        'users.edit',
+        'users.view',
+      ]);
       expect(permissions.every((p) => p.is_system)).toBe(true);
-      expect(permissions.find((p) => p.name === 'users.view')).toMatchObject({ display_name: 'View Users', group_name: 'Users' });
-      expect(permissions.find((p) => p.name === 'settings.edit')).toMatchObject({ display_name: 'Edit Settings', group_name: 'Settings' });
+      expect(permissions.find((p) => p.name === 'users.view')).toMatchObject({
+        display_name: 'View Users',
+        group_name: 'Users',
+      });
+      expect(permissions.find((p) => p.name === 'settings.edit')).toMatchObject({
+        display_name: 'Edit Settings',
+        group_name: 'Settings',
+      });
 
       const roles = await dataSource.query(`SELECT name, is_system FROM roles ORDER BY name`);
-      expect(roles).toEqual([{ name: 'admin', is_system: true }, { name: 'user', is_system: true }]);
+      expect(roles).toEqual([
+        { name: 'admin', is_system: true },
+        { name: 'user', is_system: true },
+      ]);
       expect(await counts(dataSource)).toMatchObject({ admin_links: 15, user_links: 0 });
     }));
 
@@ -61,7 +78,12 @@ describe('seeding', () => {
       const second = await seeder.run();
       expect(await counts(dataSource)).toEqual(before);
       expect(first).toMatchObject({ permissionsCreated: 15, rolesCreated: 2, adminLinksCreated: 15 });
-      expect(second).toMatchObject({ permissionsCreated: 0, rolesCreated: 0, adminLinksCreated: 0, accountsCreated: [] });
+      expect(second).toMatchObject({
+        permissionsCreated: 0,
+        rolesCreated: 0,
+        adminLinksCreated: 0,
+        accountsCreated: [],
+      });
     }));
 
   it('links a permission added to the seed list later to admin on the next seeding', () =>
@@ -140,7 +162,9 @@ describe('seeding', () => {
       const report = await seeder.run();
       expect(report.accountsCreated).toHaveLength(2);
       for (const account of report.accountsCreated) expect(account.generatedPassword).toMatch(/^[A-Za-z0-9_-]{24}$/);
-      const [{ password_hash }] = await dataSource.query(`SELECT password_hash FROM users WHERE email = 'admin@example.com'`);
+      const [{ password_hash }] = await dataSource.query(
+        `SELECT password_hash FROM users WHERE email = 'admin@example.com'`,
+      );
       expect(password_hash).not.toContain(report.accountsCreated[0].generatedPassword);
       expect((await seeder.run()).accountsCreated).toEqual([]);
     }));
@@ -163,6 +187,12 @@ describe('seeding', () => {
     withEmptyDatabase(async (dataSource) => {
       const seeder = await migratedSeeder(dataSource);
       await Promise.all([seeder.run(), seeder.run()]);
-      expect(await counts(dataSource)).toMatchObject({ permissions: 15, roles: 2, admin_links: 15, users: 2, user_roles: 2 });
+      expect(await counts(dataSource)).toMatchObject({
+        permissions: 15,
+        roles: 2,
+        admin_links: 15,
+        users: 2,
+        user_roles: 2,
+      });
     }));
 });

@@ -22,7 +22,9 @@ describe('cookie-authenticated writes and their origin', () => {
   let ownOrigin: string;
 
   beforeAll(async () => {
-    app = await createTestApp({ env: { APP_URL: `${APP_URL}/`, CORS_ORIGINS: `${FRONTEND}, https://other.example.test` } });
+    app = await createTestApp({
+      env: { APP_URL: `${APP_URL}/`, CORS_ORIGINS: `${FRONTEND}, https://other.example.test` },
+    });
     await app.listen(0, '127.0.0.1');
     ownOrigin = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
     db = sharedDataSource();
@@ -59,7 +61,10 @@ describe('cookie-authenticated writes and their origin', () => {
 
     it('DELETE /api/admin/users/{id} with the cookie from a foreign Origin: 403, the user remains', async () => {
       const victim = await registerUser(app);
-      const res = await request(server()).delete(`/api/admin/users/${victim.id}`).set('cookie', accessCookie(admin.token)).set('origin', EVIL);
+      const res = await request(server())
+        .delete(`/api/admin/users/${victim.id}`)
+        .set('cookie', accessCookie(admin.token))
+        .set('origin', EVIL);
       expectForbidden(res);
       expect(await db.query(`SELECT id FROM users WHERE id = $1`, [victim.id])).toHaveLength(1);
     });
@@ -77,30 +82,44 @@ describe('cookie-authenticated writes and their origin', () => {
 
     it('a cookie-only refresh from a foreign Origin is 403 and consumes nothing: the token then works from an allowed Origin', async () => {
       const user = await registerUser(app);
-      const refused = await request(server()).post('/api/auth/refresh').set('cookie', refreshCookie(user.tokens.refresh_token)).set('origin', EVIL);
+      const refused = await request(server())
+        .post('/api/auth/refresh')
+        .set('cookie', refreshCookie(user.tokens.refresh_token))
+        .set('origin', EVIL);
       expectForbidden(refused);
-      const allowed = await request(server()).post('/api/auth/refresh').set('cookie', refreshCookie(user.tokens.refresh_token)).set('origin', FRONTEND);
+      const allowed = await request(server())
+        .post('/api/auth/refresh')
+        .set('cookie', refreshCookie(user.tokens.refresh_token))
+        .set('origin', FRONTEND);
       expect(allowed.status).toBe(200);
       expect(allowed.body.data.access_token).toEqual(expect.any(String));
     });
 
     it('a cookie logout from a foreign Origin is 403 and the session lives on', async () => {
       const user = await registerUser(app);
-      const res = await request(server()).post('/api/auth/logout').set('cookie', accessCookie(user.tokens.access_token)).set('origin', EVIL);
+      const res = await request(server())
+        .post('/api/auth/logout')
+        .set('cookie', accessCookie(user.tokens.access_token))
+        .set('origin', EVIL);
       expectForbidden(res);
       expect((await me(app, user.tokens.access_token)).status).toBe(200);
     });
 
     it('a cookie write with neither Origin nor Referer is 403', async () => {
       const user = await registerUser(app);
-      expectForbidden(await request(server()).post('/api/auth/logout').set('cookie', accessCookie(user.tokens.access_token)));
-      expectForbidden(await request(server()).post('/api/auth/refresh').set('cookie', refreshCookie(user.tokens.refresh_token)));
+      expectForbidden(
+        await request(server()).post('/api/auth/logout').set('cookie', accessCookie(user.tokens.access_token)),
+      );
+      expectForbidden(
+        await request(server()).post('/api/auth/refresh').set('cookie', refreshCookie(user.tokens.refresh_token)),
+      );
       expect((await me(app, user.tokens.access_token)).status).toBe(200);
     });
 
     it('a foreign Referer, an opaque Origin ("null"), a look-alike host and an unparseable Referer are refused', async () => {
       const user = await registerUser(app);
-      const logout = () => request(server()).post('/api/auth/logout').set('cookie', accessCookie(user.tokens.access_token));
+      const logout = () =>
+        request(server()).post('/api/auth/logout').set('cookie', accessCookie(user.tokens.access_token));
       expectForbidden(await logout().set('referer', `${EVIL}/page`));
       expectForbidden(await logout().set('origin', 'null'));
       expectForbidden(await logout().set('origin', `${APP_URL}.evil.example`));
@@ -126,7 +145,10 @@ describe('cookie-authenticated writes and their origin', () => {
     it("APP_URL's origin, each CORS origin and the service's own origin, as Origin", async () => {
       for (const origin of [APP_URL, FRONTEND, 'https://other.example.test', ownOrigin]) {
         const user = await registerUser(app);
-        const res = await request(server()).post('/api/auth/logout').set('cookie', accessCookie(user.tokens.access_token)).set('origin', origin);
+        const res = await request(server())
+          .post('/api/auth/logout')
+          .set('cookie', accessCookie(user.tokens.access_token))
+          .set('origin', origin);
         expect({ origin, status: res.status }).toEqual({ origin, status: 200 });
       }
     });
@@ -150,7 +172,10 @@ describe('cookie-authenticated writes and their origin', () => {
         .set('origin', EVIL);
       expect(res.status).toBe(200);
       const user = await registerUser(app);
-      const logout = await request(server()).post('/api/auth/logout').set('authorization', `Bearer ${user.tokens.access_token}`).set('origin', EVIL);
+      const logout = await request(server())
+        .post('/api/auth/logout')
+        .set('authorization', `Bearer ${user.tokens.access_token}`)
+        .set('origin', EVIL);
       expect(logout.status).toBe(200);
     });
 
@@ -165,13 +190,20 @@ describe('cookie-authenticated writes and their origin', () => {
     });
 
     it('a GET with the cookie from any origin', async () => {
-      const res = await request(server()).get('/api/auth/me').set('cookie', accessCookie(admin.token)).set('origin', EVIL);
+      const res = await request(server())
+        .get('/api/auth/me')
+        .set('cookie', accessCookie(admin.token))
+        .set('origin', EVIL);
       expect(res.status).toBe(200);
       expect(res.body.data.id).toBe(admin.id);
     });
 
     it('public writes that no cookie authenticates (register) are not affected', async () => {
-      const res = await request(server()).post('/api/auth/register').set('cookie', accessCookie(admin.token)).set('origin', EVIL).send(registrationBody());
+      const res = await request(server())
+        .post('/api/auth/register')
+        .set('cookie', accessCookie(admin.token))
+        .set('origin', EVIL)
+        .send(registrationBody());
       expect(res.status).toBe(201);
     });
   });
@@ -188,7 +220,8 @@ describe('POST /api/auth/logout body', () => {
     await app.close();
   });
 
-  const logout = (token: string) => request(app.getHttpServer()).post('/api/auth/logout').set('authorization', `Bearer ${token}`);
+  const logout = (token: string) =>
+    request(app.getHttpServer()).post('/api/auth/logout').set('authorization', `Bearer ${token}`);
 
   it('refuses an unknown field with 400 VALIDATION_FAILED and keeps the session', async () => {
     const user = await registerUser(app);
@@ -196,7 +229,11 @@ describe('POST /api/auth/logout body', () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       success: false,
-      error: { code: 'VALIDATION_FAILED', message: expect.any(String), details: [{ field: 'everywhere', message: expect.any(String) }] },
+      error: {
+        code: 'VALIDATION_FAILED',
+        message: expect.any(String),
+        details: [{ field: 'everywhere', message: expect.any(String) }],
+      },
     });
     expect((await me(app, user.tokens.access_token)).status).toBe(200);
   });

@@ -9,7 +9,8 @@ class EchoDto {
   @IsEmail()
   email!: string;
 
-  @IsString() @MinLength(8)
+  @IsString()
+  @MinLength(8)
   password!: string;
 }
 
@@ -42,7 +43,9 @@ describe('HTTP layer: envelope, errors, limits', () => {
   const server = () => app.getHttpServer();
 
   it('wraps a success in {success: true, data}', async () => {
-    const res = await request(server()).post('/api/test-only/echo').send({ email: 'a@example.com', password: 'long enough' });
+    const res = await request(server())
+      .post('/api/test-only/echo')
+      .send({ email: 'a@example.com', password: 'long enough' });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ success: true, data: { email: 'a@example.com' } });
   });

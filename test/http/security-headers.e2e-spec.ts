@@ -60,6 +60,9 @@ describe('security headers, CORS and content types', () => {
   ])('refuses a %s body with 415 UNSUPPORTED_MEDIA_TYPE', async (type, body) => {
     const res = await request(server()).post('/api/auth/login').set('content-type', type).send(body);
     expect(res.status).toBe(415);
-    expect(res.body).toEqual({ success: false, error: { code: 'UNSUPPORTED_MEDIA_TYPE', message: expect.any(String) } });
+    expect(res.body).toEqual({
+      success: false,
+      error: { code: 'UNSUPPORTED_MEDIA_TYPE', message: expect.any(String) },
+    });
   });
 });

@@ -60,7 +60,10 @@ describe('POST /api/auth/introspect (RFC 7662) and GET /.well-known/jwks.json', 
   });
 
   it('keeps refusing form bodies on every other route', async () => {
-    const res = await request(app.getHttpServer()).post('/api/auth/login').type('form').send('email=a@example.com&password=x');
+    const res = await request(app.getHttpServer())
+      .post('/api/auth/login')
+      .type('form')
+      .send('email=a@example.com&password=x');
     expect(res.status).toBe(415);
   });
 
@@ -78,10 +81,15 @@ describe('POST /api/auth/introspect (RFC 7662) and GET /.well-known/jwks.json', 
 
   it('refuses missing or wrong client credentials with 401, and a request without a token with 400', async () => {
     const user = await registerUser(app);
-    const noCredentials = await request(app.getHttpServer()).post('/api/auth/introspect').send({ token: user.tokens.access_token });
+    const noCredentials = await request(app.getHttpServer())
+      .post('/api/auth/introspect')
+      .send({ token: user.tokens.access_token });
     expect(noCredentials.status).toBe(401);
     expect(noCredentials.headers['www-authenticate']).toMatch(/^Basic/);
-    expect(noCredentials.body).toEqual({ success: false, error: { code: 'UNAUTHENTICATED', message: 'Client authentication failed.' } });
+    expect(noCredentials.body).toEqual({
+      success: false,
+      error: { code: 'UNAUTHENTICATED', message: 'Client authentication failed.' },
+    });
     expect((await introspect(user.tokens.access_token, basic(ORDERS.id, `${ORDERS.secret}x`))).status).toBe(401);
     expect((await introspect(user.tokens.access_token, basic('nobody', ORDERS.secret))).status).toBe(401);
     expect((await introspect(user.tokens.access_token, `Bearer ${user.tokens.access_token}`)).status).toBe(401);
@@ -129,7 +137,8 @@ describe('POST /api/auth/introspect (RFC 7662) and GET /.well-known/jwks.json', 
     });
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 3; i++) statuses.push((await introspect(user.tokens.access_token, basic(ORDERS.id, `guess-${i}`), limited)).status);
+      for (let i = 0; i < 3; i++)
+        statuses.push((await introspect(user.tokens.access_token, basic(ORDERS.id, `guess-${i}`), limited)).status);
       expect(statuses).toEqual([401, 401, 401]);
       const guess = await introspect(user.tokens.access_token, basic(ORDERS.id, 'guess-4'), limited);
       expect(guess.status).toBe(429);

@@ -2,7 +2,15 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomBytes } from 'node:crypto';
 import request, { type Response } from 'supertest';
 import type { DataSource } from 'typeorm';
-import { login, registerUser, sha256Hex, sleep, uniqueEmail, uniqueMobile, type RegisteredUser } from '../support/auth-factory.js';
+import {
+  login,
+  registerUser,
+  sha256Hex,
+  sleep,
+  uniqueEmail,
+  uniqueMobile,
+  type RegisteredUser,
+} from '../support/auth-factory.js';
 import type { TestDatabase } from '../support/databases.mjs';
 import { createIsolatedDatabase } from '../support/isolated-database.js';
 import { createTestApp } from '../support/test-app.js';
@@ -26,7 +34,11 @@ describe('account lockout after consecutive failed password logins', () => {
 
   beforeAll(async () => {
     database = await createIsolatedDatabase({ seed: true });
-    const env = { DATABASE_URL: database.url, LOCKOUT_THRESHOLD: String(THRESHOLD), LOCKOUT_SECONDS: String(LOCKOUT_SECONDS) };
+    const env = {
+      DATABASE_URL: database.url,
+      LOCKOUT_THRESHOLD: String(THRESHOLD),
+      LOCKOUT_SECONDS: String(LOCKOUT_SECONDS),
+    };
     first = await createTestApp({ env });
     second = await createTestApp({ env });
     db = testDataSource(database.url);
@@ -44,7 +56,8 @@ describe('account lockout after consecutive failed password logins', () => {
     for (let i = 0; i < times; i++) sent.push((await login(app, { ...body, password: WRONG })).status);
     return sent;
   };
-  const withPassword = (user: RegisteredUser, app = first) => login(app, { email: user.email, password: user.password });
+  const withPassword = (user: RegisteredUser, app = first) =>
+    login(app, { email: user.email, password: user.password });
   /** Waits until a lockout that answered `res` is over. */
   const waitOut = (res: Response) => sleep(Number(res.headers['retry-after']) * 1000 + 300);
 

@@ -23,7 +23,8 @@ afterAll(async () => {
   await Promise.all(apps.map((app) => app.close()));
 });
 
-const login = (app: NestFastifyApplication, body: object, address?: string) => postFrom(app, '/api/auth/login', body, address);
+const login = (app: NestFastifyApplication, body: object, address?: string) =>
+  postFrom(app, '/api/auth/login', body, address);
 const forgot = (app: NestFastifyApplication, email: string, address?: string) =>
   postFrom(app, '/api/auth/forgot-password', { email }, address);
 
@@ -56,7 +57,10 @@ describe('rate limits per client address (in process)', () => {
     for (const [path, body] of [
       ['/api/auth/refresh', { refresh_token: 'not-a-token' }],
       ['/api/auth/otp/verify-2fa', { temp_token: 'not-a-token', code: '123456' }],
-      ['/api/auth/reset-password', { token: 'not-a-token', password: 'Long-Enough-Pass-1', password_confirmation: 'Long-Enough-Pass-1' }],
+      [
+        '/api/auth/reset-password',
+        { token: 'not-a-token', password: 'Long-Enough-Pass-1', password_confirmation: 'Long-Enough-Pass-1' },
+      ],
     ] as const) {
       const before = await statuses(5, () => postFrom(app, path, body));
       expect(before.every((status) => status !== 429)).toBe(true);
@@ -77,7 +81,9 @@ describe('rate limits per client address (in process)', () => {
   it('takes the client address from X-Forwarded-For with TRUST_PROXY=1', async () => {
     const app = await startApp({ TRUST_PROXY: '1' });
     const [first, second] = [uniqueAddress(), uniqueAddress()];
-    expect(await statuses(5, () => login(app, { email: uniqueEmail(), password: WRONG }, first))).toEqual(repeat(401, 5));
+    expect(await statuses(5, () => login(app, { email: uniqueEmail(), password: WRONG }, first))).toEqual(
+      repeat(401, 5),
+    );
     expectRateLimited(await login(app, { email: uniqueEmail(), password: WRONG }, first));
     // Another client behind the same proxy has its own budget.
     expect((await login(app, { email: uniqueEmail(), password: WRONG }, second)).status).toBe(401);
@@ -87,7 +93,9 @@ describe('rate limits per client address (in process)', () => {
     const app = await startApp({ TRUST_PROXY: '1' });
     const client = uniqueAddress();
     // The client forges a different X-Forwarded-For each time; the proxy appends the real address.
-    const sent = await statuses(5, () => login(app, { email: uniqueEmail(), password: WRONG }, `${uniqueAddress()}, ${client}`));
+    const sent = await statuses(5, () =>
+      login(app, { email: uniqueEmail(), password: WRONG }, `${uniqueAddress()}, ${client}`),
+    );
     expect(sent).toEqual(repeat(401, 5));
     expectRateLimited(await login(app, { email: uniqueEmail(), password: WRONG }, `${uniqueAddress()}, ${client}`));
   });
@@ -135,7 +143,10 @@ describe('rate limits per account, whatever the address', () => {
 
   it('limits send-otp and verify-otp for one mobile across addresses', async () => {
     const app = await startApp({ TRUST_PROXY: '1' });
-    for (const [path, extra] of [['/api/auth/send-otp', {}], ['/api/auth/verify-otp', { otp: '123456' }]] as const) {
+    for (const [path, extra] of [
+      ['/api/auth/send-otp', {}],
+      ['/api/auth/verify-otp', { otp: '123456' }],
+    ] as const) {
       const mobile = uniqueMobile();
       // Mobile sign-in is off on the shared database (403): the limit is counted before that answer.
       const sent = await statuses(5, () => postFrom(app, path, { mobile, ...extra }, uniqueAddress()));

@@ -19,7 +19,8 @@ const ENV = {
 };
 const WRONG = 'Wrong-Password-000';
 
-const login = (app: NestFastifyApplication, body: object, address: string) => postFrom(app, '/api/auth/login', body, address);
+const login = (app: NestFastifyApplication, body: object, address: string) =>
+  postFrom(app, '/api/auth/login', body, address);
 
 describe('rate limits shared through Redis by two instances', () => {
   let first: NestFastifyApplication;
@@ -36,7 +37,9 @@ describe('rate limits shared through Redis by two instances', () => {
 
   it('counts one client address across both instances', async () => {
     const address = uniqueAddress();
-    const sent = await statuses(5, (i) => login(i % 2 ? second : first, { email: uniqueEmail(), password: WRONG }, address));
+    const sent = await statuses(5, (i) =>
+      login(i % 2 ? second : first, { email: uniqueEmail(), password: WRONG }, address),
+    );
     expect(sent).toEqual(repeat(401, 5));
     expectRateLimited(await login(first, { email: uniqueEmail(), password: WRONG }, address));
     expectRateLimited(await login(second, { email: uniqueEmail(), password: WRONG }, address));
@@ -65,12 +68,20 @@ describe('rate limits shared through Redis by two instances', () => {
 /** Records what the application logs, to see the warning about Redis appear once. */
 class RecordingLogger implements LoggerService {
   readonly lines: string[] = [];
-  log(message: unknown, ...params: unknown[]) { this.lines.push(`log ${format(message, ...params)}`); }
-  error(message: unknown, ...params: unknown[]) { this.lines.push(`error ${format(message, ...params)}`); }
-  warn(message: unknown, ...params: unknown[]) { this.lines.push(`warn ${format(message, ...params)}`); }
+  log(message: unknown, ...params: unknown[]) {
+    this.lines.push(`log ${format(message, ...params)}`);
+  }
+  error(message: unknown, ...params: unknown[]) {
+    this.lines.push(`error ${format(message, ...params)}`);
+  }
+  warn(message: unknown, ...params: unknown[]) {
+    this.lines.push(`warn ${format(message, ...params)}`);
+  }
   debug() {}
   verbose() {}
-  fatal(message: unknown, ...params: unknown[]) { this.lines.push(`fatal ${format(message, ...params)}`); }
+  fatal(message: unknown, ...params: unknown[]) {
+    this.lines.push(`fatal ${format(message, ...params)}`);
+  }
 }
 
 describe('rate limits when Redis does not answer', () => {

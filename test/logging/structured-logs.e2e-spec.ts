@@ -31,7 +31,10 @@ class LogProbeController {
 
   @Get('object')
   object(): { ok: true } {
-    this.logger.log({ msg: 'probe object', user: { email: 'probe@example.com', password: SECRET_IN_OBJECT, otp_code: '123456' } });
+    this.logger.log({
+      msg: 'probe object',
+      user: { email: 'probe@example.com', password: SECRET_IN_OBJECT, otp_code: '123456' },
+    });
     return { ok: true };
   }
 }
@@ -49,7 +52,11 @@ describe('structured logs', () => {
       return (original as (...args: unknown[]) => boolean)(chunk, ...rest);
     }) as typeof process.stdout.write;
     restore = () => (process.stdout.write = original);
-    app = await createTestApp({ env: { LOG_LEVEL: 'log' }, logger: 'pino', extra: { controllers: [LogProbeController] } });
+    app = await createTestApp({
+      env: { LOG_LEVEL: 'log' },
+      logger: 'pino',
+      extra: { controllers: [LogProbeController] },
+    });
   });
 
   afterAll(async () => {
@@ -69,7 +76,14 @@ describe('structured logs', () => {
   const completed = (id: string) => lines().filter((line) => line.reqId === id && line.msg === 'request completed');
 
   it('maps LOG_LEVEL to pino levels', () => {
-    expect(PINO_LEVELS).toEqual({ fatal: 'fatal', error: 'error', warn: 'warn', log: 'info', debug: 'debug', verbose: 'trace' });
+    expect(PINO_LEVELS).toEqual({
+      fatal: 'fatal',
+      error: 'error',
+      warn: 'warn',
+      log: 'info',
+      debug: 'debug',
+      verbose: 'trace',
+    });
   });
 
   it('writes start-up lines of the application as JSON through pino', () => {
@@ -90,7 +104,11 @@ describe('structured logs', () => {
     expect(res.headers['x-request-id']).toBe(id);
 
     const [line] = completed(id);
-    expect(line).toMatchObject({ level: 'info', req: { id, method: 'GET', url: '/api/auth/me' }, res: { statusCode: 200 } });
+    expect(line).toMatchObject({
+      level: 'info',
+      req: { id, method: 'GET', url: '/api/auth/me' },
+      res: { statusCode: 200 },
+    });
     expect(line.req!.headers).toMatchObject({ authorization: '[Redacted]', cookie: '[Redacted]' });
     const text = written.join('');
     expect(text).not.toContain(user.tokens.access_token);
@@ -122,7 +140,10 @@ describe('structured logs', () => {
 
   it('never logs a request body, and censors secrets in objects the application logs', async () => {
     const password = 'Body-Password-Never-Logged-91';
-    expect((await request(app.getHttpServer()).post('/api/auth/login').send({ email: 'nobody@example.com', password })).status).toBe(401);
+    expect(
+      (await request(app.getHttpServer()).post('/api/auth/login').send({ email: 'nobody@example.com', password }))
+        .status,
+    ).toBe(401);
     const id = 'log-test-object-0003';
     expect((await request(app.getHttpServer()).get('/api/log-probe/object').set('x-request-id', id)).status).toBe(200);
 
@@ -140,14 +161,21 @@ describe('structured logs', () => {
     const id = 'log-test-boom-0004';
     const res = await request(app.getHttpServer()).get('/api/log-probe/boom').set('x-request-id', id);
     expect(res.status).toBe(500);
-    expect(res.body.error).toEqual({ code: 'INTERNAL_ERROR', message: 'An unexpected error occurred.', request_id: id });
+    expect(res.body.error).toEqual({
+      code: 'INTERNAL_ERROR',
+      message: 'An unexpected error occurred.',
+      request_id: id,
+    });
     expect(res.headers['x-request-id']).toBe(id);
 
     const mine = lines().filter((line) => line.reqId === id);
     expect(mine.find((line) => line.context === 'ErrorResponse')).toMatchObject({ level: 'error' });
     expect(mine.find((line) => String(line.msg).includes('probe failure'))).toBeDefined();
     expect(completed(id)).toEqual([]);
-    expect(mine.find((line) => line.msg === 'request errored')).toMatchObject({ level: 'error', res: { statusCode: 500 } });
+    expect(mine.find((line) => line.msg === 'request errored')).toMatchObject({
+      level: 'error',
+      res: { statusCode: 500 },
+    });
   });
 
   it('keeps health probes below the info level', async () => {

@@ -68,7 +68,10 @@ describe('in headless Chromium', () => {
     try {
       await page.goto(`${baseUrl}/docs`);
       await page.locator('.swagger-ui .info .title').waitFor();
-      await page.getByRole('button', { name: /Authorize/ }).first().click();
+      await page
+        .getByRole('button', { name: /Authorize/ })
+        .first()
+        .click();
       const dialog = page.locator('.dialog-ux .modal-ux');
       const bearer = dialog.locator('.auth-container', { has: page.locator('input[aria-label="auth-bearer-value"]') });
       await bearer.locator('input[aria-label="auth-bearer-value"]').fill(tokens.access_token);
@@ -93,7 +96,9 @@ describe('in headless Chromium', () => {
 
   it('resets a password end to end from the mailed link, on the default reset page', async () => {
     const user = await registerUser(app);
-    expect((await request(app.getHttpServer()).post('/api/auth/forgot-password').send({ email: user.email })).status).toBe(200);
+    expect(
+      (await request(app.getHttpServer()).post('/api/auth/forgot-password').send({ email: user.email })).status,
+    ).toBe(200);
     const token = resetTokenFrom(await sink.waitForMail(user.email), baseUrl);
     const page = await newPage();
     try {
@@ -114,8 +119,14 @@ describe('in headless Chromium', () => {
     } finally {
       await page.close();
     }
-    expect((await request(app.getHttpServer()).post('/api/auth/login').send({ email: user.email, password: NEW_PASSWORD })).status).toBe(200);
-    expect((await request(app.getHttpServer()).post('/api/auth/login').send({ email: user.email, password: user.password })).status).toBe(401);
+    expect(
+      (await request(app.getHttpServer()).post('/api/auth/login').send({ email: user.email, password: NEW_PASSWORD }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await request(app.getHttpServer()).post('/api/auth/login').send({ email: user.email, password: user.password }))
+        .status,
+    ).toBe(401);
   });
 
   it('says so when the link holds no token', async () => {

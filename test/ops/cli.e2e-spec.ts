@@ -42,7 +42,11 @@ function cli(databaseUrl: string, args: string[], input = ''): Promise<CliResult
 
 /** A failure is one line on standard error and a non-zero exit. */
 function expectOneLineFailure(result: CliResult, line: string): void {
-  expect({ failed: result.code !== 0, stderr: result.stderr.trim(), stdout: result.stdout }).toEqual({ failed: true, stderr: line, stdout: '' });
+  expect({ failed: result.code !== 0, stderr: result.stderr.trim(), stdout: result.stdout }).toEqual({
+    failed: true,
+    stderr: line,
+    stdout: '',
+  });
 }
 
 describe('admin CLI: accounts and roles', () => {
@@ -70,7 +74,11 @@ describe('admin CLI: accounts and roles', () => {
   }
 
   it('create-admin makes an administrator with the password read from standard input', async () => {
-    const result = await cli(database.url, ['create-admin', '--email', 'Ops.Admin@Example.com', '--name', 'Ops Admin', '--mobile', '+4915112345678'], `${STRONG_PASSWORD}\n`);
+    const result = await cli(
+      database.url,
+      ['create-admin', '--email', 'Ops.Admin@Example.com', '--name', 'Ops Admin', '--mobile', '+4915112345678'],
+      `${STRONG_PASSWORD}\n`,
+    );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Created administrator ops\.admin@example\.com \([0-9a-f-]{36}\)\.\n$/);
@@ -80,19 +88,30 @@ describe('admin CLI: accounts and roles', () => {
 
   it('create-admin refuses an existing email, a weak password, missing options and a password argument, in one line each', async () => {
     expectOneLineFailure(
-      await cli(database.url, ['create-admin', '--email', 'ops.admin@example.com', '--name', 'Again'], `${STRONG_PASSWORD}\n`),
+      await cli(
+        database.url,
+        ['create-admin', '--email', 'ops.admin@example.com', '--name', 'Again'],
+        `${STRONG_PASSWORD}\n`,
+      ),
       'An account with this email or mobile already exists.',
     );
     expectOneLineFailure(
       await cli(database.url, ['create-admin', '--email', 'weak@example.com', '--name', 'Weak'], 'password\n'),
       'Invalid password: password is too common; choose another one.',
     );
-    expectOneLineFailure(await cli(database.url, ['create-admin', '--name', 'No Email'], `${STRONG_PASSWORD}\n`), 'create-admin needs --email and --name.');
+    expectOneLineFailure(
+      await cli(database.url, ['create-admin', '--name', 'No Email'], `${STRONG_PASSWORD}\n`),
+      'create-admin needs --email and --name.',
+    );
     expectOneLineFailure(
       await cli(database.url, ['create-admin', '--email', 'nopass@example.com', '--name', 'No Pass'], ''),
       'No password on standard input: pipe it in, or run the command in a terminal to be asked for it.',
     );
-    const withArgument = await cli(database.url, ['create-admin', '--email', 'arg@example.com', '--name', 'Arg', '--password', STRONG_PASSWORD], `${STRONG_PASSWORD}\n`);
+    const withArgument = await cli(
+      database.url,
+      ['create-admin', '--email', 'arg@example.com', '--name', 'Arg', '--password', STRONG_PASSWORD],
+      `${STRONG_PASSWORD}\n`,
+    );
     expect(withArgument.code).not.toBe(0);
     expect(withArgument.stderr.trim().split('\n')).toHaveLength(1);
     expect(await rolesOf('weak@example.com')).toEqual([]);
@@ -105,8 +124,14 @@ describe('admin CLI: accounts and roles', () => {
     expect(await rolesOf('ops.admin@example.com')).toEqual(['admin', 'user']);
     const again = await cli(database.url, ['assign-role', '--email', 'OPS.ADMIN@example.com', '--role', 'user']);
     expect(again).toMatchObject({ code: 0, stdout: 'OPS.ADMIN@example.com already holds role user.\n' });
-    expectOneLineFailure(await cli(database.url, ['assign-role', '--email', 'ops.admin@example.com', '--role', 'no-such-role']), 'No role named no-such-role; see list-roles.');
-    expectOneLineFailure(await cli(database.url, ['assign-role', '--email', 'nobody@example.com', '--role', 'user']), 'No account with the email nobody@example.com.');
+    expectOneLineFailure(
+      await cli(database.url, ['assign-role', '--email', 'ops.admin@example.com', '--role', 'no-such-role']),
+      'No role named no-such-role; see list-roles.',
+    );
+    expectOneLineFailure(
+      await cli(database.url, ['assign-role', '--email', 'nobody@example.com', '--role', 'user']),
+      'No account with the email nobody@example.com.',
+    );
   });
 
   it('list-roles prints each role with its permissions', async () => {

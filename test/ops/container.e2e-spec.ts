@@ -23,11 +23,16 @@ function instructions(dockerfile: string): { stage: string; op: string; args: st
 describe('Dockerfile', () => {
   const steps = instructions(read('Dockerfile'));
   const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string>; workspaces?: string[] };
-  const tsconfig = JSON.parse(read('tsconfig.json').replace(/\/\/.*$/gm, '')) as { compilerOptions: { outDir: string } };
+  const tsconfig = JSON.parse(read('tsconfig.json').replace(/\/\/.*$/gm, '')) as {
+    compilerOptions: { outDir: string };
+  };
   const runtime = steps.filter((step) => step.stage === 'runtime');
 
   it('builds and runs on node:24-slim, as a non-root user, with a volume for DATA_DIR', () => {
-    expect(steps.filter((step) => step.op === 'FROM').map((step) => step.args.split(/\s+/)[0])).toEqual(['node:24-slim', 'node:24-slim']);
+    expect(steps.filter((step) => step.op === 'FROM').map((step) => step.args.split(/\s+/)[0])).toEqual([
+      'node:24-slim',
+      'node:24-slim',
+    ]);
     const user = runtime.filter((step) => step.op === 'USER').at(-1)?.args;
     expect(user).toBeDefined();
     expect(['root', '0']).not.toContain(user);
@@ -40,22 +45,29 @@ describe('Dockerfile', () => {
   it('copies files that exist and builds with the package script', () => {
     for (const step of steps.filter((s) => s.op === 'COPY' && !s.args.startsWith('--from'))) {
       const sources = step.args.split(/\s+/).slice(0, -1);
-      for (const source of sources) expect({ source, exists: existsSync(path.join(ROOT, source)) }).toEqual({ source, exists: true });
+      for (const source of sources)
+        expect({ source, exists: existsSync(path.join(ROOT, source)) }).toEqual({ source, exists: true });
     }
     const build = steps.find((step) => step.stage === 'build' && step.op === 'RUN' && step.args.startsWith('npm run '));
     expect(build?.args).toBe('npm run build');
     expect(pkg.scripts.build).toMatch(/tsc -p tsconfig\.build\.json$/);
     // What the build stage produces is what the runtime stage takes: the service's output and
     // that of every workspace package the build script builds (the service imports them).
-    const taken = runtime.filter((step) => step.op === 'COPY' && step.args.startsWith('--from=build')).map((step) => step.args);
-    expect(taken).toContain(`--from=build /app/${tsconfig.compilerOptions.outDir} ./${tsconfig.compilerOptions.outDir}`);
+    const taken = runtime
+      .filter((step) => step.op === 'COPY' && step.args.startsWith('--from=build'))
+      .map((step) => step.args);
+    expect(taken).toContain(
+      `--from=build /app/${tsconfig.compilerOptions.outDir} ./${tsconfig.compilerOptions.outDir}`,
+    );
     for (const workspace of pkg.workspaces ?? []) {
       const workspacePkg = JSON.parse(read(`${workspace}/package.json`)) as { name: string; main: string };
       expect(pkg.scripts.build).toContain(`--workspace ${workspacePkg.name}`);
       const outDir = path.dirname(path.normalize(workspacePkg.main));
       expect(taken).toContain(`--from=build /app/${workspace}/${outDir} ./${workspace}/${outDir}`);
       // npm ci installs workspaces: their package.json files must be there first, in both stages.
-      expect(steps.filter((step) => step.op === 'COPY' && step.args === `${workspace}/package.json ./${workspace}/`)).toHaveLength(2);
+      expect(
+        steps.filter((step) => step.op === 'COPY' && step.args === `${workspace}/package.json ./${workspace}/`),
+      ).toHaveLength(2);
     }
   });
 
@@ -72,7 +84,18 @@ describe('Dockerfile', () => {
 describe('docker-compose.yml', () => {
   const text = read('docker-compose.yml');
   const compose = parse(text) as {
-    services: Record<string, { build?: string; image?: string; command?: string[]; environment?: Record<string, string>; depends_on?: Record<string, unknown> | string[]; volumes?: string[]; ports?: string[] }>;
+    services: Record<
+      string,
+      {
+        build?: string;
+        image?: string;
+        command?: string[];
+        environment?: Record<string, string>;
+        depends_on?: Record<string, unknown> | string[];
+        volumes?: string[];
+        ports?: string[];
+      }
+    >;
   };
 
   it('is valid YAML', () => {
@@ -95,7 +118,9 @@ describe('docker-compose.yml', () => {
       });
     }
     expect(compose.services.migrate!.command).toEqual(['npm', 'run', 'cli', '--', 'migrate']);
-    expect(compose.services['auth-1']!.depends_on).toMatchObject({ migrate: { condition: 'service_completed_successfully' } });
+    expect(compose.services['auth-1']!.depends_on).toMatchObject({
+      migrate: { condition: 'service_completed_successfully' },
+    });
   });
 
   it('points the proxy at both instances', () => {

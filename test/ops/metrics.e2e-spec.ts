@@ -52,9 +52,17 @@ describe('GET /metrics', () => {
       const after = await scrape();
       const count = (text: string, labels: Record<string, string>) =>
         sample(text, 'http_request_duration_seconds_count', { method: 'GET', ...labels });
-      expect(count(after, { route: '/api/auth/me', status: '200' }) - count(before, { route: '/api/auth/me', status: '200' })).toBe(1);
-      expect(count(after, { route: '/api/auth/me', status: '401' }) - count(before, { route: '/api/auth/me', status: '401' })).toBe(1);
-      expect(count(after, { route: 'unmatched', status: '404' }) - count(before, { route: 'unmatched', status: '404' })).toBe(1);
+      expect(
+        count(after, { route: '/api/auth/me', status: '200' }) -
+          count(before, { route: '/api/auth/me', status: '200' }),
+      ).toBe(1);
+      expect(
+        count(after, { route: '/api/auth/me', status: '401' }) -
+          count(before, { route: '/api/auth/me', status: '401' }),
+      ).toBe(1);
+      expect(
+        count(after, { route: 'unmatched', status: '404' }) - count(before, { route: 'unmatched', status: '404' }),
+      ).toBe(1);
       expect(after).not.toContain('no-such-route');
     });
 
@@ -66,7 +74,8 @@ describe('GET /metrics', () => {
       expect((await refresh(app, tokens.refresh_token)).status).toBe(200);
       expect((await refresh(app, tokens.refresh_token)).status).toBe(401);
       const after = await scrape();
-      const delta = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);
+      const delta = (name: string, labels: Record<string, string> = {}) =>
+        sample(after, name, labels) - sample(before, name, labels);
       expect(delta('auth_logins_total', { method: 'email', outcome: 'success' })).toBe(1);
       expect(delta('auth_logins_total', { method: 'email', outcome: 'failure' })).toBe(1);
       expect(delta('auth_refresh_reuse_total')).toBe(1);
@@ -84,11 +93,19 @@ describe('GET /metrics', () => {
     });
 
     it('refuses a scrape without the token, or with another one, with 401 UNAUTHENTICATED', async () => {
-      for (const authorization of [undefined, 'Bearer wrong-token', `Bearer ${METRICS_TOKEN}x`, `Basic ${METRICS_TOKEN}`]) {
+      for (const authorization of [
+        undefined,
+        'Bearer wrong-token',
+        `Bearer ${METRICS_TOKEN}x`,
+        `Basic ${METRICS_TOKEN}`,
+      ]) {
         const req = request(app.getHttpServer()).get('/metrics');
         const res = authorization ? await req.set('authorization', authorization) : await req;
         expect(res.status).toBe(401);
-        expect(res.body).toEqual({ success: false, error: { code: 'UNAUTHENTICATED', message: 'A valid metrics token is required.' } });
+        expect(res.body).toEqual({
+          success: false,
+          error: { code: 'UNAUTHENTICATED', message: 'A valid metrics token is required.' },
+        });
         expect(res.text).not.toContain('http_request_duration_seconds');
       }
     });
@@ -111,10 +128,16 @@ describe('GET /metrics', () => {
     });
 
     it('counts every 429', async () => {
-      const before = sample((await request(app.getHttpServer()).get('/metrics')).text, 'http_rate_limit_refusals_total');
+      const before = sample(
+        (await request(app.getHttpServer()).get('/metrics')).text,
+        'http_rate_limit_refusals_total',
+      );
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++) {
-        statuses.push((await request(app.getHttpServer()).post('/api/auth/forgot-password').send({ email: 'nobody@example.com' })).status);
+        statuses.push(
+          (await request(app.getHttpServer()).post('/api/auth/forgot-password').send({ email: 'nobody@example.com' }))
+            .status,
+        );
       }
       const refused = statuses.filter((status) => status === 429).length;
       expect(refused).toBeGreaterThan(0);

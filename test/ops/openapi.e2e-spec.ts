@@ -6,7 +6,18 @@ import { createTestApp } from '../support/test-app.js';
 
 interface OpenApiDocument {
   openapi: string;
-  paths: Record<string, Record<string, { security?: Record<string, string[]>[]; 'x-required-permissions'?: Record<string, string[]>; requestBody?: unknown; responses: Record<string, unknown> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        security?: Record<string, string[]>[];
+        'x-required-permissions'?: Record<string, string[]>;
+        requestBody?: unknown;
+        responses: Record<string, unknown>;
+      }
+    >
+  >;
   components: { schemas: Record<string, Schema>; securitySchemes: Record<string, unknown> };
 }
 
@@ -32,7 +43,8 @@ function resolve(document: OpenApiDocument, schema: Schema): Schema {
 
 /** The JSON schema an operation documents for one status. */
 function responseSchema(document: OpenApiDocument, method: string, path: string, status: string): Schema {
-  const response = document.paths[path]?.[method]?.responses[status] as { content?: Record<string, { schema: Schema }> } | undefined;
+  const response = document.paths[path]?.[method]?.responses[status] as
+    { content?: Record<string, { schema: Schema }> } | undefined;
   if (!response?.content?.['application/json']) throw new Error(`${method} ${path} documents no JSON ${status}`);
   return resolve(document, response.content['application/json'].schema);
 }
@@ -61,7 +73,10 @@ function registeredRoutes(app: NestFastifyApplication): string[] {
     parents.length = depth;
     const path = parents.join('') + match[2]!;
     parents.push(match[2]!);
-    for (const method of (match[3] ?? '').split(',').map((m) => m.trim()).filter(Boolean)) {
+    for (const method of (match[3] ?? '')
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean)) {
       routes.push(`${method} ${path.replace(/:(\w+)/g, '{$1}')}`);
     }
   }
@@ -88,8 +103,14 @@ describe('OpenAPI document and Swagger UI', () => {
   });
 
   it('describes every route the app serves', () => {
-    const documented = new Set(Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`)));
-    const served = registeredRoutes(app).filter((route) => !/^(HEAD|OPTIONS) /.test(route) && !/ \/docs(\/|$)/.test(route) && !route.endsWith(' *'));
+    const documented = new Set(
+      Object.entries(document.paths).flatMap(([path, operations]) =>
+        Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+      ),
+    );
+    const served = registeredRoutes(app).filter(
+      (route) => !/^(HEAD|OPTIONS) /.test(route) && !/ \/docs(\/|$)/.test(route) && !route.endsWith(' *'),
+    );
     expect(served.length).toBeGreaterThan(30);
     expect(served).toContain('POST /api/auth/login');
     expect(served.filter((route) => !documented.has(route))).toEqual([]);
@@ -103,7 +124,9 @@ describe('OpenAPI document and Swagger UI', () => {
     const login = document.paths['/api/auth/login']!.post!;
     expect(login.security).toBeUndefined();
     expect(login.requestBody).toBeDefined();
-    expect(Object.keys(document.components.schemas.LoginDto?.properties ?? {})).toEqual(expect.arrayContaining(['email', 'password']));
+    expect(Object.keys(document.components.schemas.LoginDto?.properties ?? {})).toEqual(
+      expect.arrayContaining(['email', 'password']),
+    );
     const createRole = document.paths['/api/admin/roles']!.post!;
     expect(createRole['x-required-permissions']).toEqual({ all: ['roles.create'] });
     expect(Object.keys(createRole.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403']));
@@ -113,37 +136,77 @@ describe('OpenAPI document and Swagger UI', () => {
     const data = dataSchema(document, 'post', '/api/auth/login');
     expect(data.oneOf).toHaveLength(2);
     const [tokenPair, challenge] = data.oneOf!.map((schema) => resolve(document, schema));
-    expect(Object.keys(tokenPair!.properties!)).toEqual(expect.arrayContaining(['access_token', 'refresh_token', 'token_type', 'expires_in', 'user']));
-    expect(fields(document, tokenPair!.properties!.user!)).toEqual(expect.arrayContaining(['id', 'name', 'email', 'mobile']));
-    expect(Object.keys(challenge!.properties!)).toEqual(expect.arrayContaining(['requires_otp', 'temp_token', 'mobile_masked', 'methods']));
+    expect(Object.keys(tokenPair!.properties!)).toEqual(
+      expect.arrayContaining(['access_token', 'refresh_token', 'token_type', 'expires_in', 'user']),
+    );
+    expect(fields(document, tokenPair!.properties!.user!)).toEqual(
+      expect.arrayContaining(['id', 'name', 'email', 'mobile']),
+    );
+    expect(Object.keys(challenge!.properties!)).toEqual(
+      expect.arrayContaining(['requires_otp', 'temp_token', 'mobile_masked', 'methods']),
+    );
     expect(fields(document, dataSchema(document, 'post', '/api/auth/refresh'))).toContain('refresh_token');
     expect(fields(document, dataSchema(document, 'post', '/api/auth/register', '201'))).toContain('access_token');
   });
 
   it('documents the caller, roles, permissions, users, lists and settings by their fields', () => {
-    expect(fields(document, dataSchema(document, 'get', '/api/auth/me'))).toEqual(['id', 'name', 'email', 'mobile', 'roles', 'permissions']);
+    expect(fields(document, dataSchema(document, 'get', '/api/auth/me'))).toEqual([
+      'id',
+      'name',
+      'email',
+      'mobile',
+      'roles',
+      'permissions',
+    ]);
     expect(fields(document, dataSchema(document, 'patch', '/api/account'))).toContain('permissions');
     const role = dataSchema(document, 'get', '/api/admin/roles/{id}');
-    expect(Object.keys(role.properties!)).toEqual(expect.arrayContaining(['id', 'name', 'display_name', 'is_system', 'permissions']));
+    expect(Object.keys(role.properties!)).toEqual(
+      expect.arrayContaining(['id', 'name', 'display_name', 'is_system', 'permissions']),
+    );
     const roles = dataSchema(document, 'get', '/api/admin/roles');
     expect(Object.keys(roles.properties!).sort()).toEqual(['items', 'total']);
     expect(fields(document, roles.properties!.items!.items!)).toContain('display_name');
     expect(fields(document, dataSchema(document, 'post', '/api/admin/permissions', '201'))).toContain('group_name');
     const users = dataSchema(document, 'get', '/api/admin/users');
     expect(Object.keys(users.properties!).sort()).toEqual(['items', 'limit', 'page', 'total']);
-    expect(fields(document, users.properties!.items!.items!)).toEqual(expect.arrayContaining(['id', 'email', 'roles', 'created_at']));
+    expect(fields(document, users.properties!.items!.items!)).toEqual(
+      expect.arrayContaining(['id', 'email', 'roles', 'created_at']),
+    );
     expect(fields(document, users.properties!.items!.items!)).not.toContain('password_hash');
-    expect(Object.keys(dataSchema(document, 'get', '/api/admin/settings').properties!).sort()).toEqual(['email_password', 'mobile_otp']);
-    expect(fields(document, dataSchema(document, 'get', '/api/contents').properties!.items!.items!)).toEqual(expect.arrayContaining(['title', 'body']));
-    expect(fields(document, dataSchema(document, 'get', '/api/account/sessions').properties!.items!.items!)).toEqual(expect.arrayContaining(['last_used_at', 'current']));
-    expect(Object.keys(dataSchema(document, 'post', '/api/account/totp').properties!)).toEqual(['otpauth_uri', 'qr_svg']);
-    expect(Object.keys(dataSchema(document, 'post', '/api/account/totp/confirm').properties!)).toEqual(['recovery_codes']);
+    expect(Object.keys(dataSchema(document, 'get', '/api/admin/settings').properties!).sort()).toEqual([
+      'email_password',
+      'mobile_otp',
+    ]);
+    expect(fields(document, dataSchema(document, 'get', '/api/contents').properties!.items!.items!)).toEqual(
+      expect.arrayContaining(['title', 'body']),
+    );
+    expect(fields(document, dataSchema(document, 'get', '/api/account/sessions').properties!.items!.items!)).toEqual(
+      expect.arrayContaining(['last_used_at', 'current']),
+    );
+    expect(Object.keys(dataSchema(document, 'post', '/api/account/totp').properties!)).toEqual([
+      'otpauth_uri',
+      'qr_svg',
+    ]);
+    expect(Object.keys(dataSchema(document, 'post', '/api/account/totp/confirm').properties!)).toEqual([
+      'recovery_codes',
+    ]);
   });
 
   it('documents the empty answers as an object with no fields', () => {
-    for (const [method, path] of [['post', '/api/auth/logout'], ['post', '/api/auth/reset-password'], ['delete', '/api/admin/roles/{id}'], ['delete', '/api/account/sessions/{id}']] as const) {
+    for (const [method, path] of [
+      ['post', '/api/auth/logout'],
+      ['post', '/api/auth/reset-password'],
+      ['delete', '/api/admin/roles/{id}'],
+      ['delete', '/api/account/sessions/{id}'],
+    ] as const) {
       const data = dataSchema(document, method, path);
-      expect([method, path, data.type, data.additionalProperties, data.properties ?? {}]).toEqual([method, path, 'object', false, {}]);
+      expect([method, path, data.type, data.additionalProperties, data.properties ?? {}]).toEqual([
+        method,
+        path,
+        'object',
+        false,
+        {},
+      ]);
     }
   });
 
@@ -152,7 +215,11 @@ describe('OpenAPI document and Swagger UI', () => {
       Object.entries(operations).flatMap(([method, operation]) =>
         Object.entries(operation.responses)
           .filter(([status]) => status.startsWith('2'))
-          .filter(([, response]) => JSON.stringify(response).includes('SuccessEnvelope') || /"data":\{"type":"object"\}/.test(JSON.stringify(response)))
+          .filter(
+            ([, response]) =>
+              JSON.stringify(response).includes('SuccessEnvelope') ||
+              /"data":\{"type":"object"\}/.test(JSON.stringify(response)),
+          )
           .map(([status]) => `${method.toUpperCase()} ${path} ${status}`),
       ),
     );
@@ -169,7 +236,9 @@ describe('OpenAPI document and Swagger UI', () => {
     expect(answer.required).toEqual(['active']);
     const jwks = responseSchema(document, 'get', '/.well-known/jwks.json', '200');
     expect(Object.keys(jwks.properties!)).toEqual(['keys']);
-    expect(fields(document, jwks.properties!.keys!.items!)).toEqual(expect.arrayContaining(['kty', 'kid', 'alg', 'use']));
+    expect(fields(document, jwks.properties!.keys!.items!)).toEqual(
+      expect.arrayContaining(['kty', 'kid', 'alg', 'use']),
+    );
   });
 
   it('serves Swagger UI at /docs under a policy that lets only its own scripts run', async () => {

@@ -46,7 +46,9 @@ describe('GET /reset-password: the page the reset link opens', () => {
 
   it('is not under /api, and the API keeps its own policy', async () => {
     expect((await request(app.getHttpServer()).get('/api/reset-password')).status).toBe(404);
-    const api = await request(app.getHttpServer()).post('/api/auth/reset-password').send({ token: 'x', password: 'a', password_confirmation: 'a' });
+    const api = await request(app.getHttpServer())
+      .post('/api/auth/reset-password')
+      .send({ token: 'x', password: 'a', password_confirmation: 'a' });
     expect(String(api.headers['content-security-policy'])).toContain("default-src 'none'");
   });
 });

@@ -38,9 +38,13 @@ describe('small HTTP fixes', () => {
   });
 
   it('reports each validation detail once', async () => {
-    const res = await request(app.getHttpServer()).post('/api/auth/login').send({ email: ['a'], password: null });
+    const res = await request(app.getHttpServer())
+      .post('/api/auth/login')
+      .send({ email: ['a'], password: null });
     expect(res.status).toBe(400);
-    const details = (res.body.error.details as { field: string; message: string }[]).map((d) => `${d.field}: ${d.message}`);
+    const details = (res.body.error.details as { field: string; message: string }[]).map(
+      (d) => `${d.field}: ${d.message}`,
+    );
     expect(details.length).toBeGreaterThan(0);
     expect(new Set(details).size).toBe(details.length);
   });
@@ -62,12 +66,16 @@ describe('small HTTP fixes', () => {
     });
 
     it('take 1 to 64 characters', async () => {
-      expect((await call(app, 'post', '/api/admin/roles', token, { name: `r${suffix()}`.padEnd(64, 'x') })).status).toBe(201);
+      expect(
+        (await call(app, 'post', '/api/admin/roles', token, { name: `r${suffix()}`.padEnd(64, 'x') })).status,
+      ).toBe(201);
       for (const name of ['', '   ', 'x'.repeat(65)]) {
         const res = await call(app, 'post', '/api/admin/roles', token, { name });
         expect(res.status).toBe(400);
         expect(res.body.error.code).toBe('VALIDATION_FAILED');
-        expect(res.body.error.details).toEqual(expect.arrayContaining([{ field: 'name', message: 'name must be 1 to 64 characters' }]));
+        expect(res.body.error.details).toEqual(
+          expect.arrayContaining([{ field: 'name', message: 'name must be 1 to 64 characters' }]),
+        );
       }
     });
 
@@ -75,7 +83,9 @@ describe('small HTTP fixes', () => {
       for (const name of [`bad\u0007${suffix()}`, `bad\n${suffix()}`, `bad\u202e${suffix()}`]) {
         const res = await call(app, 'post', '/api/admin/roles', token, { name });
         expect(res.status).toBe(400);
-        expect(res.body.error.details).toEqual([{ field: 'name', message: 'name must not contain control characters or bidirectional overrides' }]);
+        expect(res.body.error.details).toEqual([
+          { field: 'name', message: 'name must not contain control characters or bidirectional overrides' },
+        ]);
       }
       const created = await call(app, 'post', '/api/admin/roles', token, { name: `ok-${suffix()}` });
       const renamed = await call(app, 'put', `/api/admin/roles/${created.body.data.id}`, token, { name: 'tab\there' });

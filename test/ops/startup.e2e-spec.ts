@@ -8,7 +8,8 @@ import { TEST_JWT_SECRET } from '../support/test-config.js';
 /** The banner's lines follow the "Listening" line that startService waits for. */
 async function bannerOf(service: RunningService): Promise<string> {
   const deadline = Date.now() + 15_000;
-  while (!service.output().includes('Login methods:') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (!service.output().includes('Login methods:') && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   return service.output();
 }
 
@@ -39,8 +40,12 @@ describe('start-up that explains itself', () => {
     const service = await startService(cwd, env());
     try {
       const output = await bannerOf(service);
-      expect(output).toMatch(/Listening on http:\/\/127\.0\.0\.1:\d+ \(bound to 0\.0\.0\.0:\d+, every interface; development\)/);
-      expect(output).toContain(`Database: PostgreSQL at ${new URL(database.url).protocol}//${new URL(database.url).host}`);
+      expect(output).toMatch(
+        /Listening on http:\/\/127\.0\.0\.1:\d+ \(bound to 0\.0\.0\.0:\d+, every interface; development\)/,
+      );
+      expect(output).toContain(
+        `Database: PostgreSQL at ${new URL(database.url).protocol}//${new URL(database.url).host}`,
+      );
       expect(output).not.toMatch(/Database: PostgreSQL at [^\s"]*@/);
       expect(output).toContain('Redis: none');
       expect(output).toContain('Login methods: email_password=true, mobile_otp=false');
@@ -63,7 +68,9 @@ describe('start-up that explains itself', () => {
   it('says when the stored login-method settings win over the environment', async () => {
     const service = await startService(cwd, env({ AUTH_MOBILE_OTP: 'true' }));
     try {
-      expect(await bannerOf(service)).toContain('mobile_otp=false (stored value wins over AUTH_MOBILE_OTP=true; change it with PUT /api/admin/settings)');
+      expect(await bannerOf(service)).toContain(
+        'mobile_otp=false (stored value wins over AUTH_MOBILE_OTP=true; change it with PUT /api/admin/settings)',
+      );
       expect(service.output()).not.toContain('password:');
     } finally {
       await service.stop();
@@ -98,8 +105,11 @@ describe('start-up with the second factor on and an administrator without a mobi
       const output = await bannerOf(service);
       expect(output).toContain('Login methods: email_password=true, mobile_otp=true');
       const deadline = Date.now() + 10_000;
-      while (!service.output().includes('have no mobile') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(service.output()).toContain('1 administrator account(s) have no mobile: the second factor cannot apply to them');
+      while (!service.output().includes('have no mobile') && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(service.output()).toContain(
+        '1 administrator account(s) have no mobile: the second factor cannot apply to them',
+      );
     } finally {
       await service.stop();
     }

@@ -40,7 +40,8 @@ describe('three instances behind a round-robin proxy', () => {
   const servedBy = (res: request.Response) => Number(res.headers['x-served-by']);
   /** Reads the profile until `instance` is next in turn: the session must hold on each one passed. */
   const checkProfileUntilNext = async (bearer: string, instance: number) => {
-    while (proxy.upcoming !== instance) expect((await through().get('/api/auth/me').set('authorization', bearer)).status).toBe(200);
+    while (proxy.upcoming !== instance)
+      expect((await through().get('/api/auth/me').set('authorization', bearer)).status).toBe(200);
   };
 
   it('keeps every rule across instances: login, refresh, a role change and logout each on another one', async () => {
@@ -75,7 +76,9 @@ describe('three instances behind a round-robin proxy', () => {
     // (Checked on a second session, so this one lives on.)
     const second = await through().post('/api/auth/login').send({ email: body.email, password: body.password });
     served.push(servedBy(second));
-    const secondRotated = await through().post('/api/auth/refresh').send({ refresh_token: second.body.data.refresh_token });
+    const secondRotated = await through()
+      .post('/api/auth/refresh')
+      .send({ refresh_token: second.body.data.refresh_token });
     served.push(servedBy(secondRotated));
     const replay = await through().post('/api/auth/refresh').send({ refresh_token: second.body.data.refresh_token });
     expect(replay.status).toBe(401);
@@ -94,7 +97,10 @@ describe('three instances behind a round-robin proxy', () => {
 
     // The grant counts at once on every instance, whatever each had cached.
     for (let i = 0; i < 3; i++) {
-      const created = await through().post('/api/contents').set('authorization', bearer).send({ title: `t${i}`, body: 'b' });
+      const created = await through()
+        .post('/api/contents')
+        .set('authorization', bearer)
+        .send({ title: `t${i}`, body: 'b' });
       expect(created.status).toBe(201);
       served.push(servedBy(created));
     }
@@ -111,7 +117,9 @@ describe('three instances behind a round-robin proxy', () => {
       expect(after.status).toBe(401);
       served.push(servedBy(after));
     }
-    const refreshAfter = await through().post('/api/auth/refresh').send({ refresh_token: rotated.body.data.refresh_token });
+    const refreshAfter = await through()
+      .post('/api/auth/refresh')
+      .send({ refresh_token: rotated.body.data.refresh_token });
     expect(refreshAfter.status).toBe(401);
 
     expect(new Set([loginOn, refreshOn, roleChangeOn]).size).toBe(3);

@@ -61,7 +61,9 @@ describe.each([
       const user = await registerUser(app, { mobile: uniqueMobile() });
       await send(user.mobile!);
       expect(await sms.codeFor(user.mobile!)).toBe('123456');
-      const res = await request(app.getHttpServer()).post('/api/auth/verify-otp').send({ mobile: user.mobile, otp: '123456' });
+      const res = await request(app.getHttpServer())
+        .post('/api/auth/verify-otp')
+        .send({ mobile: user.mobile, otp: '123456' });
       expect(res.status).toBe(200);
     });
   }

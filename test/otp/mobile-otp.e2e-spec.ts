@@ -34,7 +34,8 @@ describe('mobile + SMS code sign-in', () => {
     await database.drop();
   });
 
-  const sendOtp = (mobile: string, target = app) => request(target.getHttpServer()).post('/api/auth/send-otp').send({ mobile });
+  const sendOtp = (mobile: string, target = app) =>
+    request(target.getHttpServer()).post('/api/auth/send-otp').send({ mobile });
   const verifyOtp = (mobile: string, otp: string, target = app) =>
     request(target.getHttpServer()).post('/api/auth/verify-otp').send({ mobile, otp });
 
@@ -54,9 +55,15 @@ describe('mobile + SMS code sign-in', () => {
 
     const res = await verifyOtp(user.mobile, code);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ token_type: 'Bearer', expires_in: 900, user: { id: user.id, email: user.email } });
+    expect(res.body.data).toMatchObject({
+      token_type: 'Bearer',
+      expires_in: 900,
+      user: { id: user.id, email: user.email },
+    });
     expect(setCookies(res).access_token).toBeDefined();
-    const me = await request(app.getHttpServer()).get('/api/auth/me').set('authorization', `Bearer ${res.body.data.access_token}`);
+    const me = await request(app.getHttpServer())
+      .get('/api/auth/me')
+      .set('authorization', `Bearer ${res.body.data.access_token}`);
     expect(me.body.data.id).toBe(user.id);
   });
 
@@ -240,7 +247,9 @@ describe('mobile + SMS code sign-in switched off', () => {
     try {
       for (const res of [
         await request(app.getHttpServer()).post('/api/auth/send-otp').send({ mobile: '+4917690000123' }),
-        await request(app.getHttpServer()).post('/api/auth/verify-otp').send({ mobile: '+4917690000123', otp: '123456' }),
+        await request(app.getHttpServer())
+          .post('/api/auth/verify-otp')
+          .send({ mobile: '+4917690000123', otp: '123456' }),
       ]) {
         expect(res.status).toBe(403);
         expect(res.body.error.code).toBe('LOGIN_METHOD_DISABLED');

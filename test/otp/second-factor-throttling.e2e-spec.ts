@@ -14,7 +14,11 @@ const THRESHOLD = 5;
 const HOURLY_CAP = 3;
 
 describe('second factor throttling', () => {
-  const fixture = smsTestApp({ OTP_HOURLY_CAP: String(HOURLY_CAP), LOCKOUT_THRESHOLD: String(THRESHOLD), LOCKOUT_SECONDS: '600' });
+  const fixture = smsTestApp({
+    OTP_HOURLY_CAP: String(HOURLY_CAP),
+    LOCKOUT_THRESHOLD: String(THRESHOLD),
+    LOCKOUT_SECONDS: '600',
+  });
   let database: TestDatabase;
   let db: DataSource;
   let sms: SmsReceiver;
@@ -24,12 +28,15 @@ describe('second factor throttling', () => {
   const server = () => app.getHttpServer();
   const login = (user: { email: string; password: string }) =>
     request(server()).post('/api/auth/login').send({ email: user.email, password: user.password });
-  const verify2fa = (temp_token: string, code: string) => request(server()).post('/api/auth/otp/verify-2fa').send({ temp_token, code });
+  const verify2fa = (temp_token: string, code: string) =>
+    request(server()).post('/api/auth/otp/verify-2fa').send({ temp_token, code });
 
   async function admin(): Promise<RegisteredUser & { mobile: string }> {
     const mobile = uniqueMobile();
     const user = await registerUser(app, { mobile });
-    await db.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = 'admin'`, [user.id]);
+    await db.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = 'admin'`, [
+      user.id,
+    ]);
     return { ...user, mobile };
   }
 
@@ -103,7 +110,9 @@ describe('second factor throttling', () => {
     expect(locked.status).toBe(429);
     expect(locked.body.error.code).toBe('RATE_LIMITED');
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
-    const [event] = await db.query(`SELECT details FROM audit_events WHERE type = '2fa.lockout' AND actor_id = $1`, [user.id]);
+    const [event] = await db.query(`SELECT details FROM audit_events WHERE type = '2fa.lockout' AND actor_id = $1`, [
+      user.id,
+    ]);
     expect(event).toBeDefined();
   });
 

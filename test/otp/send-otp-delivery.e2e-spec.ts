@@ -21,7 +21,11 @@ function median(values: number[]): number {
 }
 
 describe('send-otp delivery through the outbox', () => {
-  const fixture = smsTestApp({ OTP_HOURLY_CAP: '1000', OUTBOX_MAX_ATTEMPTS: String(MAX_ATTEMPTS), OUTBOX_RETRY_BASE_MS: '100' });
+  const fixture = smsTestApp({
+    OTP_HOURLY_CAP: '1000',
+    OUTBOX_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
+    OUTBOX_RETRY_BASE_MS: '100',
+  });
   let database: TestDatabase;
   let db: DataSource;
   let sms: SmsReceiver;
@@ -82,7 +86,10 @@ describe('send-otp delivery through the outbox', () => {
       const deadline = Date.now() + 10_000;
       let events: { details: Record<string, unknown> }[] = [];
       while (Date.now() < deadline) {
-        events = await db.query(`SELECT details FROM audit_events WHERE type = 'message.undelivered' AND actor_id = $1`, [user.id]);
+        events = await db.query(
+          `SELECT details FROM audit_events WHERE type = 'message.undelivered' AND actor_id = $1`,
+          [user.id],
+        );
         if (events.length > 0) break;
         await sleep(50);
       }
@@ -92,7 +99,9 @@ describe('send-otp delivery through the outbox', () => {
       // More requests than one delivery attempt makes (the sender itself tries twice).
       expect(sms.requests.filter((sent) => sent.to === user.mobile).length).toBeGreaterThan(2);
       expect(sms.requests.filter((sent) => sent.to === unknown)).toEqual([]);
-      const rows = await db.query(`SELECT status, payload, attempts FROM outbox_messages WHERE user_id = $1`, [user.id]);
+      const rows = await db.query(`SELECT status, payload, attempts FROM outbox_messages WHERE user_id = $1`, [
+        user.id,
+      ]);
       expect(rows).toEqual([{ status: 'failed', payload: null, attempts: MAX_ATTEMPTS }]);
     } finally {
       sms.failing = false;
@@ -101,12 +110,23 @@ describe('send-otp delivery through the outbox', () => {
 
   it('sends each queued SMS exactly once with two instances on one database', async () => {
     const other = await createTestApp({
-      env: { DATABASE_URL: database.url, AUTH_MOBILE_OTP: 'true', SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: sms.url, OTP_RESEND_SECONDS: '0', OTP_HOURLY_CAP: '1000' },
+      env: {
+        DATABASE_URL: database.url,
+        AUTH_MOBILE_OTP: 'true',
+        SMS_TRANSPORT: 'webhook',
+        SMS_WEBHOOK_URL: sms.url,
+        OTP_RESEND_SECONDS: '0',
+        OTP_HOURLY_CAP: '1000',
+      },
     });
     try {
       const users = await Promise.all(Array.from({ length: 8 }, () => knownMobile()));
       const answers = await Promise.all(
-        users.map((user, i) => request((i % 2 ? other : app).getHttpServer()).post('/api/auth/send-otp').send({ mobile: user.mobile })),
+        users.map((user, i) =>
+          request((i % 2 ? other : app).getHttpServer())
+            .post('/api/auth/send-otp')
+            .send({ mobile: user.mobile }),
+        ),
       );
       expect(answers.map((res) => res.status)).toEqual(Array(users.length).fill(200));
       for (const user of users) await sms.waitFor(user.mobile);

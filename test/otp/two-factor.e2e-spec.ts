@@ -19,12 +19,15 @@ describe('admin two-factor sign-in (both login methods on)', () => {
 
   const server = () => app.getHttpServer();
   const login = (body: object) => request(server()).post('/api/auth/login').send(body);
-  const verify2fa = (temp_token: string, code: string) => request(server()).post('/api/auth/otp/verify-2fa').send({ temp_token, code });
+  const verify2fa = (temp_token: string, code: string) =>
+    request(server()).post('/api/auth/otp/verify-2fa').send({ temp_token, code });
 
   async function admin(withMobile = true): Promise<RegisteredUser & { mobile: string }> {
     const mobile = uniqueMobile();
     const user = await registerUser(app, withMobile ? { mobile } : {});
-    await db.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = 'admin'`, [user.id]);
+    await db.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = 'admin'`, [
+      user.id,
+    ]);
     return { ...user, mobile };
   }
 
@@ -37,8 +40,14 @@ describe('admin two-factor sign-in (both login methods on)', () => {
   it('answers a correct admin password with a challenge, and the SMS code completes the sign-in', async () => {
     const user = await admin();
     const { res, tempToken, code } = await challenge(user);
-    expect(res.body.data).toEqual({ requires_otp: true, temp_token: expect.any(String), mobile_masked: expect.any(String) });
-    expect(res.body.data.mobile_masked).toBe(`${user.mobile.slice(0, 3)}${'*'.repeat(user.mobile.length - 5)}${user.mobile.slice(-2)}`);
+    expect(res.body.data).toEqual({
+      requires_otp: true,
+      temp_token: expect.any(String),
+      mobile_masked: expect.any(String),
+    });
+    expect(res.body.data.mobile_masked).toBe(
+      `${user.mobile.slice(0, 3)}${'*'.repeat(user.mobile.length - 5)}${user.mobile.slice(-2)}`,
+    );
     expect(setCookies(res).access_token).toBeUndefined();
     expect(JSON.stringify(res.body)).not.toContain('access_token');
 
@@ -90,7 +99,9 @@ describe('admin two-factor sign-in (both login methods on)', () => {
     const user = await admin();
     const { tempToken, code } = await challenge(user);
     const claims = JSON.parse(Buffer.from(tempToken.split('.')[1], 'base64url').toString());
-    const expired = jwt.sign({ ...claims, iat: claims.iat - 600, exp: claims.iat - 300 }, TEST_JWT_SECRET, { algorithm: 'HS256' });
+    const expired = jwt.sign({ ...claims, iat: claims.iat - 600, exp: claims.iat - 300 }, TEST_JWT_SECRET, {
+      algorithm: 'HS256',
+    });
     const res = await verify2fa(expired, code);
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('OTP_EXPIRED');
@@ -106,11 +117,19 @@ describe('admin two-factor sign-in (both login methods on)', () => {
 
   it('refuses an expired code', async () => {
     const shortLived = await createTestApp({
-      env: { DATABASE_URL: database.url, AUTH_MOBILE_OTP: 'true', SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: sms.url, OTP_EXPIRY: '1' },
+      env: {
+        DATABASE_URL: database.url,
+        AUTH_MOBILE_OTP: 'true',
+        SMS_TRANSPORT: 'webhook',
+        SMS_WEBHOOK_URL: sms.url,
+        OTP_EXPIRY: '1',
+      },
     });
     try {
       const user = await admin();
-      const res = await request(shortLived.getHttpServer()).post('/api/auth/login').send({ email: user.email, password: user.password });
+      const res = await request(shortLived.getHttpServer())
+        .post('/api/auth/login')
+        .send({ email: user.email, password: user.password });
       const code = await sms.codeFor(user.mobile);
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const late = await request(shortLived.getHttpServer())
@@ -147,7 +166,9 @@ describe('admin two-factor sign-in (both login methods on)', () => {
     const user = await admin();
     const { tempToken, code } = await challenge(user);
     const [{ before }] = await db.query(`SELECT count(*)::int AS before FROM sessions WHERE user_id = $1`, [user.id]);
-    const codes = Array.from({ length: 30 }, (_, i) => (i === 29 ? code : String((Number(code) + i + 1) % 1_000_000).padStart(6, '0')));
+    const codes = Array.from({ length: 30 }, (_, i) =>
+      i === 29 ? code : String((Number(code) + i + 1) % 1_000_000).padStart(6, '0'),
+    );
     const results = await Promise.all(codes.map((attempt) => verify2fa(tempToken, attempt)));
     const successes = results.filter((res) => res.status === 200);
     expect(successes.length).toBeLessThanOrEqual(1);
@@ -162,7 +183,9 @@ describe('admin two-factor sign-in (both login methods on)', () => {
   it('refuses an admin signing in with a mobile code alone (403 LOGIN_METHOD_DISABLED)', async () => {
     const user = await admin();
     expect((await request(server()).post('/api/auth/send-otp').send({ mobile: user.mobile })).status).toBe(200);
-    const res = await request(server()).post('/api/auth/verify-otp').send({ mobile: user.mobile, otp: await sms.codeFor(user.mobile) });
+    const res = await request(server())
+      .post('/api/auth/verify-otp')
+      .send({ mobile: user.mobile, otp: await sms.codeFor(user.mobile) });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('LOGIN_METHOD_DISABLED');
   });

@@ -33,7 +33,10 @@ describe('role, permission and user administration', () => {
 
   describe('roles', () => {
     it('runs the whole lifecycle: create with permissions, read, update, replace permissions, delete', async () => {
-      const [view, edit] = [await idOf(db, 'permissions', 'contents.view'), await idOf(db, 'permissions', 'contents.edit')];
+      const [view, edit] = [
+        await idOf(db, 'permissions', 'contents.view'),
+        await idOf(db, 'permissions', 'contents.edit'),
+      ];
       const name = unique('editor');
       const created = await as(admin).post('/api/admin/roles', {
         name,
@@ -42,8 +45,16 @@ describe('role, permission and user administration', () => {
         permission_ids: [view, edit],
       });
       expect(created.status).toBe(201);
-      expect(created.body.data).toMatchObject({ name, display_name: 'Editor', description: 'Edits contents', is_system: false });
-      expect(created.body.data.permissions.map((p: { name: string }) => p.name)).toEqual(['contents.edit', 'contents.view']);
+      expect(created.body.data).toMatchObject({
+        name,
+        display_name: 'Editor',
+        description: 'Edits contents',
+        is_system: false,
+      });
+      expect(created.body.data.permissions.map((p: { name: string }) => p.name)).toEqual([
+        'contents.edit',
+        'contents.view',
+      ]);
       const id = created.body.data.id;
 
       const fetched = await as(admin).get(`/api/admin/roles/${id}`);
@@ -52,7 +63,10 @@ describe('role, permission and user administration', () => {
       expect(listed.body.data.total).toBe(listed.body.data.items.length);
       expect(listed.body.data.items.map((role: { id: string }) => role.id)).toContain(id);
 
-      const updated = await as(admin).put(`/api/admin/roles/${id}`, { display_name: 'Content editor', permission_ids: [view] });
+      const updated = await as(admin).put(`/api/admin/roles/${id}`, {
+        display_name: 'Content editor',
+        permission_ids: [view],
+      });
       expect(updated.status).toBe(200);
       expect(updated.body.data).toMatchObject({ name, display_name: 'Content editor', description: 'Edits contents' });
       expect(updated.body.data.permissions).toEqual([{ id: view, name: 'contents.view' }]);
@@ -76,7 +90,10 @@ describe('role, permission and user administration', () => {
       const view = await idOf(db, 'permissions', 'contents.view');
       const created = await as(admin).post('/api/admin/roles', { name: unique('keep'), permission_ids: [view] });
       const id = created.body.data.id;
-      const res = await as(admin).put(`/api/admin/roles/${id}`, { display_name: 'Changed', permission_ids: [view, randomUUID()] });
+      const res = await as(admin).put(`/api/admin/roles/${id}`, {
+        display_name: 'Changed',
+        permission_ids: [view, randomUUID()],
+      });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');
       const after = await as(admin).get(`/api/admin/roles/${id}`);
@@ -120,9 +137,15 @@ describe('role, permission and user administration', () => {
 
     it('refuses names over 255 characters and non-UUID permission ids', async () => {
       expect((await as(admin).post('/api/admin/roles', { name: 'r'.repeat(256) })).status).toBe(400);
-      expect((await as(admin).post('/api/admin/roles', { name: unique('r'), display_name: 'd'.repeat(256) })).status).toBe(400);
-      expect((await as(admin).post('/api/admin/roles', { name: unique('r'), permission_ids: ['nope'] })).status).toBe(400);
-      expect((await as(admin).post('/api/admin/roles', { name: unique('r'), permission_ids: 'nope' })).status).toBe(400);
+      expect(
+        (await as(admin).post('/api/admin/roles', { name: unique('r'), display_name: 'd'.repeat(256) })).status,
+      ).toBe(400);
+      expect((await as(admin).post('/api/admin/roles', { name: unique('r'), permission_ids: ['nope'] })).status).toBe(
+        400,
+      );
+      expect((await as(admin).post('/api/admin/roles', { name: unique('r'), permission_ids: 'nope' })).status).toBe(
+        400,
+      );
     });
   });
 
@@ -143,7 +166,9 @@ describe('role, permission and user administration', () => {
       const sameName = await as(admin).put(`/api/admin/roles/${id}`, { name: 'user', description: 'Signed-in users.' });
       expect(sameName.status).toBe(200);
 
-      const before = (await as(admin).get(`/api/admin/roles/${id}`)).body.data.permissions.map((p: { id: string }) => p.id);
+      const before = (await as(admin).get(`/api/admin/roles/${id}`)).body.data.permissions.map(
+        (p: { id: string }) => p.id,
+      );
       const view = await idOf(db, 'permissions', 'contents.view');
       const changed = await as(admin).put(`/api/admin/roles/${id}`, { permission_ids: [view] });
       expect(changed.status).toBe(200);
@@ -161,7 +186,11 @@ describe('role, permission and user administration', () => {
       expect(del.body.error.code).toBe('SYSTEM_PROTECTED');
       const describe = await as(admin).put(`/api/admin/permissions/${id}`, { description: 'See the user list.' });
       expect(describe.status).toBe(200);
-      expect(describe.body.data).toMatchObject({ name: 'users.view', description: 'See the user list.', is_system: true });
+      expect(describe.body.data).toMatchObject({
+        name: 'users.view',
+        description: 'See the user list.',
+        is_system: true,
+      });
     });
 
     it('refuses is_system in a permission body', async () => {
@@ -175,9 +204,18 @@ describe('role, permission and user administration', () => {
   describe('permissions', () => {
     it('creates a permission that the admin role holds at once, updates and deletes it', async () => {
       const name = `${unique('reports')}.view`;
-      const created = await as(admin).post('/api/admin/permissions', { name, display_name: 'View reports', group_name: 'Reports' });
+      const created = await as(admin).post('/api/admin/permissions', {
+        name,
+        display_name: 'View reports',
+        group_name: 'Reports',
+      });
       expect(created.status).toBe(201);
-      expect(created.body.data).toMatchObject({ name, display_name: 'View reports', group_name: 'Reports', is_system: false });
+      expect(created.body.data).toMatchObject({
+        name,
+        display_name: 'View reports',
+        group_name: 'Reports',
+        is_system: false,
+      });
 
       const adminRole = await as(admin).get(`/api/admin/roles/${await idOf(db, 'roles', 'admin')}`);
       expect(adminRole.body.data.permissions.map((p: { name: string }) => p.name)).toContain(name);
@@ -220,7 +258,12 @@ describe('role, permission and user administration', () => {
   describe('users', () => {
     it('creates, lists with search and pagination, reads, updates and deletes a user, never showing a hash', async () => {
       const email = `${unique('managed')}@example.com`;
-      const created = await as(admin).post('/api/admin/users', { name: 'Managed', email, password: 'Plum-Orbit-Lantern-42', mobile: '+49 176 9000 0555' });
+      const created = await as(admin).post('/api/admin/users', {
+        name: 'Managed',
+        email,
+        password: 'Plum-Orbit-Lantern-42',
+        mobile: '+49 176 9000 0555',
+      });
       expect(created.status).toBe(201);
       expect(created.body.data).toMatchObject({ name: 'Managed', email, mobile: '+4917690000555' });
       expect(created.body.data.roles.map((r: { name: string }) => r.name)).toEqual(['user']);
@@ -237,7 +280,12 @@ describe('role, permission and user administration', () => {
       const updated = await as(admin).put(`/api/admin/users/${id}`, { name: 'Renamed', mobile: null });
       expect(updated.body.data).toMatchObject({ name: 'Renamed', mobile: null });
 
-      for (const body of [created.body, search.body, updated.body, (await as(admin).get(`/api/admin/users/${id}`)).body]) {
+      for (const body of [
+        created.body,
+        search.body,
+        updated.body,
+        (await as(admin).get(`/api/admin/users/${id}`)).body,
+      ]) {
         expect(JSON.stringify(body)).not.toMatch(/argon2|password/i);
       }
       expect((await as(admin).delete(`/api/admin/users/${id}`)).status).toBe(200);
@@ -259,7 +307,11 @@ describe('role, permission and user administration', () => {
     it('refuses a duplicate email with 409', async () => {
       const email = `${unique('dup')}@example.com`;
       await as(admin).post('/api/admin/users', { name: 'A', email, password: 'Plum-Orbit-Lantern-42' });
-      const res = await as(admin).post('/api/admin/users', { name: 'B', email: email.toUpperCase(), password: 'Plum-Orbit-Lantern-42' });
+      const res = await as(admin).post('/api/admin/users', {
+        name: 'B',
+        email: email.toUpperCase(),
+        password: 'Plum-Orbit-Lantern-42',
+      });
       expect(res.status).toBe(409);
     });
 
@@ -299,19 +351,27 @@ describe('role, permission and user administration', () => {
       const editor = await actorWithPermissions(app, db, ['users.edit']);
       const target = await actorWithRoles(app, db, ['user']);
       const custom = await as(admin).post('/api/admin/roles', { name: unique('plain') });
-      const add = await call(app, 'post', `/api/admin/users/${target.id}/roles`, editor.token, { role_ids: [custom.body.data.id] });
+      const add = await call(app, 'post', `/api/admin/users/${target.id}/roles`, editor.token, {
+        role_ids: [custom.body.data.id],
+      });
       expect(add.status).toBe(200);
-      expect(add.body.data.roles.map((r: { name: string }) => r.name).sort()).toEqual([custom.body.data.name, 'user'].sort());
+      expect(add.body.data.roles.map((r: { name: string }) => r.name).sort()).toEqual(
+        [custom.body.data.name, 'user'].sort(),
+      );
 
       // Nobody grants what they do not hold: admin carries every permission, so users.edit with
       // roles.edit is not enough; a holder of admin is.
       const adminRole = await idOf(db, 'roles', 'admin');
       const rolesEditor = await actorWithPermissions(app, db, ['users.edit', 'roles.edit']);
-      const refused = await call(app, 'post', `/api/admin/users/${target.id}/roles`, rolesEditor.token, { role_ids: [adminRole] });
+      const refused = await call(app, 'post', `/api/admin/users/${target.id}/roles`, rolesEditor.token, {
+        role_ids: [adminRole],
+      });
       expect(refused.status).toBe(403);
       expect(refused.body.error.code).toBe('FORBIDDEN');
       const superEditor = await actorWithRoles(app, db, ['admin']);
-      const grant = await call(app, 'post', `/api/admin/users/${target.id}/roles`, superEditor.token, { role_ids: [adminRole] });
+      const grant = await call(app, 'post', `/api/admin/users/${target.id}/roles`, superEditor.token, {
+        role_ids: [adminRole],
+      });
       expect(grant.status).toBe(200);
       expect((await call(app, 'get', '/api/auth/me', target.token)).body.data.roles).toContain('admin');
       // Taking it away again needs roles.edit as well.
@@ -347,7 +407,9 @@ describe('role, permission and user administration', () => {
       const res = await as(admin).post(`/api/admin/users/${target.id}/roles`, { role_ids: [a.id, randomUUID()] });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');
-      expect((await as(admin).get(`/api/admin/users/${target.id}`)).body.data.roles.map((r: { name: string }) => r.name)).toEqual(['user']);
+      expect(
+        (await as(admin).get(`/api/admin/users/${target.id}`)).body.data.roles.map((r: { name: string }) => r.name),
+      ).toEqual(['user']);
     });
 
     it('answers an unknown user or role in the path with 404 and a bad body with 400', async () => {
@@ -356,7 +418,13 @@ describe('role, permission and user administration', () => {
       const target = await actorWithRoles(app, db, ['user']);
       expect((await as(admin).delete(`/api/admin/users/${target.id}/roles/${randomUUID()}`)).status).toBe(404);
       expect((await as(admin).delete(`/api/admin/users/${target.id}/roles/nope`)).status).toBe(400);
-      for (const body of [{}, { role_ids: 'x' }, { role_ids: ['x'] }, { role_ids: [a.id, a.id] }, { role_ids: [a.id], extra: 1 }]) {
+      for (const body of [
+        {},
+        { role_ids: 'x' },
+        { role_ids: ['x'] },
+        { role_ids: [a.id, a.id] },
+        { role_ids: [a.id], extra: 1 },
+      ]) {
         expect((await as(admin).post(`/api/admin/users/${target.id}/roles`, body)).status).toBe(400);
       }
     });

@@ -41,8 +41,12 @@ describe('cached callers after Redis loses its data', () => {
     const first = await registerUser(app);
     const second = await registerUser(app);
     // Through the API, so each user's counter is bumped once before anything is cached.
-    expect((await call(app, 'post', `/api/admin/users/${first.id}/roles`, admin.token, { role_ids: [viewers.id] })).status).toBe(200);
-    expect((await call(app, 'post', `/api/admin/users/${second.id}/roles`, admin.token, { role_ids: [readers.id] })).status).toBe(200);
+    expect(
+      (await call(app, 'post', `/api/admin/users/${first.id}/roles`, admin.token, { role_ids: [viewers.id] })).status,
+    ).toBe(200);
+    expect(
+      (await call(app, 'post', `/api/admin/users/${second.id}/roles`, admin.token, { role_ids: [readers.id] })).status,
+    ).toBe(200);
 
     // Both callers cached: the first with users.view, the second's session live.
     expect((await call(app, 'get', '/api/admin/users?limit=1', first.tokens.access_token)).status).toBe(200);
@@ -60,7 +64,9 @@ describe('cached callers after Redis loses its data', () => {
 
     const removed = await call(app, 'delete', `/api/admin/users/${first.id}/roles/${viewers.id}`, admin.token);
     expect(removed.status).toBe(200);
-    const changed = await call(app, 'put', `/api/admin/users/${second.id}`, admin.token, { password: 'Quartz-Meadow-Violin-77' });
+    const changed = await call(app, 'put', `/api/admin/users/${second.id}`, admin.token, {
+      password: 'Quartz-Meadow-Violin-77',
+    });
     expect(changed.status).toBe(200);
 
     const refused = await call(app, 'get', '/api/admin/users?limit=1', first.tokens.access_token);
@@ -81,10 +87,11 @@ describe('cached callers after Redis loses its data', () => {
     // Granted in SQL and signed in afresh: nothing bumps a counter before the caller is cached,
     // so every counter this caller depends on reads "never bumped" both before and after.
     const viewer = await actorWithPermissions(app, db, ['users.view']);
-    const role = (await db.query(
-      `SELECT r.id FROM roles r JOIN user_roles ur ON ur.role_id = r.id WHERE ur.user_id = $1`,
-      [viewer.id],
-    ))[0].id as string;
+    const role = (
+      await db.query(`SELECT r.id FROM roles r JOIN user_roles ur ON ur.role_id = r.id WHERE ur.user_id = $1`, [
+        viewer.id,
+      ])
+    )[0].id as string;
     await redis.flushdb();
     expect((await call(app, 'get', '/api/admin/users?limit=1', viewer.token)).status).toBe(200);
     expect((await call(app, 'get', '/api/admin/users?limit=1', viewer.token)).status).toBe(200);

@@ -23,7 +23,12 @@ function statementCounter(app: NestFastifyApplication): { statements: string[]; 
   return counter;
 }
 
-async function grantThroughApi(app: NestFastifyApplication, adminToken: string, userId: string, roleId: string): Promise<void> {
+async function grantThroughApi(
+  app: NestFastifyApplication,
+  adminToken: string,
+  userId: string,
+  roleId: string,
+): Promise<void> {
   const res = await call(app, 'post', `/api/admin/users/${userId}/roles`, adminToken, { role_ids: [roleId] });
   expect(res.status).toBe(200);
 }
@@ -66,7 +71,13 @@ describe('the caller cache', () => {
       counter.reset();
       const warm = await me(app, user.tokens.access_token);
       expect(warm.status).toBe(200);
-      expect(warm.body.data).toMatchObject({ id: user.id, email: user.email, name: 'Test User', mobile, roles: ['user'] });
+      expect(warm.body.data).toMatchObject({
+        id: user.id,
+        email: user.email,
+        name: 'Test User',
+        mobile,
+        roles: ['user'],
+      });
       expect(counter.statements).toEqual([]);
     });
 
@@ -89,7 +100,9 @@ describe('the caller cache', () => {
         expect((await call(app, 'get', '/api/admin/users?limit=1', user.tokens.access_token)).status).toBe(200);
       }
       const contentsView = await idOf(db, 'permissions', 'contents.view');
-      const edited = await call(app, 'put', `/api/admin/roles/${viewers.id}`, admin.token, { permission_ids: [contentsView] });
+      const edited = await call(app, 'put', `/api/admin/roles/${viewers.id}`, admin.token, {
+        permission_ids: [contentsView],
+      });
       expect(edited.status).toBe(200);
 
       counter.reset();
@@ -107,7 +120,9 @@ describe('the caller cache', () => {
       const user = await registerUser(app);
       await grantThroughApi(app, admin.token, user.id, viewers.id);
       expect((await call(app, 'get', '/api/admin/users?limit=1', user.tokens.access_token)).status).toBe(200);
-      expect((await call(app, 'delete', `/api/admin/users/${user.id}/roles/${viewers.id}`, admin.token)).status).toBe(200);
+      expect((await call(app, 'delete', `/api/admin/users/${user.id}/roles/${viewers.id}`, admin.token)).status).toBe(
+        200,
+      );
       expect((await call(app, 'get', '/api/admin/users?limit=1', user.tokens.access_token)).status).toBe(403);
     });
 
@@ -125,7 +140,9 @@ describe('the caller cache', () => {
       const admin = await actorWithRoles(app, db, ['admin']);
       const user = await registerUser(app);
       expect((await me(app, user.tokens.access_token)).body.data.name).toBe('Test User');
-      expect((await call(app, 'put', `/api/admin/users/${user.id}`, admin.token, { name: 'Renamed' })).status).toBe(200);
+      expect((await call(app, 'put', `/api/admin/users/${user.id}`, admin.token, { name: 'Renamed' })).status).toBe(
+        200,
+      );
       expect((await me(app, user.tokens.access_token)).body.data.name).toBe('Renamed');
     });
   });
@@ -170,7 +187,10 @@ describe('the caller cache', () => {
         expect((await call(second, 'get', '/api/admin/users?limit=1', user.tokens.access_token)).status).toBe(200);
       }
       const contentsView = await idOf(db, 'permissions', 'contents.view');
-      expect((await call(first, 'put', `/api/admin/roles/${viewers.id}`, admin.token, { permission_ids: [contentsView] })).status).toBe(200);
+      expect(
+        (await call(first, 'put', `/api/admin/roles/${viewers.id}`, admin.token, { permission_ids: [contentsView] }))
+          .status,
+      ).toBe(200);
       const refused = await call(second, 'get', '/api/admin/users?limit=1', user.tokens.access_token);
       expect(refused.status).toBe(403);
       expect(refused.body.error.code).toBe('FORBIDDEN');

@@ -48,7 +48,9 @@ describe.each(SETUPS)('effective permissions on two instances %s', (_name, env) 
     // Editing a role's permissions applies to its holders at once.
     const usersView = (await db.query(`SELECT id FROM permissions WHERE name = 'users.view'`))[0].id;
     const contentsView = (await db.query(`SELECT id FROM permissions WHERE name = 'contents.view'`))[0].id;
-    const edited = await call(first, 'put', `/api/admin/roles/${viewer.id}`, admin.token, { permission_ids: [usersView, contentsView] });
+    const edited = await call(first, 'put', `/api/admin/roles/${viewer.id}`, admin.token, {
+      permission_ids: [usersView, contentsView],
+    });
     expect(edited.status).toBe(200);
     expect((await call(second, 'get', '/api/admin/users', member.token)).status).toBe(200);
 
@@ -58,7 +60,10 @@ describe.each(SETUPS)('effective permissions on two instances %s', (_name, env) 
     expect(await permissionsOn(second, member.token)).toEqual([]);
 
     // Adding a role back works the same way.
-    expect((await call(second, 'post', `/api/admin/users/${member.id}/roles`, admin.token, { role_ids: [people.id] })).status).toBe(200);
+    expect(
+      (await call(second, 'post', `/api/admin/users/${member.id}/roles`, admin.token, { role_ids: [people.id] }))
+        .status,
+    ).toBe(200);
     expect((await call(first, 'get', '/api/admin/users', member.token)).status).toBe(200);
   });
 

@@ -9,7 +9,13 @@ import { withEmptyDatabase } from '../support/test-database.js';
 import { call } from './rbac-kit.js';
 
 const ADMIN = { email: 'only-admin@example.com', password: 'Plum-Orbit-Lantern-42' };
-const SEED_ENV = { APP_ENV: 'production', SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: 'http://127.0.0.1:9/sms', SEED_ADMIN_EMAIL: ADMIN.email, SEED_ADMIN_PASSWORD: ADMIN.password };
+const SEED_ENV = {
+  APP_ENV: 'production',
+  SMS_TRANSPORT: 'webhook',
+  SMS_WEBHOOK_URL: 'http://127.0.0.1:9/sms',
+  SEED_ADMIN_EMAIL: ADMIN.email,
+  SEED_ADMIN_PASSWORD: ADMIN.password,
+};
 
 /** A database whose only administrator is ADMIN, and an app on it. */
 async function withSoleAdmin(work: (app: NestFastifyApplication, db: DataSource, adminToken: string) => Promise<void>) {
@@ -26,9 +32,14 @@ async function withSoleAdmin(work: (app: NestFastifyApplication, db: DataSource,
   });
 }
 
-const adminRoleId = async (db: DataSource) => (await db.query(`SELECT id FROM roles WHERE name = 'admin'`))[0].id as string;
+const adminRoleId = async (db: DataSource) =>
+  (await db.query(`SELECT id FROM roles WHERE name = 'admin'`))[0].id as string;
 const adminCount = async (db: DataSource) =>
-  (await db.query(`SELECT count(*)::int AS n FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE r.name = 'admin'`))[0].n;
+  (
+    await db.query(
+      `SELECT count(*)::int AS n FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE r.name = 'admin'`,
+    )
+  )[0].n;
 
 describe('the last administrator', () => {
   it('cannot lose the admin role or be deleted (409), until another admin exists', () =>
@@ -46,7 +57,9 @@ describe('the last administrator', () => {
       expect(await adminCount(db)).toBe(1);
 
       const other = await registerUser(app);
-      expect((await call(app, 'post', `/api/admin/users/${other.id}/roles`, token, { role_ids: [roleId] })).status).toBe(200);
+      expect(
+        (await call(app, 'post', `/api/admin/users/${other.id}/roles`, token, { role_ids: [roleId] })).status,
+      ).toBe(200);
       expect((await call(app, 'delete', `/api/admin/users/${me.id}/roles/${roleId}`, token)).status).toBe(200);
       expect(await adminCount(db)).toBe(1);
     }));

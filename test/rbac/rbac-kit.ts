@@ -18,14 +18,21 @@ export async function actorWithRoles(app: NestFastifyApplication, db: DataSource
   const user = await registerUser(app);
   await db.query(`DELETE FROM user_roles WHERE user_id = $1`, [user.id]);
   if (roles.length > 0) {
-    await db.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = ANY($2)`, [user.id, roles]);
+    await db.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = ANY($2)`, [
+      user.id,
+      roles,
+    ]);
   }
   const tokens = await loginTokens(app, user);
   return { ...user, tokens, token: tokens.access_token };
 }
 
 /** An actor whose only role holds exactly these permissions. */
-export async function actorWithPermissions(app: NestFastifyApplication, db: DataSource, permissions: string[]): Promise<Actor> {
+export async function actorWithPermissions(
+  app: NestFastifyApplication,
+  db: DataSource,
+  permissions: string[],
+): Promise<Actor> {
   const role = await roleWithPermissions(db, permissions);
   return actorWithRoles(app, db, [role.name]);
 }
@@ -37,7 +44,13 @@ export async function idOf(db: DataSource, table: 'roles' | 'permissions', name:
 
 type Method = 'get' | 'post' | 'put' | 'delete';
 
-export function call(app: NestFastifyApplication, method: Method, path: string, token?: string, body?: object): Promise<Response> {
+export function call(
+  app: NestFastifyApplication,
+  method: Method,
+  path: string,
+  token?: string,
+  body?: object,
+): Promise<Response> {
   const req = request(app.getHttpServer())[method](path);
   if (token) req.set('authorization', `Bearer ${token}`);
   return body ? req.send(body) : req;

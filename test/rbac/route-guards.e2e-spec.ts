@@ -11,7 +11,11 @@ interface RouteCase {
   name: string;
   method: Method;
   /** Builds the path and body; runs once per case with fresh rows. */
-  setup: (ctx: { db: DataSource; app: NestFastifyApplication; actor?: Actor }) => Promise<{ path: string; body?: object; ok: number }>;
+  setup: (ctx: {
+    db: DataSource;
+    app: NestFastifyApplication;
+    actor?: Actor;
+  }) => Promise<{ path: string; body?: object; ok: number }>;
   permission: string[];
 }
 
@@ -43,33 +47,126 @@ async function plainUser(db: DataSource) {
 }
 
 const ROUTES: RouteCase[] = [
-  { name: 'list roles', method: 'get', permission: ['roles.view'], setup: async () => ({ path: '/api/admin/roles', ok: 200 }) },
-  { name: 'get role', method: 'get', permission: ['roles.view'], setup: async ({ db }) => ({ path: `/api/admin/roles/${await customRole(db)}`, ok: 200 }) },
-  { name: 'create role', method: 'post', permission: ['roles.create'], setup: async () => ({ path: '/api/admin/roles', body: { name: unique('new') }, ok: 201 }) },
-  { name: 'update role', method: 'put', permission: ['roles.edit'], setup: async ({ db }) => ({ path: `/api/admin/roles/${await customRole(db)}`, body: { display_name: 'X' }, ok: 200 }) },
-  { name: 'delete role', method: 'delete', permission: ['roles.delete'], setup: async ({ db }) => ({ path: `/api/admin/roles/${await customRole(db)}`, ok: 200 }) },
-  { name: 'list permissions', method: 'get', permission: ['roles.view'], setup: async () => ({ path: '/api/admin/permissions', ok: 200 }) },
-  { name: 'create permission', method: 'post', permission: ['roles.create'], setup: async () => ({ path: '/api/admin/permissions', body: { name: `${unique('res')}.view` }, ok: 201 }) },
-  { name: 'update permission', method: 'put', permission: ['roles.edit'], setup: async ({ db, actor }) => ({ path: `/api/admin/permissions/${await customPermission(db, actor)}`, body: { display_name: 'X' }, ok: 200 }) },
-  { name: 'delete permission', method: 'delete', permission: ['roles.delete'], setup: async ({ db, actor }) => ({ path: `/api/admin/permissions/${await customPermission(db, actor)}`, ok: 200 }) },
-  { name: 'list users', method: 'get', permission: ['users.view'], setup: async () => ({ path: '/api/admin/users', ok: 200 }) },
-  { name: 'get user', method: 'get', permission: ['users.view'], setup: async ({ db }) => ({ path: `/api/admin/users/${await plainUser(db)}`, ok: 200 }) },
   {
-    name: 'create user', method: 'post', permission: ['users.create'],
-    setup: async () => ({ path: '/api/admin/users', body: { name: 'N', email: `${unique('c')}@example.com`, password: 'Plum-Orbit-Lantern-42' }, ok: 201 }),
-  },
-  { name: 'update user', method: 'put', permission: ['users.edit'], setup: async ({ db }) => ({ path: `/api/admin/users/${await plainUser(db)}`, body: { name: 'Renamed' }, ok: 200 }) },
-  { name: 'delete user', method: 'delete', permission: ['users.delete'], setup: async ({ db }) => ({ path: `/api/admin/users/${await plainUser(db)}`, ok: 200 }) },
-  {
-    name: 'add user roles', method: 'post', permission: ['users.edit'],
-    setup: async ({ db }) => ({ path: `/api/admin/users/${await plainUser(db)}/roles`, body: { role_ids: [await customRole(db)] }, ok: 200 }),
+    name: 'list roles',
+    method: 'get',
+    permission: ['roles.view'],
+    setup: async () => ({ path: '/api/admin/roles', ok: 200 }),
   },
   {
-    name: 'replace user roles', method: 'put', permission: ['users.edit'],
-    setup: async ({ db }) => ({ path: `/api/admin/users/${await plainUser(db)}/roles`, body: { role_ids: [await customRole(db)] }, ok: 200 }),
+    name: 'get role',
+    method: 'get',
+    permission: ['roles.view'],
+    setup: async ({ db }) => ({ path: `/api/admin/roles/${await customRole(db)}`, ok: 200 }),
   },
   {
-    name: 'remove user role', method: 'delete', permission: ['users.edit'],
+    name: 'create role',
+    method: 'post',
+    permission: ['roles.create'],
+    setup: async () => ({ path: '/api/admin/roles', body: { name: unique('new') }, ok: 201 }),
+  },
+  {
+    name: 'update role',
+    method: 'put',
+    permission: ['roles.edit'],
+    setup: async ({ db }) => ({
+      path: `/api/admin/roles/${await customRole(db)}`,
+      body: { display_name: 'X' },
+      ok: 200,
+    }),
+  },
+  {
+    name: 'delete role',
+    method: 'delete',
+    permission: ['roles.delete'],
+    setup: async ({ db }) => ({ path: `/api/admin/roles/${await customRole(db)}`, ok: 200 }),
+  },
+  {
+    name: 'list permissions',
+    method: 'get',
+    permission: ['roles.view'],
+    setup: async () => ({ path: '/api/admin/permissions', ok: 200 }),
+  },
+  {
+    name: 'create permission',
+    method: 'post',
+    permission: ['roles.create'],
+    setup: async () => ({ path: '/api/admin/permissions', body: { name: `${unique('res')}.view` }, ok: 201 }),
+  },
+  {
+    name: 'update permission',
+    method: 'put',
+    permission: ['roles.edit'],
+    setup: async ({ db, actor }) => ({
+      path: `/api/admin/permissions/${await customPermission(db, actor)}`,
+      body: { display_name: 'X' },
+      ok: 200,
+    }),
+  },
+  {
+    name: 'delete permission',
+    method: 'delete',
+    permission: ['roles.delete'],
+    setup: async ({ db, actor }) => ({ path: `/api/admin/permissions/${await customPermission(db, actor)}`, ok: 200 }),
+  },
+  {
+    name: 'list users',
+    method: 'get',
+    permission: ['users.view'],
+    setup: async () => ({ path: '/api/admin/users', ok: 200 }),
+  },
+  {
+    name: 'get user',
+    method: 'get',
+    permission: ['users.view'],
+    setup: async ({ db }) => ({ path: `/api/admin/users/${await plainUser(db)}`, ok: 200 }),
+  },
+  {
+    name: 'create user',
+    method: 'post',
+    permission: ['users.create'],
+    setup: async () => ({
+      path: '/api/admin/users',
+      body: { name: 'N', email: `${unique('c')}@example.com`, password: 'Plum-Orbit-Lantern-42' },
+      ok: 201,
+    }),
+  },
+  {
+    name: 'update user',
+    method: 'put',
+    permission: ['users.edit'],
+    setup: async ({ db }) => ({ path: `/api/admin/users/${await plainUser(db)}`, body: { name: 'Renamed' }, ok: 200 }),
+  },
+  {
+    name: 'delete user',
+    method: 'delete',
+    permission: ['users.delete'],
+    setup: async ({ db }) => ({ path: `/api/admin/users/${await plainUser(db)}`, ok: 200 }),
+  },
+  {
+    name: 'add user roles',
+    method: 'post',
+    permission: ['users.edit'],
+    setup: async ({ db }) => ({
+      path: `/api/admin/users/${await plainUser(db)}/roles`,
+      body: { role_ids: [await customRole(db)] },
+      ok: 200,
+    }),
+  },
+  {
+    name: 'replace user roles',
+    method: 'put',
+    permission: ['users.edit'],
+    setup: async ({ db }) => ({
+      path: `/api/admin/users/${await plainUser(db)}/roles`,
+      body: { role_ids: [await customRole(db)] },
+      ok: 200,
+    }),
+  },
+  {
+    name: 'remove user role',
+    method: 'delete',
+    permission: ['users.edit'],
     setup: async ({ db }) => {
       const [userId, roleId] = [await plainUser(db), await customRole(db)];
       await db.query(`INSERT INTO user_roles (user_id, role_id) VALUES ($1, $2)`, [userId, roleId]);

@@ -1,6 +1,14 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request, { type Response } from 'supertest';
-import { login, me, refresh, registerUser, registrationBody, sleep, type RegisteredUser } from '../support/auth-factory.js';
+import {
+  login,
+  me,
+  refresh,
+  registerUser,
+  registrationBody,
+  sleep,
+  type RegisteredUser,
+} from '../support/auth-factory.js';
 import type { TestDatabase } from '../support/databases.mjs';
 import { createIsolatedDatabase } from '../support/isolated-database.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
@@ -25,7 +33,11 @@ describe('database outage', () => {
     const target = new URL(database.url);
     proxy = await TcpProxy.start(target.hostname, Number(target.port));
     app = await createTestApp({
-      env: { DATABASE_URL: proxy.rewrite(database.url), DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS), DB_POOL_SIZE: '4' },
+      env: {
+        DATABASE_URL: proxy.rewrite(database.url),
+        DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+        DB_POOL_SIZE: '4',
+      },
     });
     before = await registerUser(app);
   });
@@ -70,13 +82,23 @@ describe('database outage', () => {
     try {
       expectUnavailable(await timed(() => login(app, { email: before.email, password: before.password })));
       expectUnavailable(await timed(() => me(app, before.tokens.access_token)));
-      expectUnavailable(await timed(() => request(server()).post('/api/auth/register').send({
-        name: 'During Outage',
-        email: `outage-${Date.now()}@example.com`,
-        password: before.password,
-        password_confirmation: before.password,
-      })));
-      expectUnavailable(await timed(() => request(server()).post('/api/auth/refresh').send({ refresh_token: before.tokens.refresh_token })));
+      expectUnavailable(
+        await timed(() =>
+          request(server())
+            .post('/api/auth/register')
+            .send({
+              name: 'During Outage',
+              email: `outage-${Date.now()}@example.com`,
+              password: before.password,
+              password_confirmation: before.password,
+            }),
+        ),
+      );
+      expectUnavailable(
+        await timed(() =>
+          request(server()).post('/api/auth/refresh').send({ refresh_token: before.tokens.refresh_token }),
+        ),
+      );
 
       const ready = await timed(() => request(server()).get('/health/ready'));
       expect(ready.status).toBe(503);
@@ -123,7 +145,9 @@ describe('database outage', () => {
     } finally {
       await proxy.restore();
     }
-    const unexpected = responses.filter((res) => ![200, 201, 503].includes(res.status)).map((res) => `${res.status} ${res.text}`);
+    const unexpected = responses
+      .filter((res) => ![200, 201, 503].includes(res.status))
+      .map((res) => `${res.status} ${res.text}`);
     expect(unexpected).toEqual([]);
     for (const res of responses.filter((res) => res.status === 503)) expectUnavailable(res);
 

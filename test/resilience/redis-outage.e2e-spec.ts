@@ -18,7 +18,9 @@ describe('with Redis configured but unreachable', () => {
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
-    app = await createTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${await deadPort()}`, RATE_LIMIT_PER_MINUTE: '5' } });
+    app = await createTestApp({
+      env: { REDIS_URL: `redis://127.0.0.1:${await deadPort()}`, RATE_LIMIT_PER_MINUTE: '5' },
+    });
   });
 
   afterAll(async () => {
@@ -40,7 +42,10 @@ describe('with Redis configured but unreachable', () => {
   it('still limits requests, in process', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) {
-      statuses.push((await request(app.getHttpServer()).post('/api/auth/forgot-password').send({ email: 'nobody@example.com' })).status);
+      statuses.push(
+        (await request(app.getHttpServer()).post('/api/auth/forgot-password').send({ email: 'nobody@example.com' }))
+          .status,
+      );
     }
     expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
     expect(statuses.slice(5)).toEqual([429, 429]);
@@ -50,7 +55,12 @@ describe('with Redis configured but unreachable', () => {
     const ready = await request(app.getHttpServer()).get('/health/ready');
     expect(ready.status).toBe(503);
     expect(ready.body.error).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
-    expect(ready.body.error.details).toEqual(expect.arrayContaining([{ check: 'redis', status: 'down' }, { check: 'database', status: 'up' }]));
+    expect(ready.body.error.details).toEqual(
+      expect.arrayContaining([
+        { check: 'redis', status: 'down' },
+        { check: 'database', status: 'up' },
+      ]),
+    );
     expect((await request(app.getHttpServer()).get('/health')).status).toBe(200);
   });
 });

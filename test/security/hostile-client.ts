@@ -28,12 +28,17 @@ export function rawRequest(port: number, agent: http.Agent, request: RawRequest)
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...request.headers };
     if (request.body) headers['content-length'] = request.body.length;
-    const req = http.request({ host: '127.0.0.1', port, method: request.method, path: request.path, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method: request.method, path: request.path, headers, agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(request.body);
   });
@@ -50,16 +55,27 @@ export function forgeJwt(payload: Record<string, unknown>, options: { alg?: stri
   const head = `${b64url({ alg, typ: 'JWT' })}.${b64url(payload)}`;
   const hmac = ({ HS256: 'sha256', HS384: 'sha384', HS512: 'sha512' } as Record<string, string>)[alg];
   if (!hmac) return `${head}.`;
-  return `${head}.${createHmac(hmac, options.secret ?? TEST_JWT_SECRET).update(head).digest('base64url')}`;
+  return `${head}.${createHmac(hmac, options.secret ?? TEST_JWT_SECRET)
+    .update(head)
+    .digest('base64url')}`;
 }
 
 /** What an error body may never contain: stack frames, paths, SQL, driver or framework names. */
 const LEAKS: [string, RegExp][] = [
   ['a stack frame', /\bat [\w$.<>[\] ]+ \(|\n\s+at |"stack"/],
   ['a file path', /\/(work|src|dist|node_modules|home|usr|srv|app)\/|\.(ts|js|mjs|cjs):\d+/],
-  ['a library name', /typeorm|QueryFailedError|EntityNotFound|\bpg\b|pglite|node-postgres|postgres|fastify|\bFST_|class-validator|class-transformer|@nestjs|passport|jsonwebtoken|argon2/i],
-  ['SQL', /\bSELECT\b.*\bFROM\b|INSERT INTO|DELETE FROM|\bUPDATE\b.*\bSET\b|syntax error|violates|duplicate key|\brelation "|\bcolumn "|\bSQLSTATE\b/i],
-  ['an internal error name', /\b(TypeError|RangeError|SyntaxError|ReferenceError|Maximum call stack)\b|Unexpected token|JSON at position|\[object Object\]|\bundefined\b|\bNaN\b/],
+  [
+    'a library name',
+    /typeorm|QueryFailedError|EntityNotFound|\bpg\b|pglite|node-postgres|postgres|fastify|\bFST_|class-validator|class-transformer|@nestjs|passport|jsonwebtoken|argon2/i,
+  ],
+  [
+    'SQL',
+    /\bSELECT\b.*\bFROM\b|INSERT INTO|DELETE FROM|\bUPDATE\b.*\bSET\b|syntax error|violates|duplicate key|\brelation "|\bcolumn "|\bSQLSTATE\b/i,
+  ],
+  [
+    'an internal error name',
+    /\b(TypeError|RangeError|SyntaxError|ReferenceError|Maximum call stack)\b|Unexpected token|JSON at position|\[object Object\]|\bundefined\b|\bNaN\b/,
+  ],
   ['a network error', /\bECONN\w+|\bEPIPE\b|ETIMEDOUT/],
 ];
 
@@ -76,8 +92,10 @@ export function errorShapeProblems(res: RawResponse, expected: Expectation = {})
   if (res.status >= 500) problems.push(`status ${res.status}`);
   else if (res.status < 400) problems.push(`status ${res.status} (not an error)`);
   const statuses = expected.status === undefined ? [] : ([] as number[]).concat(expected.status);
-  if (statuses.length > 0 && !statuses.includes(res.status)) problems.push(`status ${res.status}, expected ${statuses.join(' or ')}`);
-  if (!String(res.headers['content-type'] ?? '').startsWith('application/json')) problems.push(`content-type ${res.headers['content-type']}`);
+  if (statuses.length > 0 && !statuses.includes(res.status))
+    problems.push(`status ${res.status}, expected ${statuses.join(' or ')}`);
+  if (!String(res.headers['content-type'] ?? '').startsWith('application/json'))
+    problems.push(`content-type ${res.headers['content-type']}`);
   let body: unknown;
   try {
     body = JSON.parse(res.text);
@@ -85,18 +103,27 @@ export function errorShapeProblems(res: RawResponse, expected: Expectation = {})
     return [...problems, `body is not JSON: ${res.text.slice(0, 120)}`];
   }
   const top = body as { success?: unknown; error?: Record<string, unknown> };
-  if (!isPlainObject(body) || Object.keys(body).sort().join() !== 'error,success' || top.success !== false || !isPlainObject(top.error)) {
+  if (
+    !isPlainObject(body) ||
+    Object.keys(body).sort().join() !== 'error,success' ||
+    top.success !== false ||
+    !isPlainObject(top.error)
+  ) {
     return [...problems, `not the error shape: ${res.text.slice(0, 200)}`];
   }
   const error = top.error!;
   const extra = Object.keys(error).filter((key) => !['code', 'message', 'details'].includes(key));
   if (extra.length > 0) problems.push(`error has extra keys ${extra.join(', ')}`);
-  if (typeof error.code !== 'string' || !CODE_FORMAT.test(error.code)) problems.push(`code ${JSON.stringify(error.code)}`);
+  if (typeof error.code !== 'string' || !CODE_FORMAT.test(error.code))
+    problems.push(`code ${JSON.stringify(error.code)}`);
   else if (!(error.code in ErrorCodes)) problems.push(`code ${error.code} is not one of the contract's`);
-  else if ((ErrorCodes as Record<string, number>)[error.code] !== res.status) problems.push(`code ${error.code} with status ${res.status}`);
+  else if ((ErrorCodes as Record<string, number>)[error.code] !== res.status)
+    problems.push(`code ${error.code} with status ${res.status}`);
   const codes = expected.code === undefined ? [] : ([] as string[]).concat(expected.code);
-  if (codes.length > 0 && !codes.includes(String(error.code))) problems.push(`code ${String(error.code)}, expected ${codes.join(' or ')}`);
-  if (typeof error.message !== 'string' || error.message.length === 0) problems.push('message is not a non-empty string');
+  if (codes.length > 0 && !codes.includes(String(error.code)))
+    problems.push(`code ${String(error.code)}, expected ${codes.join(' or ')}`);
+  if (typeof error.message !== 'string' || error.message.length === 0)
+    problems.push('message is not a non-empty string');
   if (error.details !== undefined && (!Array.isArray(error.details) || !error.details.every(isPlainObject))) {
     problems.push('details is not an array of objects');
   }

@@ -4,7 +4,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DataSource } from 'typeorm';
 import { normalizeEmail, normalizeMobile } from '../../src/common/normalize.js';
-import { decodeJwt, loginTokens, registerUser, TEST_PASSWORD, uniqueEmail, uniqueMobile, type RegisteredUser } from '../support/auth-factory.js';
+import {
+  decodeJwt,
+  loginTokens,
+  registerUser,
+  TEST_PASSWORD,
+  uniqueEmail,
+  uniqueMobile,
+  type RegisteredUser,
+} from '../support/auth-factory.js';
 import type { TestDatabase } from '../support/databases.mjs';
 import { createIsolatedDatabase } from '../support/isolated-database.js';
 import { createTestApp } from '../support/test-app.js';
@@ -85,7 +93,8 @@ interface BodyCase {
 
 const trim = (value: string) => value.trim();
 
-const omit = (body: Record<string, unknown>, key: string) => Object.fromEntries(Object.entries(body).filter(([name]) => name !== key));
+const omit = (body: Record<string, unknown>, key: string) =>
+  Object.fromEntries(Object.entries(body).filter(([name]) => name !== key));
 
 /** The body as JSON text with `"key": rawValue` written after its fields, even when `key` is already among them. */
 function appendRaw(body: Record<string, unknown>, key: string, rawValue: string): Buffer {
@@ -146,7 +155,7 @@ const NOT_BOOLEANS: [string, unknown][] = [
   ['an array of true', [true]],
   ['an object', {}],
   ['NoSQL {$gt: ""}', { $gt: '' }],
-  ["SQL text", "' OR 1=1 --"],
+  ['SQL text', "' OR 1=1 --"],
 ];
 
 const notUuidArrays = (): [string, unknown][] => [
@@ -166,7 +175,13 @@ const notUuidArrays = (): [string, unknown][] => [
   ['an SQL string', ["' OR 1=1 --"]],
   ['an SQL string after a UUID', [randomUUID(), "x' OR '1'='1"]],
   ['a NUL byte', ['\u0000']],
-  ['a UUID twice', (() => { const id = randomUUID(); return [id, id]; })()],
+  [
+    'a UUID twice',
+    (() => {
+      const id = randomUUID();
+      return [id, id];
+    })(),
+  ],
   ['an unknown UUID', [randomUUID()]],
   ['400 unknown UUIDs', Array.from({ length: 400 }, () => randomUUID())],
 ];
@@ -221,7 +236,15 @@ describe('hostile input on every endpoint', () => {
   beforeAll(async () => {
     database = await createIsolatedDatabase({ seed: true });
     // Limits are not under test here: hundreds of refused logins must not lock or throttle anything.
-    app = await createTestApp({ env: { DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_GLOBAL_PER_MINUTE: '1000000', LOCKOUT_THRESHOLD: '1000000', ADMIN_LIST_CONCURRENCY: '1000' } });
+    app = await createTestApp({
+      env: {
+        DATABASE_URL: database.url,
+        RATE_LIMIT_PER_MINUTE: '1000000',
+        RATE_LIMIT_GLOBAL_PER_MINUTE: '1000000',
+        LOCKOUT_THRESHOLD: '1000000',
+        ADMIN_LIST_CONCURRENCY: '1000',
+      },
+    });
     await app.listen(0, '127.0.0.1');
     port = (app.getHttpServer().address() as AddressInfo).port;
     agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
@@ -229,7 +252,9 @@ describe('hostile input on every endpoint', () => {
     await db.initialize();
 
     const adminUser = await registerUser(app);
-    await db.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = 'admin'`, [adminUser.id]);
+    await db.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = 'admin'`, [
+      adminUser.id,
+    ]);
     admin = { ...adminUser, token: (await loginTokens(app, adminUser)).access_token };
     const plainUser = await registerUser(app);
     plain = { ...plainUser, token: plainUser.tokens.access_token };
@@ -248,8 +273,12 @@ describe('hostile input on every endpoint', () => {
   /** The seeded roles, permissions, their links and the settings: no request may change them. */
   async function snapshotSystemRows() {
     return {
-      roles: await db.query(`SELECT id, name, display_name, description, is_system FROM roles WHERE is_system ORDER BY name`),
-      permissions: await db.query(`SELECT id, name, display_name, description, group_name, is_system FROM permissions WHERE is_system ORDER BY name`),
+      roles: await db.query(
+        `SELECT id, name, display_name, description, is_system FROM roles WHERE is_system ORDER BY name`,
+      ),
+      permissions: await db.query(
+        `SELECT id, name, display_name, description, group_name, is_system FROM permissions WHERE is_system ORDER BY name`,
+      ),
       links: await db.query(
         `SELECT r.name AS role, p.name AS permission FROM role_permissions rp JOIN roles r ON r.id = rp.role_id
          JOIN permissions p ON p.id = rp.permission_id WHERE r.is_system AND p.is_system ORDER BY 1, 2`,
@@ -262,22 +291,36 @@ describe('hostile input on every endpoint', () => {
 
   const hex = () => randomUUID().replace(/-/g, '').slice(0, 12);
   const fixtures = {
-    role: async () => (await db.query(`INSERT INTO roles (name) VALUES ($1) RETURNING id`, [`hostile-${hex()}`]))[0].id as string,
+    role: async () =>
+      (await db.query(`INSERT INTO roles (name) VALUES ($1) RETURNING id`, [`hostile-${hex()}`]))[0].id as string,
     permission: async () =>
-      (await db.query(`INSERT INTO permissions (name, group_name) VALUES ($1, 'hostile') RETURNING id`, [`hostile${hex()}.view`]))[0].id as string,
-    user: async () =>
       (
-        await db.query(`INSERT INTO users (name, email, password_hash) VALUES ('Fixture', $1, '$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHQ$aGFzaA') RETURNING id`, [
-          uniqueEmail('fixture'),
+        await db.query(`INSERT INTO permissions (name, group_name) VALUES ($1, 'hostile') RETURNING id`, [
+          `hostile${hex()}.view`,
         ])
       )[0].id as string,
+    user: async () =>
+      (
+        await db.query(
+          `INSERT INTO users (name, email, password_hash) VALUES ('Fixture', $1, '$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHQ$aGFzaA') RETURNING id`,
+          [uniqueEmail('fixture')],
+        )
+      )[0].id as string,
     content: async () =>
-      (await db.query(`INSERT INTO contents (title, body, author_id) VALUES ('Fixture', 'Body', $1) RETURNING id`, [admin.id]))[0].id as string,
+      (
+        await db.query(`INSERT INTO contents (title, body, author_id) VALUES ('Fixture', 'Body', $1) RETURNING id`, [
+          admin.id,
+        ])
+      )[0].id as string,
   };
   type FixtureKind = keyof typeof fixtures;
 
   /** Fills `:id` and `:role_id` with fresh fixtures, or with the given raw (already encoded) values. */
-  async function resolvePath(path: string, idKind: FixtureKind | undefined, given: Record<string, string> = {}): Promise<{ path: string; id?: string }> {
+  async function resolvePath(
+    path: string,
+    idKind: FixtureKind | undefined,
+    given: Record<string, string> = {},
+  ): Promise<{ path: string; id?: string }> {
     let id: string | undefined;
     if (path.includes(':id')) id = given.id ?? (await fixtures[idKind!]());
     const roleId = given.role_id ?? userRoleId;
@@ -293,7 +336,12 @@ describe('hostile input on every endpoint', () => {
       method: 'POST',
       path: '/api/auth/register',
       auth: 'none',
-      body: () => ({ name: 'Hostile Tester', email: uniqueEmail('hostile'), password: TEST_PASSWORD, password_confirmation: TEST_PASSWORD }),
+      body: () => ({
+        name: 'Hostile Tester',
+        email: uniqueEmail('hostile'),
+        password: TEST_PASSWORD,
+        password_confirmation: TEST_PASSWORD,
+      }),
       fields: [
         { name: 'name', kind: 'text', required: true, stored: { transform: trim } },
         { name: 'email', kind: 'email', required: true, stored: { transform: normalizeEmail } },
@@ -329,7 +377,13 @@ describe('hostile input on every endpoint', () => {
       method: 'POST',
       path: '/api/auth/otp/verify-2fa',
       auth: 'none',
-      body: () => ({ temp_token: forgeJwt({ sub: known.id, email: known.email, token_type: '2fa', jti: randomUUID() }, { secret: 'wrong-secret-0123456789-abcdefghijklmnop' }), code: '123456' }),
+      body: () => ({
+        temp_token: forgeJwt(
+          { sub: known.id, email: known.email, token_type: '2fa', jti: randomUUID() },
+          { secret: 'wrong-secret-0123456789-abcdefghijklmnop' },
+        ),
+        code: '123456',
+      }),
       fields: [
         { name: 'temp_token', kind: 'secret', required: true },
         { name: 'code', kind: 'secret', required: true },
@@ -410,7 +464,12 @@ describe('hostile input on every endpoint', () => {
       method: 'POST',
       path: '/api/admin/permissions',
       auth: 'admin',
-      body: () => ({ name: `hostile${hex()}.view`, display_name: 'Hostile', description: 'A permission', group_name: 'hostile' }),
+      body: () => ({
+        name: `hostile${hex()}.view`,
+        display_name: 'Hostile',
+        description: 'A permission',
+        group_name: 'hostile',
+      }),
       fields: [
         { name: 'name', kind: 'permission-name', required: true, stored: { transform: trim } },
         { name: 'display_name', kind: 'text', stored: {} },
@@ -458,7 +517,12 @@ describe('hostile input on every endpoint', () => {
       fields: [
         { name: 'name', kind: 'text', stored: { transform: trim } },
         { name: 'email', kind: 'email', stored: { transform: normalizeEmail } },
-        { name: 'mobile', kind: 'mobile', nullable: true, stored: { transform: (value: string) => normalizeMobile(value) ?? value } },
+        {
+          name: 'mobile',
+          kind: 'mobile',
+          nullable: true,
+          stored: { transform: (value: string) => normalizeMobile(value) ?? value },
+        },
         { name: 'password', kind: 'password', stored: { column: 'password_hash' } },
       ],
       table: 'users',
@@ -520,7 +584,13 @@ describe('hostile input on every endpoint', () => {
   ];
 
   /** Every route of the contract that needs an access token, with the fixture its path needs. */
-  const guardedRoutes: { method: Method; path: string; fixture?: FixtureKind; body?: () => Record<string, unknown>; admin?: boolean }[] = [
+  const guardedRoutes: {
+    method: Method;
+    path: string;
+    fixture?: FixtureKind;
+    body?: () => Record<string, unknown>;
+    admin?: boolean;
+  }[] = [
     { method: 'GET', path: '/api/auth/me' },
     { method: 'POST', path: '/api/auth/logout' },
     { method: 'GET', path: '/api/admin/roles', admin: true },
@@ -531,15 +601,38 @@ describe('hostile input on every endpoint', () => {
     { method: 'GET', path: '/api/admin/permissions', admin: true },
     { method: 'GET', path: '/api/admin/permissions/:id', fixture: 'permission', admin: true },
     { method: 'POST', path: '/api/admin/permissions', body: () => ({ name: `hostile${hex()}.view` }), admin: true },
-    { method: 'PUT', path: '/api/admin/permissions/:id', fixture: 'permission', body: () => ({ display_name: 'x' }), admin: true },
+    {
+      method: 'PUT',
+      path: '/api/admin/permissions/:id',
+      fixture: 'permission',
+      body: () => ({ display_name: 'x' }),
+      admin: true,
+    },
     { method: 'DELETE', path: '/api/admin/permissions/:id', fixture: 'permission', admin: true },
     { method: 'GET', path: '/api/admin/users', admin: true },
     { method: 'GET', path: '/api/admin/users/:id', fixture: 'user', admin: true },
-    { method: 'POST', path: '/api/admin/users', body: () => ({ name: 'x', email: uniqueEmail(), password: TEST_PASSWORD }), admin: true },
+    {
+      method: 'POST',
+      path: '/api/admin/users',
+      body: () => ({ name: 'x', email: uniqueEmail(), password: TEST_PASSWORD }),
+      admin: true,
+    },
     { method: 'PUT', path: '/api/admin/users/:id', fixture: 'user', body: () => ({ name: 'x' }), admin: true },
     { method: 'DELETE', path: '/api/admin/users/:id', fixture: 'user', admin: true },
-    { method: 'POST', path: '/api/admin/users/:id/roles', fixture: 'user', body: () => ({ role_ids: [userRoleId] }), admin: true },
-    { method: 'PUT', path: '/api/admin/users/:id/roles', fixture: 'user', body: () => ({ role_ids: [userRoleId] }), admin: true },
+    {
+      method: 'POST',
+      path: '/api/admin/users/:id/roles',
+      fixture: 'user',
+      body: () => ({ role_ids: [userRoleId] }),
+      admin: true,
+    },
+    {
+      method: 'PUT',
+      path: '/api/admin/users/:id/roles',
+      fixture: 'user',
+      body: () => ({ role_ids: [userRoleId] }),
+      admin: true,
+    },
     { method: 'DELETE', path: '/api/admin/users/:id/roles/:role_id', fixture: 'user', admin: true },
     { method: 'GET', path: '/api/admin/settings', admin: true },
     { method: 'PUT', path: '/api/admin/settings', body: () => ({ email_password: true }), admin: true },
@@ -563,20 +656,28 @@ describe('hostile input on every endpoint', () => {
       if (!route.table || !field.stored) return 'a 2xx for a value this field cannot legitimately take';
       if (typeof value !== 'string' && !(value === null && field.nullable)) return 'a 2xx for a wrong type';
       const body = JSON.parse(res.text) as { success: boolean; data: Record<string, unknown> };
-      if (body.success !== true || typeof body.data !== 'object') return `not the success shape: ${res.text.slice(0, 120)}`;
+      if (body.success !== true || typeof body.data !== 'object')
+        return `not the success shape: ${res.text.slice(0, 120)}`;
       const rowId = id ?? route.createdId!(body.data);
       const column = field.stored.column ?? field.name;
-      const rows: { v: unknown }[] = await db.query(`SELECT "${column}" AS v FROM "${route.table}" WHERE id = $1`, [rowId]);
+      const rows: { v: unknown }[] = await db.query(`SELECT "${column}" AS v FROM "${route.table}" WHERE id = $1`, [
+        rowId,
+      ]);
       if (rows.length !== 1) return `no ${route.table} row ${rowId}`;
       const storedValue = rows[0].v;
       if (field.kind === 'password') {
-        const ok = typeof storedValue === 'string' && storedValue.startsWith('$argon2id$') && !storedValue.includes(value as string);
+        const ok =
+          typeof storedValue === 'string' &&
+          storedValue.startsWith('$argon2id$') &&
+          !storedValue.includes(value as string);
         return ok ? undefined : 'the password is not stored as an Argon2id hash';
       }
       const expected = value === null ? null : (field.stored.transform ?? ((v: string) => v))(value as string);
-      if (storedValue !== expected) return `stored ${JSON.stringify(storedValue)?.slice(0, 60)} for ${JSON.stringify(value).slice(0, 60)}`;
+      if (storedValue !== expected)
+        return `stored ${JSON.stringify(storedValue)?.slice(0, 60)} for ${JSON.stringify(value).slice(0, 60)}`;
       const shown = route.shown ? route.shown(body.data) : body.data;
-      if (field.name in shown && shown[field.name] !== expected) return `the response shows ${JSON.stringify(shown[field.name])?.slice(0, 60)}`;
+      if (field.name in shown && shown[field.name] !== expected)
+        return `the response shows ${JSON.stringify(shown[field.name])?.slice(0, 60)}`;
       return undefined;
     };
   }
@@ -587,13 +688,17 @@ describe('hostile input on every endpoint', () => {
       (spec: BodyCase): ProbeFactory =>
       async () => {
         const { path, id } = await resolvePath(route.path, route.fixture);
-        const headers: Record<string, string> = { ...JSON_HEADERS, ...(route.auth === 'admin' ? bearer(admin.token) : {}) };
+        const headers: Record<string, string> = {
+          ...JSON_HEADERS,
+          ...(route.auth === 'admin' ? bearer(admin.token) : {}),
+        };
         if (spec.contentType === null) delete headers['content-type'];
         else if (spec.contentType !== undefined) headers['content-type'] = spec.contentType;
         const onSuccess = spec.stored
           ? storedVerbatim(route, spec.stored.field, spec.stored.value, id)
           : spec.successOk
-            ? async (res: RawResponse) => (JSON.parse(res.text).success === true ? undefined : `not a success: ${res.text.slice(0, 120)}`)
+            ? async (res: RawResponse) =>
+                JSON.parse(res.text).success === true ? undefined : `not a success: ${res.text.slice(0, 120)}`
             : undefined;
         return {
           label: `${route.method} ${route.path} ${spec.what}`,
@@ -608,19 +713,31 @@ describe('hostile input on every endpoint', () => {
 
     for (const field of route.fields) {
       const set = (value: unknown) => (body: Record<string, unknown>) => json({ ...body, [field.name]: value });
-      const wrongTypes = field.kind === 'boolean' ? NOT_BOOLEANS : field.kind === 'uuids' ? notUuidArrays() : NOT_STRINGS;
+      const wrongTypes =
+        field.kind === 'boolean' ? NOT_BOOLEANS : field.kind === 'uuids' ? notUuidArrays() : NOT_STRINGS;
       for (const [label, value] of wrongTypes) {
         const legit = value === null && field.nullable;
-        factories.push(probe({ what: `${field.name} = ${label}`, make: set(value), expect: legit ? {} : invalid, stored: legit ? { field, value } : undefined }));
+        factories.push(
+          probe({
+            what: `${field.name} = ${label}`,
+            make: set(value),
+            expect: legit ? {} : invalid,
+            stored: legit ? { field, value } : undefined,
+          }),
+        );
       }
       if (field.kind !== 'boolean' && field.kind !== 'uuids') {
         for (const [label, value] of HOSTILE_STRINGS) {
           // Any 4xx, or a 2xx that stored the text verbatim.
-          factories.push(probe({ what: `${field.name} = ${label}`, make: set(value), expect: {}, stored: { field, value } }));
+          factories.push(
+            probe({ what: `${field.name} = ${label}`, make: set(value), expect: {}, stored: { field, value } }),
+          );
         }
       }
       if (field.required) {
-        factories.push(probe({ what: `without ${field.name}`, make: (body) => json(omit(body, field.name)), expect: invalid }));
+        factories.push(
+          probe({ what: `without ${field.name}`, make: (body) => json(omit(body, field.name)), expect: invalid }),
+        );
       }
       // The last of two keys wins in JSON.parse: a hostile value after a valid one must still be refused.
       factories.push(
@@ -631,7 +748,11 @@ describe('hostile input on every endpoint', () => {
         }),
       );
       factories.push(
-        probe({ what: `${field.name} = an array nested ${DEEP} deep`, make: (body) => appendRaw(omit(body, field.name), field.name, deeplyNested()), expect: invalid }),
+        probe({
+          what: `${field.name} = an array nested ${DEEP} deep`,
+          make: (body) => appendRaw(omit(body, field.name), field.name, deeplyNested()),
+          expect: invalid,
+        }),
       );
     }
 
@@ -654,7 +775,13 @@ describe('hostile input on every endpoint', () => {
       ['k'.repeat(1000), 1],
     ] as [string, unknown][]) {
       if (route.fields.some((field) => field.name === key)) continue;
-      factories.push(probe({ what: `with unknown field ${key.slice(0, 20)}`, make: (body) => json({ ...body, [key]: value }), expect: invalid }));
+      factories.push(
+        probe({
+          what: `with unknown field ${key.slice(0, 20)}`,
+          make: (body) => json({ ...body, [key]: value }),
+          expect: invalid,
+        }),
+      );
     }
 
     // Prototype poisoning, as raw JSON (JSON.stringify would drop these keys).
@@ -663,11 +790,21 @@ describe('hostile input on every endpoint', () => {
       ['escaped __proto__', '"\\u005f_proto__": {"is_admin": true}'],
       ['constructor.prototype', '"constructor": {"prototype": {"is_admin": true}}'],
     ]) {
-      factories.push(probe({ what: `with a ${label} key`, make: (body) => raw(`{${extra}, ${JSON.stringify(body).slice(1)}`), expect: invalidJson }));
+      factories.push(
+        probe({
+          what: `with a ${label} key`,
+          make: (body) => raw(`{${extra}, ${JSON.stringify(body).slice(1)}`),
+          expect: invalidJson,
+        }),
+      );
     }
     const first = route.fields[0].name;
     factories.push(
-      probe({ what: `with a __proto__ key inside ${first}`, make: (body) => appendRaw(omit(body, first), first, '{"__proto__": {"is_admin": true}}'), expect: invalidJson }),
+      probe({
+        what: `with a __proto__ key inside ${first}`,
+        make: (body) => appendRaw(omit(body, first), first, '{"__proto__": {"is_admin": true}}'),
+        expect: invalidJson,
+      }),
       probe({
         what: `with a constructor.prototype inside ${first}`,
         make: (body) => appendRaw(omit(body, first), first, '[{"constructor": {"prototype": {"is_admin": true}}}]'),
@@ -684,16 +821,25 @@ describe('hostile input on every endpoint', () => {
       ['null', 'null'],
       ['true', 'true'],
     ] as [string, string | null][]) {
-      factories.push(probe({ what: `with ${label} as the body`, make: (body) => raw(text ?? JSON.stringify([body])), expect: invalid }));
+      factories.push(
+        probe({
+          what: `with ${label} as the body`,
+          make: (body) => raw(text ?? JSON.stringify([body])),
+          expect: invalid,
+        }),
+      );
     }
-    if (route.fields.some((field) => field.required)) factories.push(probe({ what: 'with {} as the body', make: () => raw('{}'), expect: invalid }));
-    else if (route.emptyOk) factories.push(probe({ what: 'with {} as the body', make: () => raw('{}'), expect: {}, successOk: true }));
+    if (route.fields.some((field) => field.required))
+      factories.push(probe({ what: 'with {} as the body', make: () => raw('{}'), expect: invalid }));
+    else if (route.emptyOk)
+      factories.push(probe({ what: 'with {} as the body', make: () => raw('{}'), expect: {}, successOk: true }));
     for (const [label, text] of INVALID_JSON) {
       factories.push(probe({ what: `with ${label}`, make: () => raw(text), expect: invalidJson }));
     }
     factories.push(probe({ what: 'with an empty JSON body', make: () => Buffer.alloc(0), expect: invalidJson }));
     for (const [label, bytes] of INVALID_UTF8) {
-      const target = route.fields.find((field) => field.kind !== 'boolean' && field.kind !== 'uuids') ?? route.fields[0];
+      const target =
+        route.fields.find((field) => field.kind !== 'boolean' && field.kind !== 'uuids') ?? route.fields[0];
       factories.push(
         probe({
           what: `with ${label} (not UTF-8) in ${target.name}`,
@@ -707,17 +853,28 @@ describe('hostile input on every endpoint', () => {
     }
     const tooLarge: Expectation = { status: 413, code: 'PAYLOAD_TOO_LARGE' };
     factories.push(
-      probe({ what: 'with a body over 16 KiB', make: (body) => json({ ...body, [route.fields[0].name]: 'x'.repeat(17 * 1024) }), expect: tooLarge }),
-      probe({ what: 'with 1 MiB of whitespace', make: (body) => raw(`${' '.repeat(1024 * 1024)}${JSON.stringify(body)}`), expect: tooLarge }),
+      probe({
+        what: 'with a body over 16 KiB',
+        make: (body) => json({ ...body, [route.fields[0].name]: 'x'.repeat(17 * 1024) }),
+        expect: tooLarge,
+      }),
+      probe({
+        what: 'with 1 MiB of whitespace',
+        make: (body) => raw(`${' '.repeat(1024 * 1024)}${JSON.stringify(body)}`),
+        expect: tooLarge,
+      }),
     );
     const unsupported: Expectation = { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' };
     for (const [label, type] of WRONG_CONTENT_TYPES) {
-      factories.push(probe({ what: `as ${label}`, make: (body) => json(body), expect: unsupported, contentType: type ?? null }));
+      factories.push(
+        probe({ what: `as ${label}`, make: (body) => json(body), expect: unsupported, contentType: type ?? null }),
+      );
     }
     factories.push(
       probe({
         what: 'as form-urlencoded fields',
-        make: (body) => raw(new URLSearchParams(Object.entries(body).map(([k, v]): [string, string] => [k, String(v)])).toString()),
+        make: (body) =>
+          raw(new URLSearchParams(Object.entries(body).map(([k, v]): [string, string] => [k, String(v)])).toString()),
         expect: unsupported,
         contentType: 'application/x-www-form-urlencoded',
       }),
@@ -749,7 +906,17 @@ describe('hostile input on every endpoint', () => {
       ['HS512', forgeJwt(claims, { alg: 'HS512' })],
       ['expired', forgeJwt({ ...claims, iat: now - 2000, exp: now - 1000, jti: randomUUID() })],
       ['the refresh token', admin.tokens.refresh_token],
-      ['a 2fa temp token', forgeJwt({ sub: claims.sub, email: claims.email, token_type: '2fa', jti: randomUUID(), iat: now, exp: now + 300 })],
+      [
+        'a 2fa temp token',
+        forgeJwt({
+          sub: claims.sub,
+          email: claims.email,
+          token_type: '2fa',
+          jti: randomUUID(),
+          iat: now,
+          exp: now + 300,
+        }),
+      ],
       ['an unknown session', forgeJwt({ ...claims, sid: randomUUID(), jti: randomUUID() })],
       ['a non-UUID sub and sid', forgeJwt({ ...claims, sub: "' OR 1=1 --", sid: '{"$gt":""}', jti: randomUUID() })],
       ['object claims', forgeJwt({ ...claims, sub: { $gt: '' }, sid: [claims.sid], jti: randomUUID() })],
@@ -772,9 +939,18 @@ describe('hostile input on every endpoint', () => {
     ];
     const variants: [string, Record<string, string>][] = [
       ...forgeries.map(([label, token]): [string, Record<string, string>] => [`Bearer ${label}`, bearer(token)]),
-      ...forgeries.map(([label, token]): [string, Record<string, string>] => [`cookie ${label}`, { cookie: `access_token=${token}`, ...TRUSTED_ORIGIN }]),
-      ...headerOnly.map(([label, value]): [string, Record<string, string>] => [`Authorization ${label}`, { authorization: value }]),
-      ...cookieOnly.map(([label, value]): [string, Record<string, string>] => [`cookie: ${label}`, { cookie: value, ...TRUSTED_ORIGIN }]),
+      ...forgeries.map(([label, token]): [string, Record<string, string>] => [
+        `cookie ${label}`,
+        { cookie: `access_token=${token}`, ...TRUSTED_ORIGIN },
+      ]),
+      ...headerOnly.map(([label, value]): [string, Record<string, string>] => [
+        `Authorization ${label}`,
+        { authorization: value },
+      ]),
+      ...cookieOnly.map(([label, value]): [string, Record<string, string>] => [
+        `cookie: ${label}`,
+        { cookie: value, ...TRUSTED_ORIGIN },
+      ]),
       ['no token', {}],
     ];
     const factories: ProbeFactory[] = [];
@@ -785,7 +961,12 @@ describe('hostile input on every endpoint', () => {
           const body = route.body?.();
           return {
             label: `${route.method} ${route.path} ${label}`,
-            request: { method: route.method, path, headers: { ...headers, ...(body ? JSON_HEADERS : {}) }, body: body && json(body) },
+            request: {
+              method: route.method,
+              path,
+              headers: { ...headers, ...(body ? JSON_HEADERS : {}) },
+              body: body && json(body),
+            },
             expect: { status: 401, code: 'UNAUTHENTICATED' },
           };
         });
@@ -796,7 +977,12 @@ describe('hostile input on every endpoint', () => {
           const body = route.body?.();
           return {
             label: `${route.method} ${route.path} a valid token without the permission`,
-            request: { method: route.method, path, headers: { ...bearer(plain.token), ...(body ? JSON_HEADERS : {}) }, body: body && json(body) },
+            request: {
+              method: route.method,
+              path,
+              headers: { ...bearer(plain.token), ...(body ? JSON_HEADERS : {}) },
+              body: body && json(body),
+            },
             expect: { status: 403, code: 'FORBIDDEN' },
           };
         });
@@ -822,8 +1008,22 @@ describe('hostile input on every endpoint', () => {
       ['an object sid', () => forgeJwt({ ...refreshClaims(), sid: { $gt: '' }, gen: { $gt: 0 }, jti: randomUUID() })],
       ['a huge generation', () => forgeJwt({ ...refreshClaims(), gen: 1e300, jti: randomUUID() })],
       ['a non-UUID sub', () => forgeJwt({ ...refreshClaims(), sub: "' OR 1=1 --", jti: randomUUID() })],
-      ['a 2fa temp token with a non-UUID sub', () => forgeJwt({ sub: "' OR 1=1 --", email: 'x@example.com', token_type: '2fa', jti: randomUUID(), iat: now, exp: now + 300 })],
-      ['a 2fa temp token with a 2,000-character jti', () => forgeJwt({ ...refreshClaims(), token_type: '2fa', jti: 'j'.repeat(2000) })],
+      [
+        'a 2fa temp token with a non-UUID sub',
+        () =>
+          forgeJwt({
+            sub: "' OR 1=1 --",
+            email: 'x@example.com',
+            token_type: '2fa',
+            jti: randomUUID(),
+            iat: now,
+            exp: now + 300,
+          }),
+      ],
+      [
+        'a 2fa temp token with a 2,000-character jti',
+        () => forgeJwt({ ...refreshClaims(), token_type: '2fa', jti: 'j'.repeat(2000) }),
+      ],
     ];
     // A correctly signed token naming the live session with another generation is, as far as the
     // service can tell, a replayed one: REFRESH_TOKEN_REUSED is a right answer too.
@@ -832,17 +1032,31 @@ describe('hostile input on every endpoint', () => {
     for (const [label, make] of forgeries) {
       factories.push(async () => ({
         label: `POST /api/auth/refresh body ${label}`,
-        request: { method: 'POST', path: '/api/auth/refresh', headers: JSON_HEADERS, body: json({ refresh_token: make() }) },
+        request: {
+          method: 'POST',
+          path: '/api/auth/refresh',
+          headers: JSON_HEADERS,
+          body: json({ refresh_token: make() }),
+        },
         expect: refused,
       }));
       factories.push(async () => ({
         label: `POST /api/auth/refresh cookie ${label}`,
-        request: { method: 'POST', path: '/api/auth/refresh', headers: { cookie: `refresh_token=${make()}`, ...TRUSTED_ORIGIN } },
+        request: {
+          method: 'POST',
+          path: '/api/auth/refresh',
+          headers: { cookie: `refresh_token=${make()}`, ...TRUSTED_ORIGIN },
+        },
         expect: refused,
       }));
       factories.push(async () => ({
         label: `POST /api/auth/otp/verify-2fa temp_token ${label}`,
-        request: { method: 'POST', path: '/api/auth/otp/verify-2fa', headers: JSON_HEADERS, body: json({ temp_token: make(), code: '123456' }) },
+        request: {
+          method: 'POST',
+          path: '/api/auth/otp/verify-2fa',
+          headers: JSON_HEADERS,
+          body: json({ temp_token: make(), code: '123456' }),
+        },
         expect: { status: 401 },
       }));
     }
@@ -871,8 +1085,16 @@ describe('hostile input on every endpoint', () => {
       ['fullwidth digits', encodeURIComponent('１２３')],
       ['200 characters', 'a'.repeat(200)],
     ];
-    const routes: { method: Method; path: string; fixture?: FixtureKind; body?: () => Record<string, unknown>; param: 'id' | 'role_id' }[] = [
-      ...guardedRoutes.filter((route) => route.path.includes(':id')).map((route) => ({ ...route, param: 'id' as const })),
+    const routes: {
+      method: Method;
+      path: string;
+      fixture?: FixtureKind;
+      body?: () => Record<string, unknown>;
+      param: 'id' | 'role_id';
+    }[] = [
+      ...guardedRoutes
+        .filter((route) => route.path.includes(':id'))
+        .map((route) => ({ ...route, param: 'id' as const })),
       { method: 'DELETE', path: '/api/admin/users/:id/roles/:role_id', fixture: 'user', param: 'role_id' },
     ];
     const factories: ProbeFactory[] = [];
@@ -883,7 +1105,12 @@ describe('hostile input on every endpoint', () => {
         const body = route.body?.();
         return {
           label: `${route.method} ${route.path} ${route.param} = ${label}`,
-          request: { method: route.method, path, headers: { ...bearer(admin.token), ...(body ? JSON_HEADERS : {}) }, body: body && json(body) },
+          request: {
+            method: route.method,
+            path,
+            headers: { ...bearer(admin.token), ...(body ? JSON_HEADERS : {}) },
+            body: body && json(body),
+          },
           expect,
         };
       };
@@ -939,28 +1166,45 @@ describe('hostile input on every endpoint', () => {
       ['a regular-expression', '.*'],
     ];
     const factories: ProbeFactory[] = [];
-    const get = (path: string, query: string, label: string, expect: Expectation, onSuccess?: Probe['onSuccess']): ProbeFactory => async () => ({
-      label: `GET ${path} ${label}`,
-      request: { method: 'GET', path: `${path}?${query}`, headers: bearer(admin.token) },
-      expect,
-      onSuccess,
-    });
+    const get =
+      (path: string, query: string, label: string, expect: Expectation, onSuccess?: Probe['onSuccess']): ProbeFactory =>
+      async () => ({
+        label: `GET ${path} ${label}`,
+        request: { method: 'GET', path: `${path}?${query}`, headers: bearer(admin.token) },
+        expect,
+        onSuccess,
+      });
     for (const list of lists) {
-      for (const [label, query] of refused) factories.push(get(list.path, query, label, { status: 400, code: 'VALIDATION_FAILED' }));
+      for (const [label, query] of refused)
+        factories.push(get(list.path, query, label, { status: 400, code: 'VALIDATION_FAILED' }));
       if (!list.search) continue;
-      factories.push(get(list.path, `search=${'a'.repeat(10_000)}`, 'a 10,000-character search', { status: 400, code: 'VALIDATION_FAILED' }));
-      factories.push(get(list.path, 'search=a%00b', 'a search with a NUL byte', { status: 400, code: 'VALIDATION_FAILED' }));
-      factories.push(get(list.path, 'search[$ne]=x', 'a NoSQL search object', { status: 400, code: 'VALIDATION_FAILED' }));
+      factories.push(
+        get(list.path, `search=${'a'.repeat(10_000)}`, 'a 10,000-character search', {
+          status: 400,
+          code: 'VALIDATION_FAILED',
+        }),
+      );
+      factories.push(
+        get(list.path, 'search=a%00b', 'a search with a NUL byte', { status: 400, code: 'VALIDATION_FAILED' }),
+      );
+      factories.push(
+        get(list.path, 'search[$ne]=x', 'a NoSQL search object', { status: 400, code: 'VALIDATION_FAILED' }),
+      );
       factories.push(get(list.path, 'search=a&search=b', 'two searches', { status: 400, code: 'VALIDATION_FAILED' }));
       for (const [label, search] of searches) {
         // Legitimate text to look for: a 2xx is fine when every user found contains it literally.
         factories.push(
           get(list.path, `search=${encodeURIComponent(search)}&limit=100`, `search = ${label}`, {}, async (res) => {
             const data = JSON.parse(res.text).data as { items: { name: string; email: string }[]; total: number };
-            if (!Array.isArray(data?.items) || typeof data.total !== 'number') return `not a list: ${res.text.slice(0, 120)}`;
+            if (!Array.isArray(data?.items) || typeof data.total !== 'number')
+              return `not a list: ${res.text.slice(0, 120)}`;
             const needle = search.toLowerCase();
-            const stray = data.items.find((user) => !user.name.toLowerCase().includes(needle) && !user.email.toLowerCase().includes(needle));
-            return stray ? `found ${JSON.stringify(stray.name)}, which does not contain ${JSON.stringify(search)}` : undefined;
+            const stray = data.items.find(
+              (user) => !user.name.toLowerCase().includes(needle) && !user.email.toLowerCase().includes(needle),
+            );
+            return stray
+              ? `found ${JSON.stringify(stray.name)}, which does not contain ${JSON.stringify(search)}`
+              : undefined;
           }),
         );
       }
@@ -971,18 +1215,48 @@ describe('hostile input on every endpoint', () => {
   /** Bodies that never reach a handler: logout takes no body, so only the parser's refusals apply. */
   function logoutBodyProbes(): ProbeFactory[] {
     const cases: [string, Buffer, string | undefined, Expectation][] = [
-      ...INVALID_JSON.map(([label, text]): [string, Buffer, string | undefined, Expectation] => [label, raw(text), 'application/json', { status: 400, code: 'INVALID_JSON' }]),
-      ['a __proto__ key', raw('{"__proto__": {"is_admin": true}}'), 'application/json', { status: 400, code: 'INVALID_JSON' }],
-      ['bytes that are not UTF-8', Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), 'application/json', { status: 400, code: 'INVALID_JSON' }],
-      ['a body over 16 KiB', json({ a: 'x'.repeat(17 * 1024) }), 'application/json', { status: 413, code: 'PAYLOAD_TOO_LARGE' }],
-      ...WRONG_CONTENT_TYPES.map(([label, type]): [string, Buffer, string | undefined, Expectation] => [`as ${label}`, json({}), type, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' }]),
+      ...INVALID_JSON.map(([label, text]): [string, Buffer, string | undefined, Expectation] => [
+        label,
+        raw(text),
+        'application/json',
+        { status: 400, code: 'INVALID_JSON' },
+      ]),
+      [
+        'a __proto__ key',
+        raw('{"__proto__": {"is_admin": true}}'),
+        'application/json',
+        { status: 400, code: 'INVALID_JSON' },
+      ],
+      [
+        'bytes that are not UTF-8',
+        Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]),
+        'application/json',
+        { status: 400, code: 'INVALID_JSON' },
+      ],
+      [
+        'a body over 16 KiB',
+        json({ a: 'x'.repeat(17 * 1024) }),
+        'application/json',
+        { status: 413, code: 'PAYLOAD_TOO_LARGE' },
+      ],
+      ...WRONG_CONTENT_TYPES.map(([label, type]): [string, Buffer, string | undefined, Expectation] => [
+        `as ${label}`,
+        json({}),
+        type,
+        { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+      ]),
     ];
     return cases.map(([label, body, type, expect]) => async () => {
       // A session of its own: a request that got through would end it, not the admin's.
       const user = await registerUser(app);
       return {
         label: `POST /api/auth/logout with ${label}`,
-        request: { method: 'POST', path: '/api/auth/logout', headers: { ...bearer(user.tokens.access_token), ...(type ? { 'content-type': type } : {}) }, body },
+        request: {
+          method: 'POST',
+          path: '/api/auth/logout',
+          headers: { ...bearer(user.tokens.access_token), ...(type ? { 'content-type': type } : {}) },
+          body,
+        },
         expect,
       };
     });
@@ -1018,7 +1292,8 @@ describe('hostile input on every endpoint', () => {
     return failures;
   }
 
-  const report = (failures: string[]) => (failures.length === 0 ? '' : `${failures.length} failures:\n${failures.slice(0, 80).join('\n')}`);
+  const report = (failures: string[]) =>
+    failures.length === 0 ? '' : `${failures.length} failures:\n${failures.slice(0, 80).join('\n')}`;
 
   it('refuses hostile bodies on every endpoint that takes one, or stores legitimate text verbatim', async () => {
     const factories = [...bodyRoutes().flatMap(bodyProbes), ...logoutBodyProbes()];
@@ -1042,15 +1317,33 @@ describe('hostile input on every endpoint', () => {
     const me = await rawRequest(port, agent, { method: 'GET', path: '/api/auth/me', headers: bearer(admin.token) });
     expect(me.status).toBe(200);
     expect(JSON.parse(me.text).data.roles).toContain('admin');
-    const login = await rawRequest(port, agent, { method: 'POST', path: '/api/auth/login', headers: JSON_HEADERS, body: json({ email: known.email, password: known.password }) });
+    const login = await rawRequest(port, agent, {
+      method: 'POST',
+      path: '/api/auth/login',
+      headers: JSON_HEADERS,
+      body: json({ email: known.email, password: known.password }),
+    });
     expect(login.status).toBe(200);
-    for (const table of ['users', 'roles', 'permissions', 'user_roles', 'role_permissions', 'sessions', 'contents', 'settings', 'otp_codes', 'password_reset_tokens']) {
+    for (const table of [
+      'users',
+      'roles',
+      'permissions',
+      'user_roles',
+      'role_permissions',
+      'sessions',
+      'contents',
+      'settings',
+      'otp_codes',
+      'password_reset_tokens',
+    ]) {
       await expect(db.query(`SELECT count(*) FROM "${table}"`)).resolves.toHaveLength(1);
     }
   });
 
   it('counted its requests', () => {
-    process.stdout.write(`\nhostile-input suite: ${requests} requests, none 5xx (statuses: ${JSON.stringify(statuses)})\n`);
+    process.stdout.write(
+      `\nhostile-input suite: ${requests} requests, none 5xx (statuses: ${JSON.stringify(statuses)})\n`,
+    );
     expect(statuses[500] ?? 0).toBe(0);
     expect(Object.keys(statuses).filter((status) => Number(status) >= 500)).toEqual([]);
     expect(requests).toBeGreaterThanOrEqual(2000);

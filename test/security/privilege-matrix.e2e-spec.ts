@@ -9,10 +9,21 @@ import { createTestApp } from '../support/test-app.js';
 import { testDataSource } from '../support/test-database.js';
 
 const EVERY_PERMISSION = [
-  'users.view', 'users.create', 'users.edit', 'users.delete',
-  'roles.view', 'roles.create', 'roles.edit', 'roles.delete',
-  'contents.view', 'contents.create', 'contents.edit', 'contents.delete',
-  'settings.view', 'settings.edit', 'audit.view',
+  'users.view',
+  'users.create',
+  'users.edit',
+  'users.delete',
+  'roles.view',
+  'roles.create',
+  'roles.edit',
+  'roles.delete',
+  'contents.view',
+  'contents.create',
+  'contents.edit',
+  'contents.delete',
+  'settings.view',
+  'settings.edit',
+  'audit.view',
 ];
 
 type Method = 'post' | 'put' | 'delete';
@@ -61,26 +72,95 @@ describe('privilege matrix: one permission against the administrator', () => {
   function attempts(own: string, selfId: string): Attempt[] {
     const every = EVERY_PERMISSION.map((name) => permissionIds.get(name)!);
     const list: Attempt[] = [
-      { label: 'edit the admin account', method: 'put', path: `/api/admin/users/${adminId}`, body: { mobile: null, password: 'Quiet-Harbour-Falcon-93' } },
-      { label: 'change the admin email', method: 'put', path: `/api/admin/users/${adminId}`, body: { email: `x-${randomUUID()}@example.com` } },
+      {
+        label: 'edit the admin account',
+        method: 'put',
+        path: `/api/admin/users/${adminId}`,
+        body: { mobile: null, password: 'Quiet-Harbour-Falcon-93' },
+      },
+      {
+        label: 'change the admin email',
+        method: 'put',
+        path: `/api/admin/users/${adminId}`,
+        body: { email: `x-${randomUUID()}@example.com` },
+      },
       { label: 'delete the admin account', method: 'delete', path: `/api/admin/users/${adminId}` },
-      { label: 'add a role to the admin', method: 'post', path: `/api/admin/users/${adminId}/roles`, body: { role_ids: [adminRoleId] } },
-      { label: 'replace the admin roles', method: 'put', path: `/api/admin/users/${adminId}/roles`, body: { role_ids: [] } },
-      { label: 'take admin from the admin', method: 'delete', path: `/api/admin/users/${adminId}/roles/${adminRoleId}` },
-      { label: 'give itself admin', method: 'post', path: `/api/admin/users/${selfId}/roles`, body: { role_ids: [adminRoleId] } },
-      { label: 'replace its roles with admin', method: 'put', path: `/api/admin/users/${selfId}/roles`, body: { role_ids: [adminRoleId] } },
-      { label: 'create a user with the admin email', method: 'post', path: '/api/admin/users', body: { name: 'Twin', email: adminEmail, password: TEST_PASSWORD } },
-      { label: 'create a role "Admin"', method: 'post', path: '/api/admin/roles', body: { name: 'Admin', permission_ids: every } },
-      { label: 'create a role with every permission', method: 'post', path: '/api/admin/roles', body: { name: `root-${randomUUID()}`, permission_ids: every } },
-      { label: 'rename the admin role', method: 'put', path: `/api/admin/roles/${adminRoleId}`, body: { display_name: 'Nobody' } },
-      { label: 'empty the admin role', method: 'put', path: `/api/admin/roles/${adminRoleId}`, body: { permission_ids: [] } },
+      {
+        label: 'add a role to the admin',
+        method: 'post',
+        path: `/api/admin/users/${adminId}/roles`,
+        body: { role_ids: [adminRoleId] },
+      },
+      {
+        label: 'replace the admin roles',
+        method: 'put',
+        path: `/api/admin/users/${adminId}/roles`,
+        body: { role_ids: [] },
+      },
+      {
+        label: 'take admin from the admin',
+        method: 'delete',
+        path: `/api/admin/users/${adminId}/roles/${adminRoleId}`,
+      },
+      {
+        label: 'give itself admin',
+        method: 'post',
+        path: `/api/admin/users/${selfId}/roles`,
+        body: { role_ids: [adminRoleId] },
+      },
+      {
+        label: 'replace its roles with admin',
+        method: 'put',
+        path: `/api/admin/users/${selfId}/roles`,
+        body: { role_ids: [adminRoleId] },
+      },
+      {
+        label: 'create a user with the admin email',
+        method: 'post',
+        path: '/api/admin/users',
+        body: { name: 'Twin', email: adminEmail, password: TEST_PASSWORD },
+      },
+      {
+        label: 'create a role "Admin"',
+        method: 'post',
+        path: '/api/admin/roles',
+        body: { name: 'Admin', permission_ids: every },
+      },
+      {
+        label: 'create a role with every permission',
+        method: 'post',
+        path: '/api/admin/roles',
+        body: { name: `root-${randomUUID()}`, permission_ids: every },
+      },
+      {
+        label: 'rename the admin role',
+        method: 'put',
+        path: `/api/admin/roles/${adminRoleId}`,
+        body: { display_name: 'Nobody' },
+      },
+      {
+        label: 'empty the admin role',
+        method: 'put',
+        path: `/api/admin/roles/${adminRoleId}`,
+        body: { permission_ids: [] },
+      },
       { label: 'delete the admin role', method: 'delete', path: `/api/admin/roles/${adminRoleId}` },
-      { label: 'create a permission twin', method: 'post', path: '/api/admin/permissions', body: { name: 'users.edit' } },
+      {
+        label: 'create a permission twin',
+        method: 'post',
+        path: '/api/admin/permissions',
+        body: { name: 'users.edit' },
+      },
     ];
     for (const name of EVERY_PERMISSION.filter((name) => name !== own)) {
       const id = permissionIds.get(name)!;
       list.push(
-        { label: `edit permission ${name}`, method: 'put', path: `/api/admin/permissions/${id}`, body: { display_name: 'Changed' } },
+        {
+          label: `edit permission ${name}`,
+          method: 'put',
+          path: `/api/admin/permissions/${id}`,
+          body: { display_name: 'Changed' },
+        },
         { label: `delete permission ${name}`, method: 'delete', path: `/api/admin/permissions/${id}` },
       );
     }
@@ -92,7 +172,8 @@ describe('privilege matrix: one permission against the administrator', () => {
     const outcomes: string[] = [];
     for (const attempt of attempts(own, actor.id)) {
       const res = await call(app, attempt.method, attempt.path, actor.token, attempt.body);
-      if (res.status < 300 || res.status >= 500) outcomes.push(`${attempt.label}: ${res.status} ${JSON.stringify(res.body)}`);
+      if (res.status < 300 || res.status >= 500)
+        outcomes.push(`${attempt.label}: ${res.status} ${JSON.stringify(res.body)}`);
       else expect(res.body.success).toBe(false);
     }
     expect(outcomes).toEqual([]);
@@ -101,7 +182,9 @@ describe('privilege matrix: one permission against the administrator', () => {
       [adminId],
     );
     expect(admin).toEqual({ email: adminEmail, roles: expect.arrayContaining(['admin']) });
-    const [{ count }] = await db.query(`SELECT count(*)::int AS count FROM role_permissions WHERE role_id = $1`, [adminRoleId]);
+    const [{ count }] = await db.query(`SELECT count(*)::int AS count FROM role_permissions WHERE role_id = $1`, [
+      adminRoleId,
+    ]);
     expect(count).toBe(EVERY_PERMISSION.length);
   });
 
@@ -110,7 +193,10 @@ describe('privilege matrix: one permission against the administrator', () => {
     await db.query(`INSERT INTO user_roles (user_id, role_id) VALUES ($1, $2)`, [admin.id, adminRoleId]);
     const token = (await loginTokens(app, admin)).access_token;
     const every = EVERY_PERMISSION.map((name) => permissionIds.get(name)!);
-    const same = await call(app, 'put', `/api/admin/roles/${adminRoleId}`, token, { display_name: 'Administrators', permission_ids: every });
+    const same = await call(app, 'put', `/api/admin/roles/${adminRoleId}`, token, {
+      display_name: 'Administrators',
+      permission_ids: every,
+    });
     expect(same.status).toBe(200);
     const less = await call(app, 'put', `/api/admin/roles/${adminRoleId}`, token, { permission_ids: every.slice(1) });
     expect(less.status).toBe(403);

@@ -3,7 +3,11 @@ import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { SettingsRepository } from '../../src/settings/settings.repository.js';
 import { SettingsService } from '../../src/settings/settings.service.js';
-import { DisabledVersionCounters, InProcessVersionCounters, RedisVersionCounters } from '../../src/redis/version-counters.js';
+import {
+  DisabledVersionCounters,
+  InProcessVersionCounters,
+  RedisVersionCounters,
+} from '../../src/redis/version-counters.js';
 import { SettingsVersion } from '../../src/settings/settings-version.js';
 import type { TestDatabase } from '../support/databases.mjs';
 import { createTestConfig } from '../support/test-config.js';
@@ -50,7 +54,10 @@ describe('SettingsService', () => {
 
   describe('initial values', () => {
     it('come from the configuration on first read and are stored once', async () => {
-      const service = serviceWith(new SettingsVersion(new DisabledVersionCounters()), { AUTH_EMAIL_PASSWORD: 'false', AUTH_MOBILE_OTP: 'true' });
+      const service = serviceWith(new SettingsVersion(new DisabledVersionCounters()), {
+        AUTH_EMAIL_PASSWORD: 'false',
+        AUTH_MOBILE_OTP: 'true',
+      });
       expect(await service.getLoginMethods()).toEqual({ emailPassword: false, mobileOtp: true });
       const rows = await db.query(`SELECT key, value FROM settings ORDER BY key`);
       expect(rows).toEqual([
@@ -59,12 +66,18 @@ describe('SettingsService', () => {
       ]);
 
       // An instance configured otherwise reads what is stored: the configuration is only the start.
-      const other = serviceWith(new SettingsVersion(new DisabledVersionCounters()), { AUTH_EMAIL_PASSWORD: 'true', AUTH_MOBILE_OTP: 'false' });
+      const other = serviceWith(new SettingsVersion(new DisabledVersionCounters()), {
+        AUTH_EMAIL_PASSWORD: 'true',
+        AUTH_MOBILE_OTP: 'false',
+      });
       expect(await other.getLoginMethods()).toEqual({ emailPassword: false, mobileOtp: true });
     });
 
     it('default to email_password on and mobile_otp off', async () => {
-      expect(await serviceWith(new SettingsVersion(new DisabledVersionCounters())).getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false });
+      expect(await serviceWith(new SettingsVersion(new DisabledVersionCounters())).getLoginMethods()).toEqual({
+        emailPassword: true,
+        mobileOtp: false,
+      });
     });
 
     it('are agreed on by concurrent first readers', async () => {

@@ -72,8 +72,14 @@ describe.each(SETUPS)('settings API on two instances %s', (_name, env) => {
     it('answers both flags to a caller with settings.view, from rows in the database', async () => {
       const res = await call(second, 'get', PATH, viewer.token);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ success: true, data: { email_password: expect.any(Boolean), mobile_otp: expect.any(Boolean) } });
-      expect(await stored()).toEqual({ email_password: res.body.data.email_password, mobile_otp: res.body.data.mobile_otp });
+      expect(res.body).toEqual({
+        success: true,
+        data: { email_password: expect.any(Boolean), mobile_otp: expect.any(Boolean) },
+      });
+      expect(await stored()).toEqual({
+        email_password: res.body.data.email_password,
+        mobile_otp: res.body.data.mobile_otp,
+      });
     });
   });
 

@@ -74,7 +74,11 @@ describe('the built service started with no configuration', () => {
 
   it('exits non-zero in production with a guessable JWT_SECRET, SMS codes in the log and a common seed password', async () => {
     const secret = 'a'.repeat(64);
-    const result = await runServiceToExit(cwd, { APP_ENV: 'production', JWT_SECRET: secret, SEED_ADMIN_PASSWORD: 'iloveyou1' });
+    const result = await runServiceToExit(cwd, {
+      APP_ENV: 'production',
+      JWT_SECRET: secret,
+      SEED_ADMIN_PASSWORD: 'iloveyou1',
+    });
     expect(result.code).toBe(1);
     expect(result.output).toContain('JWT_SECRET is guessable');
     expect(result.output).toContain('SMS_TRANSPORT=log writes one-time codes to the log');

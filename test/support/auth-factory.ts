@@ -46,7 +46,10 @@ export function registrationBody(overrides: Record<string, unknown> = {}): Recor
 }
 
 /** Registers through the API and returns the new account with the token pair it received. */
-export async function registerUser(app: NestFastifyApplication, overrides: Record<string, unknown> = {}): Promise<RegisteredUser> {
+export async function registerUser(
+  app: NestFastifyApplication,
+  overrides: Record<string, unknown> = {},
+): Promise<RegisteredUser> {
   const body = registrationBody(overrides);
   const res = await request(app.getHttpServer()).post('/api/auth/register').send(body);
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
@@ -59,7 +62,10 @@ export function login(app: NestFastifyApplication, body: Record<string, unknown>
 }
 
 /** A new session of an existing account, by email and password. */
-export async function loginTokens(app: NestFastifyApplication, user: { email: string; password: string }): Promise<TokenPair> {
+export async function loginTokens(
+  app: NestFastifyApplication,
+  user: { email: string; password: string },
+): Promise<TokenPair> {
   const res = await login(app, { email: user.email, password: user.password });
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data as TokenPair;
@@ -85,7 +91,8 @@ export interface DecodedJwt {
 /** The JWT's header and claims, read without verifying (tests check what was issued). */
 export function decodeJwt(token: string): DecodedJwt {
   const [header, payload] = token.split('.');
-  const part = (segment: string) => JSON.parse(Buffer.from(segment, 'base64url').toString('utf8')) as Record<string, unknown>;
+  const part = (segment: string) =>
+    JSON.parse(Buffer.from(segment, 'base64url').toString('utf8')) as Record<string, unknown>;
   return { header: part(header), payload: part(payload) };
 }
 

@@ -20,7 +20,12 @@ export default async function globalSetup() {
   process.env.TEST_DATABASE_KIND = database.kind;
 
   const config = buildAppConfig(
-    parseEnvironment({ APP_ENV: 'test', JWT_SECRET: 'x'.repeat(32), ARGON2_MEMORY_KIB: '1024', ARGON2_ITERATIONS: '1' }),
+    parseEnvironment({
+      APP_ENV: 'test',
+      JWT_SECRET: 'x'.repeat(32),
+      ARGON2_MEMORY_KIB: '1024',
+      ARGON2_ITERATIONS: '1',
+    }),
   );
   const dataSource = new DataSource(
     buildDataSourceOptions({ url: database.url, poolSize: 2, connectTimeoutMs: 5000, migrationsRun: false }),
@@ -32,5 +37,7 @@ export default async function globalSetup() {
   } finally {
     await dataSource.destroy();
   }
-  process.stdout.write(`\nTest database: ${database.kind === 'server' ? `new database on ${serverUrl}` : 'embedded, in memory'}\n`);
+  process.stdout.write(
+    `\nTest database: ${database.kind === 'server' ? `new database on ${serverUrl}` : 'embedded, in memory'}\n`,
+  );
 }

@@ -13,23 +13,28 @@ export interface Caller extends RegisteredUser {
  * A custom role holding exactly these permissions (by name, e.g. `Permissions.ContentsView`),
  * written directly in SQL. Throws on a name that is not a permission, so a typo fails loudly.
  */
-export async function roleWithPermissions(db: DataSource, permissions: readonly string[], label = 'test-role'): Promise<{ id: string; name: string }> {
+export async function roleWithPermissions(
+  db: DataSource,
+  permissions: readonly string[],
+  label = 'test-role',
+): Promise<{ id: string; name: string }> {
   const name = `${label}-${randomUUID()}`;
   const [{ id }] = await db.query(`INSERT INTO roles (name) VALUES ($1) RETURNING id`, [name]);
   const linked: unknown[] = await db.query(
     `INSERT INTO role_permissions (role_id, permission_id) SELECT $1, id FROM permissions WHERE name = ANY($2) RETURNING permission_id`,
     [id, [...permissions]],
   );
-  if (linked.length !== new Set(permissions).size) throw new Error(`unknown permission among ${permissions.join(', ')}`);
+  if (linked.length !== new Set(permissions).size)
+    throw new Error(`unknown permission among ${permissions.join(', ')}`);
   return { id, name };
 }
 
 /** Adds roles to a user directly in SQL (idempotent). */
 export async function grantRoles(db: DataSource, userId: string, roleIds: readonly string[]): Promise<void> {
-  await db.query(
-    `INSERT INTO user_roles (user_id, role_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`,
-    [userId, [...roleIds]],
-  );
+  await db.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`, [
+    userId,
+    [...roleIds],
+  ]);
 }
 
 /**
@@ -53,7 +58,13 @@ export async function callerWithPermissions(
 type Method = 'get' | 'post' | 'put' | 'delete';
 
 /** One request, with a bearer token when given and a JSON body when given. */
-export function call(app: NestFastifyApplication, method: Method, path: string, token?: string, body?: unknown): Promise<Response> {
+export function call(
+  app: NestFastifyApplication,
+  method: Method,
+  path: string,
+  token?: string,
+  body?: unknown,
+): Promise<Response> {
   const req = request(app.getHttpServer())[method](path);
   if (token) void req.set('authorization', `Bearer ${token}`);
   return body === undefined ? req : req.send(body as object);

@@ -16,7 +16,10 @@ export class RoundRobinProxy {
 
   static async start(backends: string[]): Promise<RoundRobinProxy> {
     const server = http.createServer();
-    const proxy = new RoundRobinProxy(server, backends.map((backend) => new URL(backend)));
+    const proxy = new RoundRobinProxy(
+      server,
+      backends.map((backend) => new URL(backend)),
+    );
     server.on('request', (request, response) => proxy.forward(request, response));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return proxy;

@@ -57,7 +57,10 @@ export async function startService(cwd: string, env: Record<string, string>): Pr
 }
 
 /** Runs the built service expecting it to exit by itself (e.g. on bad configuration). */
-export function runServiceToExit(cwd: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+export function runServiceToExit(
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [MAIN], {
       cwd,

@@ -92,5 +92,8 @@ export class SmsReceiver {
 
 /** A different code of the same length. */
 export function wrongCode(code: string): string {
-  return code.split('').map((digit) => String((Number(digit) + 1) % 10)).join('');
+  return code
+    .split('')
+    .map((digit) => String((Number(digit) + 1) % 10))
+    .join('');
 }

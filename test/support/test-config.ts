@@ -23,5 +23,7 @@ export function createTestConfig(overrides: Record<string, string | undefined> =
     RATE_LIMIT_GLOBAL_PER_MINUTE: '100000',
     ...overrides,
   };
-  return buildAppConfig(parseEnvironment(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined))));
+  return buildAppConfig(
+    parseEnvironment(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined))),
+  );
 }

@@ -13,7 +13,9 @@ export function sharedDataSource(): DataSource {
 }
 
 /** Runs `work` against a new, empty database of the run's kind, then drops it. */
-export async function withEmptyDatabase<T>(work: (dataSource: DataSource, database: TestDatabase) => Promise<T>): Promise<T> {
+export async function withEmptyDatabase<T>(
+  work: (dataSource: DataSource, database: TestDatabase) => Promise<T>,
+): Promise<T> {
   const database = await createTestDatabase(process.env.TEST_SERVER_URL || undefined, 'auth_scratch');
   const dataSource = testDataSource(database.url);
   try {

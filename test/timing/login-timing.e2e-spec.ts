@@ -46,7 +46,9 @@ describe('login timing does not reveal whether an account exists', () => {
   /** One login's latency in milliseconds, after checking it was refused as a wrong credential. */
   async function timedLogin(email: string): Promise<number> {
     const started = process.hrtime.bigint();
-    const res = await request(app.getHttpServer()).post('/api/auth/login').send({ email, password: 'Wrong-Password-for-timing-1' });
+    const res = await request(app.getHttpServer())
+      .post('/api/auth/login')
+      .send({ email, password: 'Wrong-Password-for-timing-1' });
     const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('INVALID_CREDENTIALS');

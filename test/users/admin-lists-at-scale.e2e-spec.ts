@@ -58,16 +58,26 @@ describe('admin lists at scale', () => {
   const list = (query: string, token = admin.token): Promise<Response> =>
     request(baseUrl).get(`/api/admin/users${query}`).set('authorization', `Bearer ${token}`);
 
-  it('answers a page in the usual shape, in creation order, with each user\'s roles', async () => {
+  it("answers a page in the usual shape, in creation order, with each user's roles", async () => {
     const res = await list('?page=3&limit=20');
     expect(res.status).toBe(200);
     const [{ total }] = await db.query(`SELECT count(*)::int AS total FROM users`);
     expect(res.body.data).toEqual({ items: expect.any(Array), total, page: 3, limit: 20 });
     const items = res.body.data.items as Record<string, unknown>[];
     expect(items).toHaveLength(20);
-    expect(Object.keys(items[0]).sort()).toEqual(['created_at', 'email', 'id', 'mobile', 'name', 'roles', 'updated_at']);
+    expect(Object.keys(items[0]).sort()).toEqual([
+      'created_at',
+      'email',
+      'id',
+      'mobile',
+      'name',
+      'roles',
+      'updated_at',
+    ]);
     // Users 41 to 60 of the fixture: the 45th, 50th, 55th and 60th hold `user`.
-    expect(items.map((item) => item.email)).toEqual(Array.from({ length: 20 }, (_, i) => `scale-${41 + i}@bulk.example.com`));
+    expect(items.map((item) => item.email)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `scale-${41 + i}@bulk.example.com`),
+    );
     for (const item of items) {
       const n = Number(/-(\d+)@/.exec(String(item.email))![1]);
       expect(item.roles).toEqual(n % 5 === 0 ? [{ id: expect.any(String), name: 'user' }] : []);
@@ -78,7 +88,9 @@ describe('admin lists at scale', () => {
     const byEmail = await list('?search=SCALE-123456@');
     expect(byEmail.status).toBe(200);
     expect(byEmail.body.data.total).toBe(1);
-    expect(byEmail.body.data.items.map((item: { email: string }) => item.email)).toEqual(['scale-123456@bulk.example.com']);
+    expect(byEmail.body.data.items.map((item: { email: string }) => item.email)).toEqual([
+      'scale-123456@bulk.example.com',
+    ]);
 
     const byName = await list(`?search=${encodeURIComponent('bulk user scale 29999')}&limit=100`);
     expect(byName.status).toBe(200);
@@ -106,16 +118,21 @@ describe('admin lists at scale', () => {
     expect(paged.filter((node) => node['Relation Name'] === 'users' && node['Node Type'] === 'Seq Scan')).toEqual([]);
     // No aggregate reads more rows than a page's worth of role links.
     for (const aggregate of paged.filter((node) => node['Node Type'] === 'Aggregate')) {
-      const input = (aggregate.Plans ?? []).reduce((rows, child) => rows + (child['Actual Rows'] ?? 0) * (child['Actual Loops'] ?? 1), 0);
+      const input = (aggregate.Plans ?? []).reduce(
+        (rows, child) => rows + (child['Actual Rows'] ?? 0) * (child['Actual Loops'] ?? 1),
+        0,
+      );
       expect(input).toBeLessThan(1_000);
     }
 
     const searched = await explain('scale-123456@', 20, 0);
     expect(searched.some((node) => node['Index Name'] === 'IDX_users_email_trgm')).toBe(true);
-    expect(searched.filter((node) => node['Relation Name'] === 'users' && node['Node Type'] === 'Seq Scan')).toEqual([]);
+    expect(searched.filter((node) => node['Relation Name'] === 'users' && node['Node Type'] === 'Seq Scan')).toEqual(
+      [],
+    );
   });
 
-  it('caps one caller\'s concurrent list requests, while others sign in and are served', async () => {
+  it("caps one caller's concurrent list requests, while others sign in and are served", async () => {
     const other = await registerUser(app);
     const requests = Array.from({ length: 75 }, (_, i) =>
       list(i % 3 === 0 ? `?search=scale-${1000 + i}&limit=50` : `?page=${1 + i * 37}&limit=100`),
@@ -142,10 +159,12 @@ describe('admin lists at scale', () => {
     // The cap counts requests in flight, not requests made: once they are answered, the caller is served again.
     expect((await list('?limit=5')).status).toBe(200);
     const again = await loginTokens(app, other);
-    expect((await request(baseUrl).get('/api/auth/me').set('authorization', `Bearer ${again.access_token}`)).status).toBe(200);
+    expect(
+      (await request(baseUrl).get('/api/auth/me').set('authorization', `Bearer ${again.access_token}`)).status,
+    ).toBe(200);
   });
 
-  it('counts the cap per caller: another administrator is not refused for the first one\'s flood', async () => {
+  it("counts the cap per caller: another administrator is not refused for the first one's flood", async () => {
     const second = await callerWithPermissions(app, db, ['users.view']);
     const flood = Array.from({ length: 30 }, () => list('?limit=100'));
     const mine = await list('?limit=10', second.token);
@@ -156,7 +175,8 @@ describe('admin lists at scale', () => {
 
   it('caps the audit event list the same way, counting requests held up in the database', async () => {
     const auditor = await callerWithPermissions(app, db, ['audit.view']);
-    const audit = () => request(baseUrl).get('/api/admin/audit-events?limit=5').set('authorization', `Bearer ${auditor.token}`);
+    const audit = () =>
+      request(baseUrl).get('/api/admin/audit-events?limit=5').set('authorization', `Bearer ${auditor.token}`);
     expect((await audit()).status).toBe(200);
 
     // The audit table is locked, so the first requests stay in flight until it is released.

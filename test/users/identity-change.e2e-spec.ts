@@ -157,7 +157,12 @@ describe('identity changes: what was issued to the old identity ends', () => {
         [user.id],
       );
       expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({ actor_id: admin.id, target_type: 'user', target_id: user.id, ip: expect.any(String) });
+      expect(events[0]).toMatchObject({
+        actor_id: admin.id,
+        target_type: 'user',
+        target_id: user.id,
+        ip: expect.any(String),
+      });
       expect([...events[0].details.fields].sort()).toEqual(['email', 'name']);
       expect(JSON.stringify(events[0].details)).not.toContain('@');
     });
@@ -208,7 +213,7 @@ describe('identity changes: what was issued to the old identity ends', () => {
   });
 
   describe('concurrency', () => {
-    it('a reset racing an administrator\'s changes of the same user: no 5xx, and no reset outlives a change', async () => {
+    it("a reset racing an administrator's changes of the same user: no 5xx, and no reset outlives a change", async () => {
       for (let round = 0; round < 5; round += 1) {
         const user = await registerUser(app);
         expect((await forgot(user.email)).status).toBe(200);

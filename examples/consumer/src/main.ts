@@ -5,7 +5,9 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { AppModule } from './app.module.js';
 
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), { logger: ['error', 'warn', 'log'] });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), {
+    logger: ['error', 'warn', 'log'],
+  });
   app.enableShutdownHooks();
   await app.listen(Number(process.env.PORT ?? 3001), process.env.HOST ?? '0.0.0.0');
   new Logger('Consumer').log(`Listening on ${await app.getUrl()}`);

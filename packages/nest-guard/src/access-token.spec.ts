@@ -8,7 +8,13 @@ import { bearerToken, extractAccessToken, hasValidTimes, readCookie } from './ac
 
 const SECRET = 'consumer-spec-secret-0123456789-abcdefghij';
 const jwt = new JwtService({ secret: SECRET });
-const claims = () => ({ sub: randomUUID(), sid: randomUUID(), email: 'a@example.com', token_type: 'access', jti: randomUUID() });
+const claims = () => ({
+  sub: randomUUID(),
+  sid: randomUUID(),
+  email: 'a@example.com',
+  token_type: 'access',
+  jti: randomUUID(),
+});
 const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 async function refusal(promise: Promise<unknown>): Promise<{ status: number; body: unknown }> {
@@ -24,7 +30,10 @@ async function refusal(promise: Promise<unknown>): Promise<{ status: number; bod
 
 const UNAUTHENTICATED = {
   status: 401,
-  body: { success: false, error: { code: 'UNAUTHENTICATED', message: 'The token is missing, invalid, expired or revoked.' } },
+  body: {
+    success: false,
+    error: { code: 'UNAUTHENTICATED', message: 'The token is missing, invalid, expired or revoked.' },
+  },
 };
 
 describe('extractAccessToken', () => {
@@ -90,7 +99,9 @@ describe('AccessTokenVerifier', () => {
       expect(await refusal(verifier.verify(token))).toEqual(UNAUTHENTICATED);
     }
     const { sid: _sid, ...withoutSession } = claims();
-    expect(await refusal(verifier.verify(await jwt.signAsync(withoutSession, { expiresIn: 60 })))).toEqual(UNAUTHENTICATED);
+    expect(await refusal(verifier.verify(await jwt.signAsync(withoutSession, { expiresIn: 60 })))).toEqual(
+      UNAUTHENTICATED,
+    );
     expect(await refusal(verifier.verify(await jwt.signAsync(claims())))).toEqual(UNAUTHENTICATED);
   });
 
@@ -119,7 +130,8 @@ describe('bearerToken', () => {
   });
 
   it('refuses other schemes and malformed credentials', () => {
-    for (const header of ['Basic a.b.c', 'Bearer', 'Bearer a.b', 'Bearer a.b.c d', 'Bearera.b.c']) expect(bearerToken(header)).toBeNull();
+    for (const header of ['Basic a.b.c', 'Bearer', 'Bearer a.b', 'Bearer a.b.c d', 'Bearera.b.c'])
+      expect(bearerToken(header)).toBeNull();
   });
 });
 
@@ -155,7 +167,9 @@ describe('AccessTokenVerifier with public keys (ES256, EdDSA)', () => {
 
   it('refuses the public key used as an HMAC secret, and another pair under the same kid', async () => {
     const kid = publicVerificationKey(publicPem).kid;
-    const confused = await new SignJWT(body()).setProtectedHeader({ alg: 'HS256', kid }).sign(new TextEncoder().encode(publicPem));
+    const confused = await new SignJWT(body())
+      .setProtectedHeader({ alg: 'HS256', kid })
+      .sign(new TextEncoder().encode(publicPem));
     expect(await refusal(verifier.verify(confused))).toEqual(UNAUTHENTICATED);
     const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
     const forged = await new SignJWT(body()).setProtectedHeader({ alg: 'ES256', kid }).sign(other);

@@ -25,8 +25,10 @@ export const CLOCK_SKEW_SECONDS = 60;
 export function hasValidTimes(claims: Record<string, unknown>, nowMs = Date.now()): boolean {
   const { exp, iat } = claims;
   return (
-    typeof exp === 'number' && Number.isFinite(exp) &&
-    typeof iat === 'number' && Number.isFinite(iat) &&
+    typeof exp === 'number' &&
+    Number.isFinite(exp) &&
+    typeof iat === 'number' &&
+    Number.isFinite(iat) &&
     iat <= nowMs / 1000 + CLOCK_SKEW_SECONDS
   );
 }
@@ -87,7 +89,8 @@ export class AccessTokenVerifier {
     } catch {
       throw unauthenticated();
     }
-    if (typeof header.alg !== 'string' || (header.kid !== undefined && typeof header.kid !== 'string')) throw unauthenticated();
+    if (typeof header.alg !== 'string' || (header.kid !== undefined && typeof header.kid !== 'string'))
+      throw unauthenticated();
     let candidates;
     try {
       candidates = await this.keys.candidates(header.alg, header.kid as string | undefined);

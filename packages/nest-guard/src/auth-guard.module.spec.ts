@@ -89,7 +89,14 @@ describe('AuthGuardModule.forRootAsync in a Nest application (guard behaviour)',
     const id = randomUUID();
     const sid = randomUUID();
     people.set(id, { id, name: 'P', email: `${id}@example.com`, roles, permissions });
-    return { id, sid, token: jwt.signAsync({ sub: id, sid, email: `${id}@example.com`, token_type: 'access', jti: randomUUID() }, { expiresIn: 60 }) };
+    return {
+      id,
+      sid,
+      token: jwt.signAsync(
+        { sub: id, sid, email: `${id}@example.com`, token_type: 'access', jti: randomUUID() },
+        { expiresIn: 60 },
+      ),
+    };
   }
 
   const get = async (path: string, token?: Promise<string>) => {
@@ -123,7 +130,11 @@ describe('AuthGuardModule.forRootAsync in a Nest application (guard behaviour)',
     expect(res.status).toBe(403);
     expect(res.body).toEqual({
       success: false,
-      error: { code: 'FORBIDDEN', message: 'Missing permission: reports.export.', details: [{ permission: 'reports.export' }] },
+      error: {
+        code: 'FORBIDDEN',
+        message: 'Missing permission: reports.export.',
+        details: [{ permission: 'reports.export' }],
+      },
     });
   });
 

@@ -64,12 +64,20 @@ export class AuthGuardModule {
     );
   }
 
-  private static with(providers: Provider[], imports: ModuleMetadata['imports'] = [], globalGuard: boolean): DynamicModule {
+  private static with(
+    providers: Provider[],
+    imports: ModuleMetadata['imports'] = [],
+    globalGuard: boolean,
+  ): DynamicModule {
     return {
       module: AuthGuardModule,
       global: true,
       imports,
-      providers: [...providers, LibraryAuthGuard, ...(globalGuard ? [{ provide: APP_GUARD, useExisting: LibraryAuthGuard }] : [])],
+      providers: [
+        ...providers,
+        LibraryAuthGuard,
+        ...(globalGuard ? [{ provide: APP_GUARD, useExisting: LibraryAuthGuard }] : []),
+      ],
       exports: [AccessTokenVerifier, PrincipalSource, LibraryAuthGuard],
     };
   }
@@ -96,10 +104,18 @@ function keySourceOf(options: AuthGuardModuleOptions): KeySource {
         throw new Error('AuthGuardModule: `secret` (the auth service JWT_SECRET) must be a non-empty string.');
       }
     }
-    return new StaticKeySource([...secrets.map(secretVerificationKey), ...publicKeys.map((pem) => publicVerificationKey(pem))]);
+    return new StaticKeySource([
+      ...secrets.map(secretVerificationKey),
+      ...publicKeys.map((pem) => publicVerificationKey(pem)),
+    ]);
   }
   if (typeof options.authUrl === 'string') {
-    return new JwksKeySource(`${baseUrlOf(options.authUrl)}/.well-known/jwks.json`, options.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS);
+    return new JwksKeySource(
+      `${baseUrlOf(options.authUrl)}/.well-known/jwks.json`,
+      options.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS,
+    );
   }
-  throw new Error('AuthGuardModule: give `authUrl` (with `clientId` and `clientSecret`), or a `secret` or `publicKeys` to verify tokens with.');
+  throw new Error(
+    'AuthGuardModule: give `authUrl` (with `clientId` and `clientSecret`), or a `secret` or `publicKeys` to verify tokens with.',
+  );
 }

@@ -27,7 +27,10 @@ export class LibraryAuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
     const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC_KEY, targets) === true;
-    const requirement = this.reflector.getAllAndOverride<PermissionRequirement | undefined>(REQUIRED_PERMISSIONS_KEY, targets);
+    const requirement = this.reflector.getAllAndOverride<PermissionRequirement | undefined>(
+      REQUIRED_PERMISSIONS_KEY,
+      targets,
+    );
     const needsPermissions = requirement !== undefined && requirement.permissions.length > 0;
     // A permission requirement outweighs @Public(): nobody holds a permission without signing in.
     if (isPublic && !needsPermissions) return true;

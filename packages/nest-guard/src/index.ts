@@ -3,7 +3,12 @@
  * what the auth service guards its own routes with. Nest, rxjs and reflect-metadata are the
  * importing service's own (peer dependencies); nothing of the auth service comes along.
  */
-export { AuthGuardModule, AUTH_GUARD_OPTIONS, createVerifier, type AuthGuardModuleAsyncOptions } from './auth-guard.module.js';
+export {
+  AuthGuardModule,
+  AUTH_GUARD_OPTIONS,
+  createVerifier,
+  type AuthGuardModuleAsyncOptions,
+} from './auth-guard.module.js';
 export type {
   AuthGuardModuleOptions,
   CacheOptions,

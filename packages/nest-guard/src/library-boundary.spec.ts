@@ -23,7 +23,8 @@ function importGraph(entry: string): { files: Set<string>; packages: Set<string>
     for (const match of source.matchAll(/^(?:import|export)\s+(?!type\s)(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]/gms)) {
       const specifier = match[1];
       if (specifier.startsWith('.')) pending.push(path.resolve(path.dirname(file), specifier.replace(/\.js$/, '.ts')));
-      else packages.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]);
+      else
+        packages.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]);
     }
   }
   return { files, packages };
@@ -39,7 +40,12 @@ describe('the package entry (index.ts)', () => {
   it('needs only Nest (a peer) and jose at run time, none of the service (database, hashing, Redis, mail)', () => {
     expect([...packages].sort()).toEqual(['@nestjs/common', '@nestjs/core', 'jose', 'node:crypto']);
     expect(Object.keys(manifest.dependencies ?? {})).toEqual(['jose']);
-    expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual(['@nestjs/common', '@nestjs/core', 'reflect-metadata', 'rxjs']);
+    expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual([
+      '@nestjs/common',
+      '@nestjs/core',
+      'reflect-metadata',
+      'rxjs',
+    ]);
     expect(manifest.peerDependencies?.['@nestjs/common']).toBe('>=11 <13');
   });
 

@@ -37,6 +37,7 @@ export function authServiceUnavailable(): HttpException {
 export function guardErrorBody(error: unknown): GuardErrorBody | null {
   if (!(error instanceof HttpException)) return null;
   const body = error.getResponse() as Partial<GuardErrorBody> | string;
-  if (typeof body !== 'object' || body === null || body.success !== false || typeof body.error?.code !== 'string') return null;
+  if (typeof body !== 'object' || body === null || body.success !== false || typeof body.error?.code !== 'string')
+    return null;
   return body as GuardErrorBody;
 }

@@ -37,7 +37,10 @@ function fakeFetch(answer: (url: string) => { status: number; body?: unknown } |
 }
 
 async function statusOf(promise: Promise<unknown>): Promise<number> {
-  const error = await promise.then(() => null, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(HttpException);
   return (error as HttpException).getStatus();
 }
@@ -54,7 +57,12 @@ describe('remote principal source (GET /api/auth/me)', () => {
       roles: ['user'],
       permissions: ['contents.view'],
     });
-    expect(calls).toEqual([{ url: 'http://auth.internal:3000/api/auth/me', headers: expect.objectContaining({ authorization: 'Bearer t.o.k' }) }]);
+    expect(calls).toEqual([
+      {
+        url: 'http://auth.internal:3000/api/auth/me',
+        headers: expect.objectContaining({ authorization: 'Bearer t.o.k' }),
+      },
+    ]);
   });
 
   it('keeps a path prefix of the base URL', async () => {
@@ -74,7 +82,12 @@ describe('remote principal source (GET /api/auth/me)', () => {
   });
 
   it('answers 503, never a pass, when the service fails, is unreachable or answers nonsense', async () => {
-    for (const answer of [{ status: 500 }, { status: 429 }, new Error('ECONNREFUSED'), { status: 200, body: { success: true, data: { id: 1 } } }]) {
+    for (const answer of [
+      { status: 500 },
+      { status: 429 },
+      new Error('ECONNREFUSED'),
+      { status: 200, body: { success: true, data: { id: 1 } } },
+    ]) {
       const { fetch } = fakeFetch(() => answer);
       expect(await statusOf(remoteLoader({ url: 'http://auth' }, fetch)('t.o.k', claimsFor()))).toBe(503);
     }
@@ -101,19 +114,29 @@ describe('principalFromMeResponse', () => {
     const id = randomUUID();
     expect(principalFromMeResponse(meBody(id))?.id).toBe(id);
     expect(principalFromMeResponse({ success: false, data: meBody(id).data })).toBeNull();
-    expect(principalFromMeResponse({ success: true, data: { ...meBody(id).data, permissions: 'contents.view' } })).toBeNull();
+    expect(
+      principalFromMeResponse({ success: true, data: { ...meBody(id).data, permissions: 'contents.view' } }),
+    ).toBeNull();
     expect(principalFromMeResponse({ success: true, data: { ...meBody(id).data, roles: [1] } })).toBeNull();
     expect(principalFromMeResponse(null)).toBeNull();
   });
 });
 
 describe('database principal source', () => {
-  const row = (id: string) => ({ id, name: 'Ada', email: 'a@example.com', roles: ['user'], permissions: ['contents.view'] });
+  const row = (id: string) => ({
+    id,
+    name: 'Ada',
+    email: 'a@example.com',
+    roles: ['user'],
+    permissions: ['contents.view'],
+  });
 
   it('asks one query with the session id and user id, and reads TypeORM rows or pg results', async () => {
     const claims = claimsFor();
     const seen: unknown[][] = [];
-    const typeorm: SqlRunner = { query: async (sql, parameters) => (seen.push([sql, parameters]), [row(claims.userId)]) };
+    const typeorm: SqlRunner = {
+      query: async (sql, parameters) => (seen.push([sql, parameters]), [row(claims.userId)]),
+    };
     const pg: SqlRunner = { query: async () => ({ rows: [row(claims.userId)] }) };
     await expect(databaseQuery(typeorm)(claims.userId, claims.sessionId)).resolves.toEqual(row(claims.userId));
     await expect(databaseQuery(pg)(claims.userId, claims.sessionId)).resolves.toEqual(row(claims.userId));
@@ -183,18 +206,30 @@ describe('introspection principal source (POST /api/auth/introspect)', () => {
 
   it('answers null for an inactive token, and for an answer about another user or session', async () => {
     const claims = claimsFor();
-    await expect(introspectionLoader(options, fakeFetch(() => ({ status: 200, body: { active: false } })).fetch)('t', claims)).resolves.toBeNull();
+    await expect(
+      introspectionLoader(options, fakeFetch(() => ({ status: 200, body: { active: false } })).fetch)('t', claims),
+    ).resolves.toBeNull();
     const other = { ...active(claims), sid: randomUUID() };
-    await expect(introspectionLoader(options, fakeFetch(() => ({ status: 200, body: other })).fetch)('t', claims)).resolves.toBeNull();
+    await expect(
+      introspectionLoader(options, fakeFetch(() => ({ status: 200, body: other })).fetch)('t', claims),
+    ).resolves.toBeNull();
     // Without local claims (no published keys) the answer itself is the caller.
-    await expect(introspectionLoader(options, fakeFetch(() => ({ status: 200, body: active(claims) })).fetch)('t', null)).resolves.toMatchObject({
+    await expect(
+      introspectionLoader(options, fakeFetch(() => ({ status: 200, body: active(claims) })).fetch)('t', null),
+    ).resolves.toMatchObject({
       id: claims.userId,
       sessionId: claims.sessionId,
     });
   });
 
   it('is 503 when the service refuses the client, fails, times out or answers nonsense; never a pass', async () => {
-    for (const answer of [{ status: 401 }, { status: 500 }, { status: 429 }, new Error('ECONNREFUSED'), { status: 200, body: { active: 'yes' } }]) {
+    for (const answer of [
+      { status: 401 },
+      { status: 500 },
+      { status: 429 },
+      new Error('ECONNREFUSED'),
+      { status: 200, body: { active: 'yes' } },
+    ]) {
       const { fetch } = fakeFetch(() => answer);
       expect(await statusOf(introspectionLoader(options, fetch)('t.o.k', claimsFor()))).toBe(503);
     }

@@ -102,7 +102,9 @@ export function introspectionLoader(
   const url = `${baseUrlOf(options.authUrl)}/api/auth/introspect`;
   const timeoutMs = options.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
   // RFC 6749 §2.3.1: the id and secret are form-encoded before they are joined.
-  const credentials = Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64');
+  const credentials = Buffer.from(
+    `${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`,
+  ).toString('base64');
   return async (token, claims) => {
     let body: unknown;
     try {
@@ -116,7 +118,8 @@ export function introspectionLoader(
         body: new URLSearchParams({ token }).toString(),
         signal: AbortSignal.timeout(timeoutMs),
       });
-      if (response.status === 401) throw new Error('the client credentials were refused (check clientId and clientSecret)');
+      if (response.status === 401)
+        throw new Error('the client credentials were refused (check clientId and clientSecret)');
       if (!response.ok) throw new Error(`status ${response.status}`);
       body = await response.json();
     } catch (error) {
@@ -142,7 +145,14 @@ export function principalFromIntrospection(answer: Record<string, unknown> | nul
   const { sub, sid, email, name, roles, permissions } = answer;
   if (typeof sub !== 'string' || typeof sid !== 'string' || typeof email !== 'string') return null;
   if (!isStringArray(roles) || !isStringArray(permissions)) return null;
-  return { id: sub, sessionId: sid, email, name: typeof name === 'string' ? name : '', roles: [...roles], permissions: [...permissions] };
+  return {
+    id: sub,
+    sessionId: sid,
+    email,
+    name: typeof name === 'string' ? name : '',
+    roles: [...roles],
+    permissions: [...permissions],
+  };
 }
 
 /** `{success: true, data: {id, name, email, mobile, roles, permissions}}`, or null for anything else. */
@@ -160,7 +170,9 @@ export { PRINCIPAL_OF_ACTIVE_SESSION_SQL };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Reads the auth service's tables through the importing service's own connection. */
-export function databaseQuery(dataSource: SqlRunner): (userId: string, sessionId: string) => Promise<PrincipalRecord | null> {
+export function databaseQuery(
+  dataSource: SqlRunner,
+): (userId: string, sessionId: string) => Promise<PrincipalRecord | null> {
   return async (userId, sessionId) => {
     // Ids are uuid columns: anything else could only fail in SQL, so answer it here.
     if (!UUID.test(userId) || !UUID.test(sessionId)) return null;
@@ -187,8 +199,16 @@ export function createPrincipalSource(options: AuthGuardModuleOptions, fetchImpl
   const from = options.permissionsFrom;
   if (!from) {
     const { authUrl, clientId, clientSecret } = options;
-    if (typeof authUrl !== 'string' || typeof clientId !== 'string' || !clientId || typeof clientSecret !== 'string' || !clientSecret) {
-      throw new Error('AuthGuardModule: give `authUrl`, `clientId` and `clientSecret` (or a `permissionsFrom` source).');
+    if (
+      typeof authUrl !== 'string' ||
+      typeof clientId !== 'string' ||
+      !clientId ||
+      typeof clientSecret !== 'string' ||
+      !clientSecret
+    ) {
+      throw new Error(
+        'AuthGuardModule: give `authUrl`, `clientId` and `clientSecret` (or a `permissionsFrom` source).',
+      );
     }
     return new CachedPrincipalSource(
       introspectionLoader({ authUrl, clientId, clientSecret, timeoutMs: options.timeoutMs }, fetchImpl),
@@ -198,7 +218,11 @@ export function createPrincipalSource(options: AuthGuardModuleOptions, fetchImpl
   }
   const maxEntries = from.cacheMaxEntries ?? DEFAULT_CACHE_MAX_ENTRIES;
   if (isRemote(from)) {
-    return new CachedPrincipalSource(remoteLoader(from, fetchImpl), from.cacheTtlMs ?? DEFAULT_REMOTE_CACHE_TTL_MS, maxEntries);
+    return new CachedPrincipalSource(
+      remoteLoader(from, fetchImpl),
+      from.cacheTtlMs ?? DEFAULT_REMOTE_CACHE_TTL_MS,
+      maxEntries,
+    );
   }
   const query = isQuery(from) ? from.query : isDataSource(from) ? databaseQuery(from.dataSource) : undefined;
   if (!query) {

@@ -2,10 +2,13 @@ import { TtlCache } from './ttl-cache.js';
 
 /** A loader that counts its calls. */
 function counted<T>(load: () => Promise<T>): (() => Promise<T>) & { calls: number } {
-  const wrapper = Object.assign(() => {
-    wrapper.calls++;
-    return load();
-  }, { calls: 0 });
+  const wrapper = Object.assign(
+    () => {
+      wrapper.calls++;
+      return load();
+    },
+    { calls: 0 },
+  );
   return wrapper;
 }
 

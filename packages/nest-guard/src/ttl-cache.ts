@@ -12,7 +12,8 @@ export class TtlCache<V> {
     private readonly now: () => number = Date.now,
   ) {
     if (!Number.isFinite(ttlMs) || ttlMs < 0) throw new Error('AuthGuardModule: cacheTtlMs must be a number >= 0.');
-    if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new Error('AuthGuardModule: cacheMaxEntries must be an integer >= 1.');
+    if (!Number.isInteger(maxEntries) || maxEntries < 1)
+      throw new Error('AuthGuardModule: cacheMaxEntries must be an integer >= 1.');
   }
 
   get size(): number {

@@ -1,5 +1,12 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { JwksKeySource, KeysUnavailableError, keyThumbprint, publicVerificationKey, secretVerificationKey, type FetchLike } from './verification-keys.js';
+import {
+  JwksKeySource,
+  KeysUnavailableError,
+  keyThumbprint,
+  publicVerificationKey,
+  secretVerificationKey,
+  type FetchLike,
+} from './verification-keys.js';
 
 function publishedKey() {
   const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });

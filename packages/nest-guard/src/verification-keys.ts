@@ -30,7 +30,11 @@ export interface KeySource {
  */
 export function keyThumbprint(key: KeyObject): string {
   const jwk = (key.type === 'private' ? createPublicKey(key) : key).export({ format: 'jwk' }) as Record<string, string>;
-  const members: Record<string, string[]> = { oct: ['k', 'kty'], EC: ['crv', 'kty', 'x', 'y'], OKP: ['crv', 'kty', 'x'] };
+  const members: Record<string, string[]> = {
+    oct: ['k', 'kty'],
+    EC: ['crv', 'kty', 'x', 'y'],
+    OKP: ['crv', 'kty', 'x'],
+  };
   const names = members[jwk.kty];
   if (!names) throw new Error(`Unsupported key type ${jwk.kty}.`);
   const canonical = `{${names.map((name) => `${JSON.stringify(name)}:${JSON.stringify(jwk[name])}`).join(',')}}`;
@@ -39,7 +43,8 @@ export function keyThumbprint(key: KeyObject): string {
 
 /** An HS256 secret: its UTF-8 bytes are the HMAC key, as the auth service signs. */
 export function secretVerificationKey(secret: string): VerificationKey {
-  if (typeof secret !== 'string' || secret.length === 0) throw new Error('AuthGuardModule: a JWT secret must be a non-empty string.');
+  if (typeof secret !== 'string' || secret.length === 0)
+    throw new Error('AuthGuardModule: a JWT secret must be a non-empty string.');
   const key = createSecretKey(Buffer.from(secret, 'utf8'));
   return { kid: keyThumbprint(key), algorithm: 'HS256', key };
 }
@@ -122,7 +127,10 @@ export class JwksKeySource implements KeySource {
   private async load(): Promise<void> {
     let body: unknown;
     try {
-      const response = await this.fetchImpl(this.url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(this.timeoutMs) });
+      const response = await this.fetchImpl(this.url, {
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
       if (!response.ok) throw new Error(`status ${response.status}`);
       body = await response.json();
     } catch (error) {
@@ -137,10 +145,14 @@ export class JwksKeySource implements KeySource {
     }
     const keys: VerificationKey[] = [];
     for (const jwk of listed as JWK[]) {
-      const algorithm = jwk.kty === 'EC' && jwk.crv === 'P-256' ? 'ES256' : jwk.kty === 'OKP' && jwk.crv === 'Ed25519' ? 'EdDSA' : null;
+      const algorithm =
+        jwk.kty === 'EC' && jwk.crv === 'P-256' ? 'ES256' : jwk.kty === 'OKP' && jwk.crv === 'Ed25519' ? 'EdDSA' : null;
       if (!algorithm || typeof jwk.kid !== 'string' || 'd' in jwk) continue;
       try {
-        const key = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } as import('node:crypto').JsonWebKey, format: 'jwk' });
+        const key = createPublicKey({
+          key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } as import('node:crypto').JsonWebKey,
+          format: 'jwk',
+        });
         keys.push({ kid: jwk.kid, algorithm, key });
       } catch {
         // A malformed entry is skipped; tokens of its kid are then refused.

@@ -20,9 +20,13 @@ export class OtpCodes1764000000000 implements MigrationInterface {
         "end_reason" character varying(16),
         "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
         CONSTRAINT "PK_otp_codes" PRIMARY KEY ("id"))`);
-    await queryRunner.query(`CREATE INDEX "IDX_otp_codes_mobile_purpose_created" ON "otp_codes" ("mobile", "purpose", "created_at")`);
+    await queryRunner.query(
+      `CREATE INDEX "IDX_otp_codes_mobile_purpose_created" ON "otp_codes" ("mobile", "purpose", "created_at")`,
+    );
     await queryRunner.query(`CREATE UNIQUE INDEX "UQ_otp_codes_temp_token_jti" ON "otp_codes" ("temp_token_jti")`);
-    await queryRunner.query(`CREATE INDEX "IDX_otp_codes_client_ip_created" ON "otp_codes" ("client_ip", "created_at")`);
+    await queryRunner.query(
+      `CREATE INDEX "IDX_otp_codes_client_ip_created" ON "otp_codes" ("client_ip", "created_at")`,
+    );
     await queryRunner.query(`
       ALTER TABLE "otp_codes" ADD CONSTRAINT "FK_otp_codes_user_id"
         FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE NO ACTION`);

@@ -19,8 +19,12 @@ export class AuditEvents1764200000000 implements MigrationInterface {
         CONSTRAINT "PK_audit_events" PRIMARY KEY ("id"))`);
     await queryRunner.query(`CREATE INDEX "IDX_audit_events_created_at" ON "audit_events" ("created_at")`);
     await queryRunner.query(`CREATE INDEX "IDX_audit_events_type_created_at" ON "audit_events" ("type", "created_at")`);
-    await queryRunner.query(`CREATE INDEX "IDX_audit_events_actor_created_at" ON "audit_events" ("actor_id", "created_at")`);
-    await queryRunner.query(`CREATE INDEX "IDX_audit_events_target_created_at" ON "audit_events" ("target_id", "created_at")`);
+    await queryRunner.query(
+      `CREATE INDEX "IDX_audit_events_actor_created_at" ON "audit_events" ("actor_id", "created_at")`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX "IDX_audit_events_target_created_at" ON "audit_events" ("target_id", "created_at")`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -20,7 +20,9 @@ export class OutboxMessages1764310000000 implements MigrationInterface {
         "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
         "finished_at" TIMESTAMP WITH TIME ZONE,
         CONSTRAINT "PK_outbox_messages" PRIMARY KEY ("id"))`);
-    await queryRunner.query(`CREATE INDEX "IDX_outbox_messages_status_next_attempt" ON "outbox_messages" ("status", "next_attempt_at")`);
+    await queryRunner.query(
+      `CREATE INDEX "IDX_outbox_messages_status_next_attempt" ON "outbox_messages" ("status", "next_attempt_at")`,
+    );
     await queryRunner.query(`CREATE INDEX "IDX_outbox_messages_user_id" ON "outbox_messages" ("user_id")`);
   }
 

@@ -72,7 +72,11 @@ export class RenormaliseIdentities1764320000000 implements MigrationInterface {
     const rows: IdentityRow[] = await queryRunner.query(`SELECT id, email, mobile FROM users ORDER BY created_at, id`);
     const plan = planRenormalisation(rows);
     for (const update of plan.updates) {
-      await queryRunner.query(`UPDATE users SET email = $2, mobile = $3 WHERE id = $1`, [update.id, update.email, update.mobile]);
+      await queryRunner.query(`UPDATE users SET email = $2, mobile = $3 WHERE id = $1`, [
+        update.id,
+        update.email,
+        update.mobile,
+      ]);
     }
     if (plan.updates.length > 0) logger.log(`Re-normalised the email or mobile of ${plan.updates.length} users.`);
     for (const collision of plan.collisions) {

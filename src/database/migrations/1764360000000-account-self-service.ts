@@ -48,9 +48,15 @@ export class AccountSelfService1764360000000 implements MigrationInterface {
         "ended_at" TIMESTAMP WITH TIME ZONE,
         "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
         CONSTRAINT "PK_account_change_requests" PRIMARY KEY ("id"))`);
-    await queryRunner.query(`CREATE INDEX "IDX_account_change_requests_user_kind" ON "account_change_requests" ("user_id", "kind")`);
-    await queryRunner.query(`CREATE INDEX "IDX_account_change_requests_value_created" ON "account_change_requests" ("new_value", "created_at")`);
-    await queryRunner.query(`CREATE UNIQUE INDEX "UQ_account_change_requests_secret_hash" ON "account_change_requests" ("secret_hash")`);
+    await queryRunner.query(
+      `CREATE INDEX "IDX_account_change_requests_user_kind" ON "account_change_requests" ("user_id", "kind")`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX "IDX_account_change_requests_value_created" ON "account_change_requests" ("new_value", "created_at")`,
+    );
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX "UQ_account_change_requests_secret_hash" ON "account_change_requests" ("secret_hash")`,
+    );
     await queryRunner.query(`
       ALTER TABLE "account_change_requests" ADD CONSTRAINT "FK_account_change_requests_user_id"
         FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE NO ACTION`);

@@ -8,7 +8,9 @@ export class AccountChangeClientIndex1764390000000 implements MigrationInterface
   name = 'AccountChangeClientIndex1764390000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE INDEX "IDX_account_change_requests_client_created" ON "account_change_requests" ("client_ip", "created_at")`);
+    await queryRunner.query(
+      `CREATE INDEX "IDX_account_change_requests_client_created" ON "account_change_requests" ("client_ip", "created_at")`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -63,7 +63,13 @@ export class SeedService {
       const rolesCreated = await this.insertRoles(manager);
       const adminLinksCreated = await this.linkAdminToEveryPermission(manager);
       const { created, skipped } = await this.insertAccounts(manager, accounts);
-      const report = { permissionsCreated, rolesCreated, adminLinksCreated, accountsCreated: created, accountsSkipped: skipped };
+      const report = {
+        permissionsCreated,
+        rolesCreated,
+        adminLinksCreated,
+        accountsCreated: created,
+        accountsSkipped: skipped,
+      };
       this.logger.log(
         `Seeded ${permissionsCreated} permissions, ${rolesCreated} roles, ${adminLinksCreated} admin links, ` +
           `${created.length} accounts`,
@@ -133,7 +139,12 @@ export class SeedService {
 
   private async prepareAccounts(): Promise<PreparedAccount[]> {
     const wanted = [
-      { role: SystemRoles.Admin, name: 'Administrator', defaultEmail: 'admin@example.com', seed: this.config.seed.admin },
+      {
+        role: SystemRoles.Admin,
+        name: 'Administrator',
+        defaultEmail: 'admin@example.com',
+        seed: this.config.seed.admin,
+      },
       { role: SystemRoles.User, name: 'User', defaultEmail: 'user@example.com', seed: this.config.seed.user },
     ];
     const prepared: PreparedAccount[] = [];
@@ -163,7 +174,9 @@ export class SeedService {
     }
     const mobile = seed.mobile ? normalizeMobile(seed.mobile, this.config.defaultPhoneRegion) : null;
     if (seed.mobile && mobile === null) {
-      throw new Error(`SEED_${role.toUpperCase()}_MOBILE must be a valid phone number: +CC or 00CC then the number, or 8 to 15 digits.`);
+      throw new Error(
+        `SEED_${role.toUpperCase()}_MOBILE must be a valid phone number: +CC or 00CC then the number, or 8 to 15 digits.`,
+      );
     }
     const generatedPassword = seed.password ? undefined : randomBytes(18).toString('base64url');
     const password = seed.password ?? generatedPassword!;

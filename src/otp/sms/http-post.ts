@@ -6,7 +6,10 @@ const TIMEOUT_MS = 5000;
  * POSTs with a timeout and one retry on a network error or a 5xx; a 4xx is final. Errors carry the
  * status only, never the body sent (it holds the code).
  */
-export async function postWithRetry(url: string, init: { headers: Record<string, string>; body: string }): Promise<void> {
+export async function postWithRetry(
+  url: string,
+  init: { headers: Record<string, string>; body: string },
+): Promise<void> {
   let lastProblem = '';
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

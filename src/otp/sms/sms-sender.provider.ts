@@ -14,7 +14,9 @@ export function createSmsSender(config: AppConfig): SmsSender {
     case 'twilio': {
       const { accountSid, authToken, from, apiBase } = sms.twilio;
       if (!accountSid || !authToken || !from) {
-        throw new ConfigurationError('SMS_TRANSPORT=twilio needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM.');
+        throw new ConfigurationError(
+          'SMS_TRANSPORT=twilio needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM.',
+        );
       }
       return new TwilioSmsSender({ accountSid, authToken, from, apiBase });
     }

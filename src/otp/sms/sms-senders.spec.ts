@@ -59,11 +59,15 @@ describe('SMS senders', () => {
     const failing = await gateway([500]);
     const refusing = await gateway([400]);
     try {
-      const error = await new WebhookSmsSender(failing.base).send('+447700900123', 'code 222222').catch((e: unknown) => e);
+      const error = await new WebhookSmsSender(failing.base)
+        .send('+447700900123', 'code 222222')
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SmsDeliveryError);
       expect(String((error as Error).message)).not.toContain('222222');
       expect(failing.received).toHaveLength(2);
-      await expect(new WebhookSmsSender(refusing.base).send('+447700900123', 'x')).rejects.toBeInstanceOf(SmsDeliveryError);
+      await expect(new WebhookSmsSender(refusing.base).send('+447700900123', 'x')).rejects.toBeInstanceOf(
+        SmsDeliveryError,
+      );
       expect(refusing.received).toHaveLength(1);
     } finally {
       await failing.close();
@@ -80,10 +84,12 @@ describe('SMS senders', () => {
   it('twilio: POSTs the form to the Messages resource of the account with basic auth', async () => {
     const gw = await gateway([201]);
     try {
-      await new TwilioSmsSender({ accountSid: 'AC123', authToken: 'tok-secret', from: '+15005550006', apiBase: gw.base }).send(
-        '+447700900123',
-        'Your code is 654321',
-      );
+      await new TwilioSmsSender({
+        accountSid: 'AC123',
+        authToken: 'tok-secret',
+        from: '+15005550006',
+        apiBase: gw.base,
+      }).send('+447700900123', 'Your code is 654321');
       const [request] = gw.received;
       expect(request.method).toBe('POST');
       expect(request.url).toBe('/2010-04-01/Accounts/AC123/Messages.json');
@@ -100,9 +106,14 @@ describe('SMS senders', () => {
   });
 
   it('is chosen by SMS_TRANSPORT, refusing a transport without its settings', () => {
-    const config = (env: Record<string, string>) => buildAppConfig(parseEnvironment({ JWT_SECRET: 'x'.repeat(32), ...env }));
-    expect(createSmsSender(config({ SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: 'http://127.0.0.1:9/sms' }))).toBeInstanceOf(WebhookSmsSender);
+    const config = (env: Record<string, string>) =>
+      buildAppConfig(parseEnvironment({ JWT_SECRET: 'x'.repeat(32), ...env }));
+    expect(
+      createSmsSender(config({ SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: 'http://127.0.0.1:9/sms' })),
+    ).toBeInstanceOf(WebhookSmsSender);
     expect(() => createSmsSender(config({ SMS_TRANSPORT: 'webhook' }))).toThrow(/SMS_WEBHOOK_URL/);
-    expect(() => createSmsSender(config({ SMS_TRANSPORT: 'twilio', TWILIO_ACCOUNT_SID: 'AC1' }))).toThrow(/TWILIO_AUTH_TOKEN/);
+    expect(() => createSmsSender(config({ SMS_TRANSPORT: 'twilio', TWILIO_ACCOUNT_SID: 'AC1' }))).toThrow(
+      /TWILIO_AUTH_TOKEN/,
+    );
   });
 });

@@ -21,7 +21,10 @@ export class SmsService {
 
   /** With `manager`, call `dispatch()` once the transaction has committed. */
   async send(message: SmsMessage, manager?: EntityManager): Promise<void> {
-    await this.outbox.enqueue({ channel: 'sms', kind: message.kind, userId: message.userId, payload: { to: message.to, text: message.text } }, manager);
+    await this.outbox.enqueue(
+      { channel: 'sms', kind: message.kind, userId: message.userId, payload: { to: message.to, text: message.text } },
+      manager,
+    );
   }
 
   /** Starts sending what the caller's committed transaction queued. */
