@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { AccountChangeKind } from './account.entities.js';
+import type { AccountChangeKind } from '../database/entities/account.entities.js';
 
 export interface PendingChangeRow {
   id: string;

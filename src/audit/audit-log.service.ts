@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditEvent } from './audit-event.entity.js';
+import { AuditEvent } from '../database/entities/audit-event.entity.js';
 import { countAuditEvent } from '../metrics/service-metrics.js';
 
 export type AuditEventType =

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { PasswordResetToken } from './password-reset-token.entity.js';
+import { PasswordResetToken } from '../database/entities/password-reset-token.entity.js';
 
 /** Reset tokens, found and consumed by their SHA-256 only. */
 @Injectable()

@@ -6,7 +6,7 @@ import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
 import { AuthzVersions } from '../rbac/authz-versions.js';
 import { UsersRepository } from '../users/users.repository.js';
-import { Session, type SessionRevocationReason } from './session.entity.js';
+import { Session, type SessionRevocationReason } from '../database/entities/session.entity.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { digestsEqual, sha256Hex } from './token-hash.js';
 import type { RefreshClaims } from './token-claims.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { SessionRevocationReason } from './session.entity.js';
+import type { SessionRevocationReason } from '../database/entities/session.entity.js';
 
 /** Which live sessions a revocation ends: one session, or every session of a user but one. */
 export type SessionRevocationScope =

@@ -9,7 +9,7 @@ import type { IdentityTransformOptions } from '../common/contact-fields.js';
 import { normalizeEmail } from '../common/normalize.js';
 import { AppConfig } from '../config/app-config.js';
 import { AuthzVersions } from '../rbac/authz-versions.js';
-import { Role } from '../rbac/role.entity.js';
+import { Role } from '../database/entities/role.entity.js';
 import { UsersRepository } from '../users/users.repository.js';
 
 /** A refusal the CLI prints as its one line before exiting with status 1. */

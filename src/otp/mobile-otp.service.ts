@@ -8,7 +8,7 @@ import { AppConfig } from '../config/app-config.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { checkOtp } from './otp-check.js';
-import { OtpCode } from './otp-code.entity.js';
+import { OtpCode } from '../database/entities/otp-code.entity.js';
 import { OtpCodes } from './otp-codes.js';
 import { assertCodeLength } from './otp.dto.js';
 import { assertCodeRequestAllowed, lockMobileForSending } from './otp-send-limits.js';

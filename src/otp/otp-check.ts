@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { AppException } from '../common/app-exception.js';
-import { OtpCode } from './otp-code.entity.js';
+import { OtpCode } from '../database/entities/otp-code.entity.js';
 import { MAX_OTP_ATTEMPTS, OtpCodes } from './otp-codes.js';
 
 export type OtpCheckResult = { ok: true; row: OtpCode } | { ok: false; error: AppException };

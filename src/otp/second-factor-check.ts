@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { AppException } from '../common/app-exception.js';
 import { attemptsExceeded, expired, type OtpCheckResult } from './otp-check.js';
-import { OtpCode } from './otp-code.entity.js';
+import { OtpCode } from '../database/entities/otp-code.entity.js';
 import { MAX_OTP_ATTEMPTS } from './otp-codes.js';
 
 /**

@@ -10,7 +10,7 @@ import { LoginLockout, lockoutSubject } from '../limits/login-lockout.service.js
 import { SettingsService } from '../settings/settings.service.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { checkOtp } from './otp-check.js';
-import { OtpCode } from './otp-code.entity.js';
+import { OtpCode } from '../database/entities/otp-code.entity.js';
 import { OtpCodes } from './otp-codes.js';
 import { assertCodeLength } from './otp.dto.js';
 import { maskMobile } from './mask-mobile.js';

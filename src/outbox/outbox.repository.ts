@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { OutboxChannel, OutboxKind } from './outbox-message.entity.js';
+import type { OutboxChannel, OutboxKind } from '../database/entities/outbox-message.entity.js';
 
 export interface ClaimedMessage {
   id: string;

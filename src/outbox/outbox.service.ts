@@ -6,7 +6,7 @@ import { AppConfig } from '../config/app-config.js';
 import { MailTransport } from '../mail/mail-transport.js';
 import { SmsSender } from '../otp/sms/sms-sender.js';
 import { OutboxCipher } from './outbox-cipher.js';
-import type { OutboxChannel, OutboxKind } from './outbox-message.entity.js';
+import type { OutboxChannel, OutboxKind } from '../database/entities/outbox-message.entity.js';
 import { OutboxRepository, type ClaimedMessage } from './outbox.repository.js';
 import { outboxDeliveries } from '../metrics/service-metrics.js';
 

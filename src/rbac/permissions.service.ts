@@ -4,7 +4,7 @@ import { AuditLog } from '../audit/audit-log.service.js';
 import { assertMayActOn, type PolicyActor } from '../authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from './authz-versions.js';
-import { Permission } from './permission.entity.js';
+import { Permission } from '../database/entities/permission.entity.js';
 import { SystemRoles } from '@auth-rbac/nest-guard';
 import type { CreatePermissionDto, UpdatePermissionDto } from './rbac.dto.js';
 import { isUniqueViolation, notFound, systemProtected } from './rbac-errors.js';

@@ -1,5 +1,5 @@
-import type { Permission } from './permission.entity.js';
-import type { Role } from './role.entity.js';
+import type { Permission } from '../database/entities/permission.entity.js';
+import type { Role } from '../database/entities/role.entity.js';
 
 export interface PermissionResponse {
   id: string;

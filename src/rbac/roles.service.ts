@@ -9,11 +9,11 @@ import {
 } from '../authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from './authz-versions.js';
-import { Permission } from './permission.entity.js';
+import { Permission } from '../database/entities/permission.entity.js';
 import type { CreateRoleDto, UpdateRoleDto } from './rbac.dto.js';
 import { isUniqueViolation, notFound, systemProtected, unknownIds } from './rbac-errors.js';
 import { toRoleResponse, type RoleResponse } from './rbac.responses.js';
-import { Role } from './role.entity.js';
+import { Role } from '../database/entities/role.entity.js';
 
 /**
  * Roles and their permission sets. System roles keep their name but may change permissions, except

@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AccountChangesRepository } from '../account/account-changes.repository.js';
 import { AuditLog, type AuditEventType } from '../audit/audit-log.service.js';
 import { PasswordResetTokensRepository } from '../auth/password-reset-tokens.repository.js';
-import type { SessionRevocationReason } from '../auth/session.entity.js';
+import type { SessionRevocationReason } from '../database/entities/session.entity.js';
 import type { ClientInfo } from '../auth/session.service.js';
 import { SessionsRepository } from '../auth/sessions.repository.js';
 import { MailService } from '../mail/mail.service.js';

@@ -7,7 +7,7 @@ import type { AuthUser } from '@auth-rbac/nest-guard';
 import { AuthzVersions } from '../rbac/authz-versions.js';
 import { SystemRoles } from '@auth-rbac/nest-guard';
 import { notFound, unknownIds } from '../rbac/rbac-errors.js';
-import { Role } from '../rbac/role.entity.js';
+import { Role } from '../database/entities/role.entity.js';
 import { isLastAdmin, lockAdminRole } from './user-administration.service.js';
 import { UsersRepository } from './users.repository.js';
 

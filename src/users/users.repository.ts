@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { ADMIN_ROLE, isPrivileged, PRIVILEGED_PERMISSIONS } from '../authz/privilege-policy.js';
 import { underAdminStatementTimeout } from '../database/admin-statement-timeout.js';
 import { PRINCIPAL_OF_ACTIVE_SESSION_SQL } from '@auth-rbac/nest-guard';
-import { User } from './user.entity.js';
+import { User } from '../database/entities/user.entity.js';
 
 export interface UserWithPassword {
   id: string;

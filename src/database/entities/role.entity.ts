@@ -2,19 +2,22 @@ import {
   Column,
   CreateDateColumn,
   Entity,
+  Index,
+  JoinTable,
   ManyToMany,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
   type Relation,
 } from 'typeorm';
-import { Role } from './role.entity.js';
+import { Permission } from './permission.entity.js';
 
-@Entity({ name: 'permissions' })
-export class Permission {
+/** Names are unique trimmed and case-insensitively: an expression index, made by its migration only. */
+@Index('UQ_roles_name_folded', { synchronize: false })
+@Entity({ name: 'roles' })
+export class Role {
   @PrimaryGeneratedColumn('uuid')
   id!: string;
 
-  /** `resource.action`, e.g. `users.edit`. */
   @Column({ type: 'varchar', length: 255, unique: true })
   name!: string;
 
@@ -24,9 +27,7 @@ export class Permission {
   @Column({ type: 'text', nullable: true })
   description!: string | null;
 
-  @Column({ name: 'group_name', type: 'varchar', length: 255, nullable: true })
-  groupName!: string | null;
-
+  /** System rows cannot be deleted or renamed through the API. */
   @Column({ name: 'is_system', type: 'boolean', default: false })
   isSystem!: boolean;
 
@@ -36,6 +37,12 @@ export class Permission {
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt!: Date;
 
-  @ManyToMany(() => Role, (role) => role.permissions)
-  roles?: Relation<Role>[];
+  // One side only (roles → permissions), so the entity graph has no cycle.
+  @ManyToMany(() => Permission)
+  @JoinTable({
+    name: 'role_permissions',
+    joinColumn: { name: 'role_id', referencedColumnName: 'id' },
+    inverseJoinColumn: { name: 'permission_id', referencedColumnName: 'id' },
+  })
+  permissions?: Relation<Permission>[];
 }

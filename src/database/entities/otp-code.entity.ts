@@ -8,7 +8,7 @@ import {
   PrimaryGeneratedColumn,
   type Relation,
 } from 'typeorm';
-import { User } from '../users/user.entity.js';
+import { User } from './user.entity.js';
 
 export type OtpPurpose = 'login' | '2fa';
 export type OtpEndReason = 'used' | 'replaced' | 'burned' | 'undelivered';

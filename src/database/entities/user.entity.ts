@@ -9,7 +9,7 @@ import {
   UpdateDateColumn,
   type Relation,
 } from 'typeorm';
-import { Role } from '../rbac/role.entity.js';
+import { Role } from './role.entity.js';
 
 @Entity({ name: 'users' })
 // The admin list's order, so a page is read from the index before roles are joined.
@@ -43,7 +43,8 @@ export class User {
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt!: Date;
 
-  @ManyToMany(() => Role, (role) => role.users)
+  // One side only (users → roles), so the entity graph has no cycle.
+  @ManyToMany(() => Role)
   @JoinTable({
     name: 'user_roles',
     joinColumn: { name: 'user_id', referencedColumnName: 'id' },

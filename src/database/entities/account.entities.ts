@@ -10,7 +10,7 @@ import {
   UpdateDateColumn,
   type Relation,
 } from 'typeorm';
-import { User } from '../users/user.entity.js';
+import { User } from './user.entity.js';
 
 /** An account's authenticator app (RFC 6238). The secret is stored only encrypted (AES-256-GCM). */
 @Entity({ name: 'totp_authenticators' })

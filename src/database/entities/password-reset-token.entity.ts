@@ -8,7 +8,7 @@ import {
   PrimaryGeneratedColumn,
   type Relation,
 } from 'typeorm';
-import { User } from '../users/user.entity.js';
+import { User } from './user.entity.js';
 
 /** A password reset link's token, stored as its SHA-256 only; single use. */
 @Entity({ name: 'password_reset_tokens' })

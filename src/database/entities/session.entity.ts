@@ -9,7 +9,7 @@ import {
   UpdateDateColumn,
   type Relation,
 } from 'typeorm';
-import { User } from '../users/user.entity.js';
+import { User } from './user.entity.js';
 
 export type SessionRevocationReason =
   'logout' | 'refresh_reuse' | 'password_reset' | 'admin' | 'user_revoked' | 'identity_change' | 'second_factor_reset';

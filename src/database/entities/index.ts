@@ -1,0 +1,32 @@
+import { AccountChangeRequest, RecoveryCode, TotpAuthenticator } from './account.entities.js';
+import { AuditEvent } from './audit-event.entity.js';
+import { PasswordResetToken } from './password-reset-token.entity.js';
+import { Session } from './session.entity.js';
+import { Content } from './content.entity.js';
+import { LoginFailure } from './login-failure.entity.js';
+import { OtpCode } from './otp-code.entity.js';
+import { OutboxMessage } from './outbox-message.entity.js';
+import { Permission } from './permission.entity.js';
+import { Role } from './role.entity.js';
+import { ServiceClient } from './service-client.entity.js';
+import { Setting } from './setting.entity.js';
+import { User } from './user.entity.js';
+
+/** Every entity of the service; features add theirs here so the migration check sees them. */
+export const entities = [
+  User,
+  Role,
+  Permission,
+  Session,
+  PasswordResetToken,
+  Setting,
+  Content,
+  OtpCode,
+  LoginFailure,
+  AuditEvent,
+  OutboxMessage,
+  ServiceClient,
+  TotpAuthenticator,
+  RecoveryCode,
+  AccountChangeRequest,
+];
