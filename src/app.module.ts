@@ -10,16 +10,17 @@ import { SecondFactorEnrolmentGuard } from './account/second-factor-enrolment.gu
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { IntrospectionModule } from './introspection/introspection.module.js';
-import { ServiceAuthGuardModule } from './auth/service-guard.js';
+import { ServiceAuthGuardModule } from './core/principal/service-guard.js';
+import { AppConfig } from './config/app-config.js';
 import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
-import { FirstStartSeeder, SeedModule } from './database/seeds/seed.module.js';
+import { FirstStartSeeder, SeedModule } from './core/seeds/seed.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ContentsModule } from './contents/contents.module.js';
 import { LimitsModule } from './limits/limits.module.js';
 import { RateLimitGuard } from './limits/rate-limit.guard.js';
 import { LoggingModule } from './logging/logging.module.js';
-import { MetricsModule } from './metrics/metrics.module.js';
+import { MetricsModule } from './metrics-endpoint/metrics.module.js';
 import { OtpModule } from './otp/otp.module.js';
 import { RbacModule } from './rbac/rbac.module.js';
 import { ResetPageModule } from './reset-page/reset-page.module.js';
@@ -50,7 +51,11 @@ import { RedisModule } from './redis/redis.module.js';
     ResetPageModule,
   ],
   providers: [
-    { provide: APP_PIPE, useClass: AppValidationPipe },
+    {
+      provide: APP_PIPE,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => new AppValidationPipe(config.defaultPhoneRegion),
+    },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     // In this order: how often (before any work, so floods of bad tokens count too), who is calling, then may they.

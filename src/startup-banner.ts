@@ -3,8 +3,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
 import type { AppConfig } from './config/app-config.js';
 import { DatabaseEndpoint } from './database/database-endpoint.js';
-import { SettingsService } from './settings/settings.service.js';
-import { UsersRepository } from './users/users.repository.js';
+import { SettingsService } from './core/settings/settings.service.js';
+import { UsersRepository } from './core/users/users.repository.js';
 
 /** Where a URL points, without its credentials. */
 function withoutCredentials(url: string): string {

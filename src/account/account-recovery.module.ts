@@ -1,17 +1,17 @@
 import { Module } from '@nestjs/common';
-import { AuditLog } from '../audit/audit-log.service.js';
-import { AuthRepositoriesModule } from '../auth/auth-repositories.module.js';
-import { RbacCoreModule } from '../rbac/rbac-core.module.js';
+import { AuditCoreModule } from '../core/audit/audit-core.module.js';
+import { AuthRepositoriesModule } from '../core/sessions/auth-repositories.module.js';
+import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
 import { RedisModule } from '../redis/redis.module.js';
-import { UsersModule } from '../users/users.module.js';
+import { UsersModule } from '../core/users/users.module.js';
 import { AccountRecoveryService } from './account-recovery.service.js';
-import { SecondFactorModule } from './second-factor.module.js';
+import { SecondFactorModule } from '../core/second-factor/second-factor.module.js';
 
 /** What the command line needs to help a locked-out account; no HTTP layer. */
 @Module({
-  imports: [UsersModule, AuthRepositoriesModule, SecondFactorModule, RbacCoreModule, RedisModule],
-  // AuditLog alone, not AuditModule: a command must not start the audit retention's timers.
-  providers: [AccountRecoveryService, AuditLog],
+  // The audit writer alone, not AuditModule: a command must not start the audit retention's timers.
+  imports: [UsersModule, AuthRepositoriesModule, SecondFactorModule, RbacCoreModule, RedisModule, AuditCoreModule],
+  providers: [AccountRecoveryService],
   exports: [AccountRecoveryService],
 })
 export class AccountRecoveryModule {}

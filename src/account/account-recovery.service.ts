@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditLog } from '../audit/audit-log.service.js';
-import { SessionsRepository } from '../auth/sessions.repository.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
+import { SessionsRepository } from '../core/sessions/sessions.repository.js';
 import { AppException } from '../common/app-exception.js';
 import { normalizeEmail } from '../common/normalize.js';
-import { AuthzVersions } from '../rbac/authz-versions.js';
-import { UsersRepository } from '../users/users.repository.js';
-import { SecondFactorsRepository } from './second-factors.repository.js';
+import { AuthzVersions } from '../core/authz/authz-versions.js';
+import { UsersRepository } from '../core/users/users.repository.js';
+import { SecondFactorsRepository } from '../core/second-factor/second-factors.repository.js';
 
 /**
  * An operator's help for a locked-out account, from the command line (no HTTP, no token): end

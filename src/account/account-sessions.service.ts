@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditLog } from '../audit/audit-log.service.js';
-import type { ClientInfo } from '../auth/session.service.js';
-import { SessionsRepository } from '../auth/sessions.repository.js';
-import { AuthzVersions } from '../rbac/authz-versions.js';
-import { notFound } from '../rbac/rbac-errors.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
+import type { ClientInfo } from '../core/sessions/session.service.js';
+import { SessionsRepository } from '../core/sessions/sessions.repository.js';
+import { AuthzVersions } from '../core/authz/authz-versions.js';
+import { notFound } from '../core/authz/rbac-errors.js';
 
 export interface SessionResponse {
   id: string;

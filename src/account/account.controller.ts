@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { clientOf } from '../auth/client-info.js';
+import { clientOf } from '../core/sessions/client-info.js';
 import { CurrentUser } from '@auth-rbac/nest-guard';
 import { Public } from '@auth-rbac/nest-guard';
 import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js';

@@ -1,5 +1,5 @@
 import { IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
-import { IsNewPassword, MatchesField } from '../auth/password-rules.js';
+import { IsNewPassword, MatchesField } from '../core/passwords/password-rules.js';
 import { IsAccountEmail, IsAccountMobile, IsPersonName } from '../common/contact-fields.js';
 
 export class UpdateAccountDto {

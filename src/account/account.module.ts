@@ -1,14 +1,15 @@
 import { Module } from '@nestjs/common';
-import { AuthRepositoriesModule } from '../auth/auth-repositories.module.js';
-import { AuthModule } from '../auth/auth.module.js';
-import { PasswordModule } from '../auth/password.module.js';
-import { LimitsModule } from '../limits/limits.module.js';
-import { MailModule } from '../mail/mail.module.js';
-import { OtpCoreModule } from '../otp/otp-core.module.js';
-import { RbacCoreModule } from '../rbac/rbac-core.module.js';
-import { IdentityChangeModule } from '../users/identity-change.module.js';
-import { UsersModule } from '../users/users.module.js';
-import { AccountChangesRepository } from './account-changes.repository.js';
+import { AuthRepositoriesModule } from '../core/sessions/auth-repositories.module.js';
+import { SessionsModule } from '../core/sessions/sessions.module.js';
+import { TwoFactorModule } from '../core/second-factor/two-factor.module.js';
+import { PasswordModule } from '../core/passwords/password.module.js';
+import { LockoutModule } from '../core/lockout/lockout.module.js';
+import { MailModule } from '../outbox/mail.module.js';
+import { OtpCoreModule } from '../core/otp/otp-core.module.js';
+import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
+import { IdentityChangeModule } from '../core/identity/identity-change.module.js';
+import { UsersModule } from '../core/users/users.module.js';
+import { AccountChangesRepository } from '../core/users/account-changes.repository.js';
 import { AccountSessionsService } from './account-sessions.service.js';
 import { EmailChangeService } from './email-change.service.js';
 import { MobileChangeService } from './mobile-change.service.js';
@@ -18,19 +19,20 @@ import { AdminSessionsService } from './admin-sessions.service.js';
 import { PasswordChangeService } from './password-change.service.js';
 import { ProfileService } from './profile.service.js';
 import { ReauthenticationService } from './reauthentication.service.js';
-import { SecondFactorModule } from './second-factor.module.js';
+import { SecondFactorModule } from '../core/second-factor/second-factor.module.js';
 import { TotpEnrolmentService } from './totp-enrolment.service.js';
 
 /** The signed-in person's own account: profile, password, contact details, sessions, second factors. */
 @Module({
   imports: [
-    AuthModule,
+    SessionsModule,
+    TwoFactorModule,
     UsersModule,
     PasswordModule,
     AuthRepositoriesModule,
     IdentityChangeModule,
     RbacCoreModule,
-    LimitsModule,
+    LockoutModule,
     SecondFactorModule,
     MailModule,
     OtpCoreModule,
@@ -48,6 +50,6 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
     MobileChangeService,
   ],
   // The enrolment guard is registered globally by AppModule and needs the sign-in's second-factor rules.
-  exports: [AccountSessionsService, UsersModule, AuthModule],
+  exports: [AccountSessionsService, UsersModule, TwoFactorModule],
 })
 export class AccountModule {}

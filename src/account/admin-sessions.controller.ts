@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { clientOf } from '../auth/client-info.js';
+import { clientOf } from '../core/sessions/client-info.js';
 import { CurrentUser } from '@auth-rbac/nest-guard';
 import { UuidParam } from '../common/uuid-param.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { ClientInfo } from '../auth/session.service.js';
-import { assertMayActOn } from '../authz/privilege-refusal.js';
+import type { ClientInfo } from '../core/sessions/session.service.js';
+import { assertMayActOn } from '../core/authz/privilege-refusal.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { notFound } from '../rbac/rbac-errors.js';
-import { UsersRepository } from '../users/users.repository.js';
+import { notFound } from '../core/authz/rbac-errors.js';
+import { UsersRepository } from '../core/users/users.repository.js';
 import { AccountSessionsService, type SessionResponse } from './account-sessions.service.js';
 
 /**

@@ -1,18 +1,18 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { AuditLog } from '../audit/audit-log.service.js';
-import type { ClientInfo } from '../auth/session.service.js';
-import { sha256Hex } from '../auth/token-hash.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
+import type { ClientInfo } from '../core/sessions/session.service.js';
+import { sha256Hex } from '../core/sessions/token-hash.js';
 import { AppException } from '../common/app-exception.js';
 import { rateLimited } from '../common/rate-limited.js';
 import { AppConfig } from '../config/app-config.js';
-import { MailService } from '../mail/mail.service.js';
+import { MailService } from '../outbox/mail.service.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { isUniqueViolation } from '../rbac/rbac-errors.js';
-import { IdentityChangeService } from '../users/identity-change.service.js';
-import { UsersRepository } from '../users/users.repository.js';
-import { AccountChangesRepository } from './account-changes.repository.js';
+import { isUniqueViolation } from '../core/authz/rbac-errors.js';
+import { IdentityChangeService } from '../core/identity/identity-change.service.js';
+import { UsersRepository } from '../core/users/users.repository.js';
+import { AccountChangesRepository } from '../core/users/account-changes.repository.js';
 
 /**
  * The holder changes their email in two steps: a link (32 random bytes, only its SHA-256 stored)

@@ -1,19 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { AuditLog } from '../audit/audit-log.service.js';
-import type { ClientInfo } from '../auth/session.service.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
+import type { ClientInfo } from '../core/sessions/session.service.js';
 import { AppException } from '../common/app-exception.js';
 import { clientAddressKey } from '../common/client-address.js';
 import { AppConfig } from '../config/app-config.js';
-import { OtpCodes } from '../otp/otp-codes.js';
-import { assertCodeRequestAllowed, lockMobileForSending } from '../otp/otp-send-limits.js';
-import { SmsService } from '../otp/sms/sms.service.js';
+import { OtpCodes } from '../core/otp/otp-codes.js';
+import { assertCodeRequestAllowed, lockMobileForSending } from '../core/otp/otp-send-limits.js';
+import { SmsService } from '../outbox/sms.service.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { isUniqueViolation } from '../rbac/rbac-errors.js';
-import { IdentityChangeService } from '../users/identity-change.service.js';
-import { UsersRepository } from '../users/users.repository.js';
-import { AccountChangesRepository } from './account-changes.repository.js';
+import { isUniqueViolation } from '../core/authz/rbac-errors.js';
+import { IdentityChangeService } from '../core/identity/identity-change.service.js';
+import { UsersRepository } from '../core/users/users.repository.js';
+import { AccountChangesRepository } from '../core/users/account-changes.repository.js';
 
 const MAX_ATTEMPTS = 3;
 

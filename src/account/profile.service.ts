@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { ClientInfo } from '../auth/session.service.js';
-import { invalidToken } from '../auth/token.service.js';
+import type { ClientInfo } from '../core/sessions/session.service.js';
+import { invalidToken } from '../core/sessions/token.service.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { IdentityChangeService } from '../users/identity-change.service.js';
-import { UsersRepository } from '../users/users.repository.js';
+import { IdentityChangeService } from '../core/identity/identity-change.service.js';
+import { UsersRepository } from '../core/users/users.repository.js';
 
 export interface AccountResponse {
   id: string;

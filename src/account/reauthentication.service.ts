@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AuditLog } from '../audit/audit-log.service.js';
-import { PasswordHasher } from '../auth/password-hasher.js';
-import type { ClientInfo } from '../auth/session.service.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
+import { PasswordHasher } from '../core/passwords/password-hasher.js';
+import type { ClientInfo } from '../core/sessions/session.service.js';
 import { AppException } from '../common/app-exception.js';
-import { LoginLockout, lockoutSubject } from '../limits/login-lockout.service.js';
-import { UsersRepository } from '../users/users.repository.js';
+import { LoginLockout, lockoutSubject } from '../core/lockout/login-lockout.service.js';
+import { UsersRepository } from '../core/users/users.repository.js';
 
 /**
  * Proof, inside a signed-in session, that the holder is present: the current password, or a

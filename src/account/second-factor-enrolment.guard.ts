@@ -1,14 +1,14 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuditLog } from '../audit/audit-log.service.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
 import { IS_PUBLIC_KEY } from '@auth-rbac/nest-guard';
-import { isPrivileged } from '../authz/privilege-policy.js';
+import { isPrivileged } from '../core/authz/privilege-policy.js';
 import { ALLOWED_BEFORE_ENROLMENT_KEY } from '../common/before-enrolment.decorator.js';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
-import { TwoFactorService } from '../otp/two-factor.service.js';
+import { TwoFactorService } from '../core/second-factor/two-factor.service.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { UsersRepository } from '../users/users.repository.js';
+import { UsersRepository } from '../core/users/users.repository.js';
 
 /**
  * REQUIRE_2FA_FOR_PRIVILEGED: a privileged account that has no second factor (no authenticator

@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditLog } from '../audit/audit-log.service.js';
-import type { ClientInfo } from '../auth/session.service.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
+import type { ClientInfo } from '../core/sessions/session.service.js';
 import { AppException } from '../common/app-exception.js';
-import { AuthzVersions } from '../rbac/authz-versions.js';
+import { AuthzVersions } from '../core/authz/authz-versions.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import type { DisableTotpDto } from './account.dto.js';
 import { ReauthenticationService } from './reauthentication.service.js';
-import { RecoveryCodesService } from './recovery-codes.service.js';
-import { SecondFactorsRepository } from './second-factors.repository.js';
-import { TotpService, type TotpEnrolment } from './totp.service.js';
+import { RecoveryCodesService } from '../core/second-factor/recovery-codes.service.js';
+import { SecondFactorsRepository } from '../core/second-factor/second-factors.repository.js';
+import { TotpService, type TotpEnrolment } from '../core/second-factor/totp.service.js';
 
 /** The holder's side of the authenticator app: start, confirm with a first code, turn off. */
 @Injectable()

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ListAuditEventsQuery } from './audit.dto.js';
-import { AuditEventsRepository, type AuditEventRow } from './audit-events.repository.js';
+import { AuditEventsRepository, type AuditEventRow } from '../core/audit/audit-events.repository.js';
 
 /** The audit trail as administrators read it. */
 @Injectable()

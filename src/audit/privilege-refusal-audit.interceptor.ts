@@ -1,9 +1,9 @@
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { catchError, from, mergeMap, throwError, type Observable } from 'rxjs';
-import { clientOf } from '../auth/client-info.js';
-import { PrivilegeRefusal } from '../authz/privilege-refusal.js';
-import { AuditLog } from './audit-log.service.js';
+import { clientOf } from '../core/sessions/client-info.js';
+import { PrivilegeRefusal } from '../core/authz/privilege-refusal.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
 
 /**
  * Every refusal by the privilege policy leaves an `authz.escalation_refused` row: the actor, the

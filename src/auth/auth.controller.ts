@@ -4,16 +4,21 @@ import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js'
 import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 import { AppConfig } from '../config/app-config.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { PrincipalService } from '../rbac/principal.service.js';
-import { clearAuthCookies, ReadsRefreshCookie, REFRESH_TOKEN_COOKIE, setAuthCookies } from './auth-cookies.js';
+import { PrincipalService } from '../core/principal/principal.service.js';
+import {
+  clearAuthCookies,
+  ReadsRefreshCookie,
+  REFRESH_TOKEN_COOKIE,
+  setAuthCookies,
+} from '../core/sessions/auth-cookies.js';
 import { ForgotPasswordDto, LoginDto, RefreshDto, RegisterDto, ResetPasswordDto } from './auth.dto.js';
 import { AuthService, type TokenPairResponse } from './auth.service.js';
-import { clientOf } from './client-info.js';
+import { clientOf } from '../core/sessions/client-info.js';
 import { CurrentUser } from '@auth-rbac/nest-guard';
 import { PasswordResetService } from './password-reset.service.js';
 import { Public } from '@auth-rbac/nest-guard';
-import { SessionService, type IssuedTokens } from './session.service.js';
-import { invalidToken } from './token.service.js';
+import { SessionService, type IssuedTokens } from '../core/sessions/session.service.js';
+import { invalidToken } from '../core/sessions/token.service.js';
 
 @Controller('auth')
 export class AuthController {

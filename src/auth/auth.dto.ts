@@ -9,7 +9,7 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { IsAccountEmail, IsAccountMobile, IsPersonName } from '../common/contact-fields.js';
-import { IsNewPassword, MatchesField, PasswordLength } from './password-rules.js';
+import { IsNewPassword, MatchesField, PasswordLength } from '../core/passwords/password-rules.js';
 
 /**
  * The property must be absent when `field` is present. A login names its account one way only:

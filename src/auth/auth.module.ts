@@ -1,22 +1,20 @@
 import { Module } from '@nestjs/common';
-import { SecondFactorModule } from '../account/second-factor.module.js';
-import { LimitsModule } from '../limits/limits.module.js';
-import { MailModule } from '../mail/mail.module.js';
-import { OtpCoreModule } from '../otp/otp-core.module.js';
-import { TwoFactorService } from '../otp/two-factor.service.js';
-import { RbacCoreModule } from '../rbac/rbac-core.module.js';
-import { SettingsModule } from '../settings/settings.module.js';
-import { IdentityChangeModule } from '../users/identity-change.module.js';
-import { UsersModule } from '../users/users.module.js';
+import { SecondFactorModule } from '../core/second-factor/second-factor.module.js';
+import { LockoutModule } from '../core/lockout/lockout.module.js';
+import { MailModule } from '../outbox/mail.module.js';
+import { OtpCoreModule } from '../core/otp/otp-core.module.js';
+import { TwoFactorModule } from '../core/second-factor/two-factor.module.js';
+import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
+import { SettingsCoreModule } from '../core/settings/settings-core.module.js';
+import { IdentityChangeModule } from '../core/identity/identity-change.module.js';
+import { UsersModule } from '../core/users/users.module.js';
 import { AuthController } from './auth.controller.js';
-import { AuthRepositoriesModule } from './auth-repositories.module.js';
+import { AuthRepositoriesModule } from '../core/sessions/auth-repositories.module.js';
 import { AuthService } from './auth.service.js';
 import { JwksController } from './jwks.controller.js';
 import { PasswordResetService } from './password-reset.service.js';
-import { PasswordModule } from './password.module.js';
-import { SessionService } from './session.service.js';
-import { SigningKeys } from './signing-keys.js';
-import { TokenService } from './token.service.js';
+import { PasswordModule } from '../core/passwords/password.module.js';
+import { SessionsModule } from '../core/sessions/sessions.module.js';
 
 @Module({
   imports: [
@@ -26,21 +24,14 @@ import { TokenService } from './token.service.js';
     IdentityChangeModule,
     MailModule,
     RbacCoreModule,
-    SettingsModule,
+    SettingsCoreModule,
     OtpCoreModule,
-    LimitsModule,
+    LockoutModule,
     SecondFactorModule,
+    SessionsModule,
+    TwoFactorModule,
   ],
   controllers: [AuthController, JwksController],
-  providers: [
-    SigningKeys,
-    TokenService,
-    SessionService,
-    AuthService,
-    PasswordResetService,
-    // Lives with the password login, which challenges administrators through it.
-    TwoFactorService,
-  ],
-  exports: [SigningKeys, TokenService, SessionService, AuthService, TwoFactorService, UsersModule],
+  providers: [AuthService, PasswordResetService],
 })
 export class AuthModule {}

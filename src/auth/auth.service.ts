@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditLog } from '../audit/audit-log.service.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
-import { LoginLockout, lockoutSubject } from '../limits/login-lockout.service.js';
+import { LoginLockout, lockoutSubject } from '../core/lockout/login-lockout.service.js';
 import { SystemRoles } from '@auth-rbac/nest-guard';
-import { UsersRepository, type UserWithPassword } from '../users/users.repository.js';
+import { UsersRepository, type UserWithPassword } from '../core/users/users.repository.js';
 import type { LoginDto, RegisterDto } from './auth.dto.js';
-import { PasswordHasher } from './password-hasher.js';
-import { SettingsService } from '../settings/settings.service.js';
-import { TwoFactorService, type TwoFactorChallenge } from '../otp/two-factor.service.js';
+import { PasswordHasher } from '../core/passwords/password-hasher.js';
+import { SettingsService } from '../core/settings/settings.service.js';
+import { TwoFactorService, type TwoFactorChallenge } from '../core/second-factor/two-factor.service.js';
 import {
   SessionService,
   tokenPairResponse,
@@ -17,7 +17,7 @@ import {
   type IssuedSession,
   type PublicUser,
   type TokenPairResponse,
-} from './session.service.js';
+} from '../core/sessions/session.service.js';
 
 export type { PublicUser, TokenPairResponse };
 

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
 import { ACCESS_TOKEN_COOKIE } from '@auth-rbac/nest-guard';
-import { READS_REFRESH_COOKIE_KEY, REFRESH_TOKEN_COOKIE } from './auth-cookies.js';
+import { READS_REFRESH_COOKIE_KEY, REFRESH_TOKEN_COOKIE } from '../core/sessions/auth-cookies.js';
 import { claimedOrigin, isWriteMethod, originOf, TrustedOrigins } from './cookie-origin.js';
 import { IS_PUBLIC_KEY } from '@auth-rbac/nest-guard';
 

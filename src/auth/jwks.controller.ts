@@ -2,7 +2,7 @@ import { Public } from '@auth-rbac/nest-guard';
 import { Controller, Get, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { SkipRateLimits } from '../limits/rate-limit.guard.js';
-import { SigningKeys } from './signing-keys.js';
+import { SigningKeys } from '../core/sessions/signing-keys.js';
 
 /**
  * `GET /.well-known/jwks.json` (RFC 7517, bare JSON): the public keys that verify the service's

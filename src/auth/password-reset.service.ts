@@ -3,15 +3,15 @@ import { randomBytes } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
-import { LoginLockout, lockoutSubject } from '../limits/login-lockout.service.js';
-import { AuditLog } from '../audit/audit-log.service.js';
-import { MailService } from '../mail/mail.service.js';
-import type { ClientInfo } from './session.service.js';
-import { IdentityChangeService } from '../users/identity-change.service.js';
-import { UsersRepository } from '../users/users.repository.js';
-import { PasswordHasher } from './password-hasher.js';
-import { PasswordResetTokensRepository } from './password-reset-tokens.repository.js';
-import { sha256Hex } from './token-hash.js';
+import { LoginLockout, lockoutSubject } from '../core/lockout/login-lockout.service.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
+import { MailService } from '../outbox/mail.service.js';
+import type { ClientInfo } from '../core/sessions/session.service.js';
+import { IdentityChangeService } from '../core/identity/identity-change.service.js';
+import { UsersRepository } from '../core/users/users.repository.js';
+import { PasswordHasher } from '../core/passwords/password-hasher.js';
+import { PasswordResetTokensRepository } from '../core/sessions/password-reset-tokens.repository.js';
+import { sha256Hex } from '../core/sessions/token-hash.js';
 
 export const FORGOT_PASSWORD_RESPONSE = {
   message: 'If an account exists for that email, a password reset link has been sent to it.',

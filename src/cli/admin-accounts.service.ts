@@ -2,15 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { DataSource } from 'typeorm';
-import { AuditLog } from '../audit/audit-log.service.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
 import { RegisterDto } from '../auth/auth.dto.js';
-import { PasswordHasher } from '../auth/password-hasher.js';
+import { PasswordHasher } from '../core/passwords/password-hasher.js';
 import type { IdentityTransformOptions } from '../common/contact-fields.js';
 import { normalizeEmail } from '../common/normalize.js';
 import { AppConfig } from '../config/app-config.js';
-import { AuthzVersions } from '../rbac/authz-versions.js';
+import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { Role } from '../database/entities/role.entity.js';
-import { UsersRepository } from '../users/users.repository.js';
+import { UsersRepository } from '../core/users/users.repository.js';
 
 /** A refusal the CLI prints as its one line before exiting with status 1. */
 export class CliError extends Error {

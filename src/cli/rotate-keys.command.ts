@@ -3,7 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { publicVerificationKey, type TokenAlgorithm } from '@auth-rbac/nest-guard';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { generatePrivateKeyPem, previousKeysFileOf, privateKeyFileOf, writePrivateFile } from '../auth/signing-keys.js';
+import {
+  generatePrivateKeyPem,
+  previousKeysFileOf,
+  privateKeyFileOf,
+  writePrivateFile,
+} from '../core/sessions/signing-keys.js';
 import { AppConfig } from '../config/app-config.js';
 
 /**

@@ -1,5 +1,4 @@
-import { Injectable, Optional, ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
-import { AppConfig } from '../config/app-config.js';
+import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { AppException, type ErrorDetail } from './app-exception.js';
 import type { IdentityTransformOptions } from './contact-fields.js';
 import { EMPTY_JSON_BODY, emptyJsonBodyRefusal } from './request-parsing.js';
@@ -7,13 +6,13 @@ import { EMPTY_JSON_BODY, emptyJsonBodyRefusal } from './request-parsing.js';
 /**
  * Validation at the edge: unknown fields are refused, values are transformed to their declared
  * types, and failures answer 400 VALIDATION_FAILED with one detail per broken rule.
+ * `phoneRegion` is DEFAULT_PHONE_REGION, given by AppModule (common/ reads no configuration).
  */
-@Injectable()
 export class AppValidationPipe extends ValidationPipe {
-  constructor(@Optional() config?: AppConfig) {
+  constructor(phoneRegion?: string) {
     super({
       // DEFAULT_PHONE_REGION reaches the mobile fields' transform (contact-fields.ts) this way.
-      transformOptions: { phoneRegion: config?.defaultPhoneRegion } as IdentityTransformOptions,
+      transformOptions: { phoneRegion } as IdentityTransformOptions,
       whitelist: true,
       forbidNonWhitelisted: true,
       forbidUnknownValues: true,

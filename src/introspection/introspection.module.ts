@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LimitsModule } from '../limits/limits.module.js';
-import { RbacCoreModule } from '../rbac/rbac-core.module.js';
+import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
 import { IntrospectionRequests } from './introspection-requests.js';
 import { IntrospectionController } from './introspection.controller.js';
 import { IntrospectionService } from './introspection.service.js';

@@ -1,7 +1,7 @@
 import { AccessTokenVerifier } from '@auth-rbac/nest-guard';
 import { HttpException, Injectable } from '@nestjs/common';
-import { principalOfSession } from '../auth/service-guard.js';
-import { PrincipalService } from '../rbac/principal.service.js';
+import { principalOfSession } from '../core/principal/service-guard.js';
+import { PrincipalService } from '../core/principal/principal.service.js';
 
 export type IntrospectionResponse =
   | { active: false }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { digestsEqual, sha256Hex } from '../auth/token-hash.js';
+import { digestsEqual, sha256Hex } from '../core/sessions/token-hash.js';
 import { AppConfig } from '../config/app-config.js';
 import { ServiceClientsRepository } from './service-clients.repository.js';
 

@@ -3,23 +3,20 @@ import { APP_INTERCEPTOR } from '@nestjs/core';
 import { getOptionsToken, getStorageToken } from '@nestjs/throttler';
 import { AppConfig } from '../config/app-config.js';
 import { AdminListConcurrencyInterceptor } from './admin-list-concurrency.interceptor.js';
-import { LoginLockout } from './login-lockout.service.js';
 import { RateLimitStorage } from './rate-limit-storage.js';
 import { rateLimitOptions } from './rate-limit.guard.js';
 
 /**
  * Rate limits (the throttler's options and storage, for RateLimitGuard, which AppModule registers
- * as the first global guard), the account lockout (for the password login) and the cap on a
- * caller's concurrent admin list requests.
+ * as the first global guard) and the cap on a caller's concurrent admin list requests.
  */
 @Module({
   providers: [
     { provide: getOptionsToken(), inject: [AppConfig], useFactory: rateLimitOptions },
     RateLimitStorage,
     { provide: getStorageToken(), useExisting: RateLimitStorage },
-    LoginLockout,
     { provide: APP_INTERCEPTOR, useClass: AdminListConcurrencyInterceptor },
   ],
-  exports: [getOptionsToken(), getStorageToken(), LoginLockout],
+  exports: [getOptionsToken(), getStorageToken()],
 })
 export class LimitsModule {}

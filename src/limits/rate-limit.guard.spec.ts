@@ -1,5 +1,5 @@
 import { accountOf } from './rate-limit.guard.js';
-import { lockoutSubject } from './login-lockout.service.js';
+import { lockoutSubject } from '../core/lockout/login-lockout.service.js';
 
 describe('the account a rate-limited request names', () => {
   it('normalises emails as they are stored: trimmed and lower-cased', () => {

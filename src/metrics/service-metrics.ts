@@ -1,5 +1,4 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { AuditEntry } from '../audit/audit-log.service.js';
 
 /**
  * The service's Prometheus metrics. One registry per process, held at module level so that a
@@ -68,36 +67,3 @@ export const cacheLookups = new Counter({
   labelNames: ['cache', 'result'] as const,
   registers: [metricsRegistry],
 });
-
-/**
- * Security events are already reported once, to the audit trail; the counters follow the same
- * calls, so no flow can record one without the other.
- */
-export function countAuditEvent(entry: Pick<AuditEntry, 'type' | 'details'>): void {
-  const method = typeof entry.details?.method === 'string' ? entry.details.method : 'unknown';
-  switch (entry.type) {
-    case 'login.success':
-      return logins.inc({ method, outcome: 'success' });
-    case 'login.failure':
-      return logins.inc({ method, outcome: 'failure' });
-    case 'login.locked':
-      logins.inc({ method, outcome: 'locked' });
-      return lockouts.inc({ kind: 'password' });
-    case '2fa.challenge':
-      return logins.inc({ method, outcome: 'challenge' });
-    case '2fa.success':
-      return logins.inc({ method: '2fa', outcome: 'success' });
-    case '2fa.failure':
-      return logins.inc({ method: '2fa', outcome: 'failure' });
-    case '2fa.lockout':
-      return lockouts.inc({ kind: '2fa' });
-    case 'otp.success':
-      return logins.inc({ method: 'otp', outcome: 'success' });
-    case 'otp.failure':
-      return logins.inc({ method: 'otp', outcome: 'failure' });
-    case 'refresh.reuse':
-      return refreshReuse.inc();
-    default:
-      return;
-  }
-}

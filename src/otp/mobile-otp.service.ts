@@ -1,18 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { SessionService, type ClientInfo, type IssuedSession } from '../auth/session.service.js';
-import { AuditLog } from '../audit/audit-log.service.js';
+import { SessionService, type ClientInfo, type IssuedSession } from '../core/sessions/session.service.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
 import { AppException } from '../common/app-exception.js';
 import { clientAddressKey } from '../common/client-address.js';
 import { AppConfig } from '../config/app-config.js';
-import { SettingsService } from '../settings/settings.service.js';
-import { UsersRepository } from '../users/users.repository.js';
-import { checkOtp } from './otp-check.js';
+import { SettingsService } from '../core/settings/settings.service.js';
+import { UsersRepository } from '../core/users/users.repository.js';
+import { checkOtp } from '../core/otp/otp-check.js';
 import { OtpCode } from '../database/entities/otp-code.entity.js';
-import { OtpCodes } from './otp-codes.js';
-import { assertCodeLength } from './otp.dto.js';
-import { assertCodeRequestAllowed, lockMobileForSending } from './otp-send-limits.js';
-import { SmsService } from './sms/sms.service.js';
+import { OtpCodes } from '../core/otp/otp-codes.js';
+import { assertCodeLength } from '../core/otp/code-length.js';
+import { assertCodeRequestAllowed, lockMobileForSending } from '../core/otp/otp-send-limits.js';
+import { SmsService } from '../outbox/sms.service.js';
 
 interface Account {
   id: string;

@@ -1,13 +1,13 @@
 import { Body, Controller, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { setAuthCookies } from '../auth/auth-cookies.js';
-import { clientOf } from '../auth/client-info.js';
+import { setAuthCookies } from '../core/sessions/auth-cookies.js';
+import { clientOf } from '../core/sessions/client-info.js';
 import { Public } from '@auth-rbac/nest-guard';
-import type { IssuedSession, TokenPairResponse } from '../auth/session.service.js';
+import type { IssuedSession, TokenPairResponse } from '../core/sessions/session.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { MobileOtpService } from './mobile-otp.service.js';
 import { SendOtpDto, VerifyOtpDto, VerifyTwoFactorDto } from './otp.dto.js';
-import { TwoFactorService } from './two-factor.service.js';
+import { TwoFactorService } from '../core/second-factor/two-factor.service.js';
 
 @Controller('auth')
 @Public()

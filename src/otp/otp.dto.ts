@@ -1,5 +1,4 @@
 import { IsIn, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
-import { AppException } from '../common/app-exception.js';
 import { IsAccountMobile } from '../common/contact-fields.js';
 
 export class SendOtpDto {
@@ -28,13 +27,4 @@ export class VerifyTwoFactorDto {
   @ValidateIf((_dto: VerifyTwoFactorDto, value: unknown) => value !== undefined)
   @IsIn(['sms', 'totp', 'recovery'])
   method?: 'sms' | 'totp' | 'recovery';
-}
-
-/** A code of the wrong length is a malformed request, not a wrong guess: it costs no attempt. */
-export function assertCodeLength(code: string, length: number, field: 'otp' | 'code'): void {
-  if (code.length !== length) {
-    throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
-      { field, message: `${field} must be exactly ${length} digits` },
-    ]);
-  }
 }

@@ -1,13 +1,15 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module.js';
-import { SettingsModule } from '../settings/settings.module.js';
+import { SessionsModule } from '../core/sessions/sessions.module.js';
+import { TwoFactorModule } from '../core/second-factor/two-factor.module.js';
+import { SettingsCoreModule } from '../core/settings/settings-core.module.js';
+import { UsersModule } from '../core/users/users.module.js';
 import { MobileOtpService } from './mobile-otp.service.js';
-import { OtpCoreModule } from './otp-core.module.js';
+import { OtpCoreModule } from '../core/otp/otp-core.module.js';
 import { OtpController } from './otp.controller.js';
 
 /** `/api/auth/send-otp`, `/api/auth/verify-otp` and `/api/auth/otp/verify-2fa`. */
 @Module({
-  imports: [AuthModule, OtpCoreModule, SettingsModule],
+  imports: [SessionsModule, TwoFactorModule, UsersModule, OtpCoreModule, SettingsCoreModule],
   controllers: [OtpController],
   providers: [MobileOtpService],
 })

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MailTransport } from '../mail/mail-transport.js';
-import { smsSenderProvider } from '../otp/sms/sms-sender.provider.js';
+import { smsSenderProvider } from '../sms/sms-sender.provider.js';
 import { OutboxCipher } from './outbox-cipher.js';
 import { OutboxRepository } from './outbox.repository.js';
 import { Outbox } from './outbox.service.js';

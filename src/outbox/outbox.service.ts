@@ -1,11 +1,11 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AuditLog } from '../audit/audit-log.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { MailTransport } from '../mail/mail-transport.js';
-import { SmsSender } from '../otp/sms/sms-sender.js';
+import { SmsSender } from '../sms/sms-sender.js';
 import { OutboxCipher } from './outbox-cipher.js';
+import { OutboxObserver } from './outbox-observer.js';
 import type { OutboxChannel, OutboxKind } from '../database/entities/outbox-message.entity.js';
 import { OutboxRepository, type ClaimedMessage } from './outbox.repository.js';
 import { outboxDeliveries } from '../metrics/service-metrics.js';
@@ -59,7 +59,7 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly cipher: OutboxCipher,
     private readonly sms: SmsSender,
     private readonly mail: MailTransport,
-    private readonly audit: AuditLog,
+    private readonly observer: OutboxObserver,
     private readonly config: AppConfig,
   ) {}
 
@@ -181,7 +181,7 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
     }
     await this.repository.finish(message.id, 'sent');
     outboxDeliveries.inc({ channel: message.channel, kind: message.kind, outcome: 'sent' });
-    if (message.kind === 'otp.login') await this.audit.record({ type: 'otp.sent', actorId: message.user_id });
+    await this.observer.delivered(message);
   }
 
   private async giveUp(message: ClaimedMessage, reason: string): Promise<void> {
@@ -190,11 +190,7 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
     this.logger.error(
       `${message.channel} message ${message.id} (${message.kind}) not delivered after ${message.attempts} attempts: ${reason}`,
     );
-    await this.audit.record({
-      type: 'message.undelivered',
-      actorId: message.user_id,
-      details: { channel: message.channel, kind: message.kind, attempts: message.attempts, reason },
-    });
+    await this.observer.givenUp(message, reason);
   }
 
   private async sweepIfDue(): Promise<void> {

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AuditLog } from '../audit/audit-log.service.js';
-import { assertMayActOn, type PolicyActor } from '../authz/privilege-refusal.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
+import { assertMayActOn, type PolicyActor } from '../core/authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
-import { AuthzVersions } from './authz-versions.js';
+import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { Permission } from '../database/entities/permission.entity.js';
 import { SystemRoles } from '@auth-rbac/nest-guard';
 import type { CreatePermissionDto, UpdatePermissionDto } from './rbac.dto.js';
-import { isUniqueViolation, notFound, systemProtected } from './rbac-errors.js';
+import { isUniqueViolation, notFound, systemProtected } from '../core/authz/rbac-errors.js';
 import { toPermissionResponse, type PermissionResponse } from './rbac.responses.js';
 
 /**

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PermissionsController } from './permissions.controller.js';
 import { PermissionsService } from './permissions.service.js';
-import { RbacCoreModule } from './rbac-core.module.js';
+import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
 import { RolesController } from './roles.controller.js';
 import { RolesService } from './roles.service.js';
 

@@ -1,17 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, type EntityManager } from 'typeorm';
-import { AuditLog } from '../audit/audit-log.service.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
 import {
   assertAdminRoleKeepsEveryPermission,
   assertMayActOn,
   assertMayGrant,
   type PolicyActor,
-} from '../authz/privilege-refusal.js';
+} from '../core/authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
-import { AuthzVersions } from './authz-versions.js';
+import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { Permission } from '../database/entities/permission.entity.js';
 import type { CreateRoleDto, UpdateRoleDto } from './rbac.dto.js';
-import { isUniqueViolation, notFound, systemProtected, unknownIds } from './rbac-errors.js';
+import { isUniqueViolation, notFound, systemProtected, unknownIds } from '../core/authz/rbac-errors.js';
 import { toRoleResponse, type RoleResponse } from './rbac.responses.js';
 import { Role } from '../database/entities/role.entity.js';
 

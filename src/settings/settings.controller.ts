@@ -4,7 +4,7 @@ import type { AuthUser } from '@auth-rbac/nest-guard';
 import { Permissions } from '@auth-rbac/nest-guard';
 import { RequirePermissions } from '@auth-rbac/nest-guard';
 import { UpdateSettingsDto } from './settings.dto.js';
-import { SettingsService } from './settings.service.js';
+import { SettingsService } from '../core/settings/settings.service.js';
 
 @Controller('admin/settings')
 export class SettingsController {

@@ -17,8 +17,3 @@ export class UpdateSettingsDto {
   @IsBoolean()
   mobile_otp?: boolean;
 }
-
-export interface SettingsResponse {
-  email_password: boolean;
-  mobile_otp: boolean;
-}

@@ -1,13 +1,10 @@
 import { Module } from '@nestjs/common';
+import { SettingsCoreModule } from '../core/settings/settings-core.module.js';
 import { SettingsController } from './settings.controller.js';
-import { SettingsRepository } from './settings.repository.js';
-import { SettingsService } from './settings.service.js';
-import { settingsVersionProvider } from './settings-version.js';
 
-/** The login-method flags; other modules import it for SettingsService (read on every login). */
+/** `/api/admin/settings`: reading and changing the login-method flags. */
 @Module({
+  imports: [SettingsCoreModule],
   controllers: [SettingsController],
-  providers: [SettingsRepository, SettingsService, settingsVersionProvider],
-  exports: [SettingsService],
 })
 export class SettingsModule {}

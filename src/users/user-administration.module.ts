@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { PasswordModule } from '../auth/password.module.js';
-import { RbacCoreModule } from '../rbac/rbac-core.module.js';
-import { IdentityChangeModule } from './identity-change.module.js';
+import { PasswordModule } from '../core/passwords/password.module.js';
+import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
+import { IdentityChangeModule } from '../core/identity/identity-change.module.js';
 import { UserAdministrationService } from './user-administration.service.js';
 import { UserRolesService } from './user-roles.service.js';
 import { UsersController } from './users.controller.js';
-import { UsersModule } from './users.module.js';
+import { UsersModule } from '../core/users/users.module.js';
 
 /** `/api/admin/users`: users and their role assignments. */
 @Module({

@@ -1,16 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { PasswordHasher } from '../auth/password-hasher.js';
-import { AuditLog } from '../audit/audit-log.service.js';
-import { assertMayActOn } from '../authz/privilege-refusal.js';
-import type { ClientInfo } from '../auth/session.service.js';
+import { PasswordHasher } from '../core/passwords/password-hasher.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
+import { assertMayActOn } from '../core/authz/privilege-refusal.js';
+import type { ClientInfo } from '../core/sessions/session.service.js';
 import { AppException } from '../common/app-exception.js';
-import { AuthzVersions } from '../rbac/authz-versions.js';
+import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { SystemRoles } from '@auth-rbac/nest-guard';
-import { isUniqueViolation, notFound } from '../rbac/rbac-errors.js';
+import { isUniqueViolation, notFound } from '../core/authz/rbac-errors.js';
 import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './users.dto.js';
-import { IdentityChangeService } from './identity-change.service.js';
-import { UsersRepository, type AdminUserRow } from './users.repository.js';
+import { IdentityChangeService } from '../core/identity/identity-change.service.js';
+import { UsersRepository, type AdminUserRow } from '../core/users/users.repository.js';
 
 export type UserResponse = AdminUserRow;
 

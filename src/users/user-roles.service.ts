@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, type EntityManager } from 'typeorm';
-import { AuditLog } from '../audit/audit-log.service.js';
-import { assertMayActOn, assertMayAssignAdminRole, assertMayGrant } from '../authz/privilege-refusal.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
+import { assertMayActOn, assertMayAssignAdminRole, assertMayGrant } from '../core/authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { AuthzVersions } from '../rbac/authz-versions.js';
+import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { SystemRoles } from '@auth-rbac/nest-guard';
-import { notFound, unknownIds } from '../rbac/rbac-errors.js';
+import { notFound, unknownIds } from '../core/authz/rbac-errors.js';
 import { Role } from '../database/entities/role.entity.js';
 import { isLastAdmin, lockAdminRole } from './user-administration.service.js';
-import { UsersRepository } from './users.repository.js';
+import { UsersRepository } from '../core/users/users.repository.js';
 
 type RoleRef = { id: string; name: string };
 

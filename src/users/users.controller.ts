@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { clientOf } from '../auth/client-info.js';
+import { clientOf } from '../core/sessions/client-info.js';
 import { CurrentUser } from '@auth-rbac/nest-guard';
 import { AdminList } from '../common/admin-list.decorator.js';
 import { AppException } from '../common/app-exception.js';

@@ -11,7 +11,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { IsNewPassword } from '../auth/password-rules.js';
+import { IsNewPassword } from '../core/passwords/password-rules.js';
 import { IsAccountEmail, IsAccountMobile, IsPersonName } from '../common/contact-fields.js';
 import { UnlessAbsent } from '../common/unless-absent.js';
 

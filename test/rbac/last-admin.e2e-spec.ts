@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DataSource } from 'typeorm';
-import { PasswordHasher } from '../../src/auth/password-hasher.js';
-import { SeedService } from '../../src/database/seeds/seed.service.js';
+import { PasswordHasher } from '../../src/core/passwords/password-hasher.js';
+import { SeedService } from '../../src/core/seeds/seed.service.js';
 import { loginTokens, registerUser } from '../support/auth-factory.js';
 import { createTestApp } from '../support/test-app.js';
 import { createTestConfig } from '../support/test-config.js';

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { SettingsRepository } from '../../src/settings/settings.repository.js';
-import { SettingsService } from '../../src/settings/settings.service.js';
+import { SettingsRepository } from '../../src/core/settings/settings.repository.js';
+import { SettingsService } from '../../src/core/settings/settings.service.js';
 import {
   DisabledVersionCounters,
   InProcessVersionCounters,
   RedisVersionCounters,
 } from '../../src/redis/version-counters.js';
-import { SettingsVersion } from '../../src/settings/settings-version.js';
+import { SettingsVersion } from '../../src/core/settings/settings-version.js';
 import type { TestDatabase } from '../support/databases.mjs';
 import { createTestConfig } from '../support/test-config.js';
 import { testDataSource } from '../support/test-database.js';

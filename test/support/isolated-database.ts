@@ -1,5 +1,5 @@
-import { PasswordHasher } from '../../src/auth/password-hasher.js';
-import { SeedService } from '../../src/database/seeds/seed.service.js';
+import { PasswordHasher } from '../../src/core/passwords/password-hasher.js';
+import { SeedService } from '../../src/core/seeds/seed.service.js';
 import { createTestDatabase, type TestDatabase } from './databases.mjs';
 import { createTestConfig } from './test-config.js';
 import { testDataSource } from './test-database.js';

@@ -1,0 +1,57 @@
+/** What happened, to whom and by whom: one row of the audit trail. */
+export type AuditEventType =
+  | 'login.success'
+  | 'login.failure'
+  | 'login.locked'
+  | '2fa.challenge'
+  | '2fa.success'
+  | '2fa.failure'
+  | '2fa.lockout'
+  | 'message.undelivered'
+  | 'otp.sent'
+  | 'otp.success'
+  | 'otp.failure'
+  | 'refresh'
+  | 'refresh.reuse'
+  | 'logout'
+  | 'register'
+  | 'password_reset.request'
+  | 'password_reset.complete'
+  | 'role.create'
+  | 'role.update'
+  | 'role.delete'
+  | 'permission.create'
+  | 'permission.update'
+  | 'permission.delete'
+  | 'user.create'
+  | 'user.update'
+  | 'user.delete'
+  | 'user.roles'
+  | 'settings.update'
+  | 'authz.escalation_refused'
+  | 'account.update'
+  | 'account.password_change'
+  | 'account.reauthentication_failure'
+  | 'account.email_change_request'
+  | 'account.email_change'
+  | 'account.mobile_change_request'
+  | 'account.mobile_change'
+  | 'session.revoke'
+  | 'session.revoke_others'
+  | 'totp.enrolment_start'
+  | 'totp.enable'
+  | 'totp.disable'
+  | 'totp.reset'
+  | 'totp.failure'
+  | '2fa.recovery_code_used'
+  | '2fa.enrolment_required';
+
+export interface AuditEntry {
+  type: AuditEventType;
+  actorId?: string | null;
+  targetType?: 'user' | 'role' | 'permission' | 'settings' | 'session';
+  targetId?: string | null;
+  client?: { ip?: string; userAgent?: string };
+  /** Plain facts only (names, counts, reasons); never a secret. */
+  details?: Record<string, unknown>;
+}

@@ -1,0 +1,47 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { AuditEntry } from './audit-entry.js';
+import { AuditEventsRepository } from './audit-events.repository.js';
+import { countAuditEvent } from './audit-metrics.js';
+
+export type { AuditEntry, AuditEventType } from './audit-entry.js';
+
+/** The contract keeps at most this much of a client's user agent. */
+export const USER_AGENT_MAX_CHARS = 256;
+
+/** Cut by code points, so a surrogate pair is never split into an invalid character. */
+function truncateCodePoints(value: string | undefined, max: number): string | null {
+  if (value === undefined) return null;
+  return value.length <= max ? value : Array.from(value).slice(0, max).join('');
+}
+
+/**
+ * Writes the audit trail: a row per event and a log line. Recording never fails the request it
+ * describes; a lost row is logged as an error instead.
+ */
+@Injectable()
+export class AuditLog {
+  private readonly logger = new Logger('Audit');
+
+  constructor(private readonly events: AuditEventsRepository) {}
+
+  async record(entry: AuditEntry): Promise<void> {
+    countAuditEvent(entry);
+    const row = {
+      type: entry.type,
+      actorId: entry.actorId ?? null,
+      targetType: entry.targetType ?? null,
+      targetId: entry.targetId ?? null,
+      ip: entry.client?.ip?.slice(0, 64) ?? null,
+      userAgent: truncateCodePoints(entry.client?.userAgent, USER_AGENT_MAX_CHARS),
+      details: entry.details ?? {},
+    };
+    this.logger.log(
+      `${row.type} actor=${row.actorId ?? '-'} target=${row.targetType ?? '-'}:${row.targetId ?? '-'} ip=${row.ip ?? '-'}`,
+    );
+    try {
+      await this.events.insert(row);
+    } catch (error) {
+      this.logger.error(`Audit event ${row.type} not stored: ${(error as Error).message}`);
+    }
+  }
+}

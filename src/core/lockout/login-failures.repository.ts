@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/** The `login_failures` table: one row of consecutive failed password logins per subject. */
+@Injectable()
+export class LoginFailuresRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Seconds left of the subject's lock, or null when it is not locked. */
+  async secondsLocked(subject: string): Promise<number | null> {
+    const [row]: { retry_after: number }[] = await this.dataSource.query(
+      `SELECT ceil(extract(epoch FROM locked_until - now()))::int AS retry_after
+         FROM login_failures WHERE subject = $1 AND locked_until > now()`,
+      [subject],
+    );
+    return row ? row.retry_after : null;
+  }
+
+  /**
+   * Counts one attempt in one atomic upsert; a count older than `windowSeconds` starts over.
+   * Answers the count and, while a lock holds, the seconds left of it.
+   */
+  async count(subject: string, windowSeconds: number): Promise<{ failures: number; retry_after: number | null }> {
+    const [row]: { failures: number; retry_after: number | null }[] = await this.dataSource.query(
+      `INSERT INTO login_failures AS f (subject, failures, locked_until, last_attempt_at)
+       VALUES ($1, 1, NULL, now())
+       ON CONFLICT (subject) DO UPDATE SET
+         failures = CASE
+           WHEN f.locked_until > now() THEN f.failures
+           WHEN f.locked_until IS NOT NULL OR f.last_attempt_at <= now() - make_interval(secs => $2) THEN 1
+           ELSE f.failures + 1 END,
+         locked_until = CASE WHEN f.locked_until > now() THEN f.locked_until END,
+         last_attempt_at = CASE WHEN f.locked_until > now() THEN f.last_attempt_at ELSE now() END
+       RETURNING failures, ceil(extract(epoch FROM locked_until - now()))::int AS retry_after`,
+      [subject, windowSeconds],
+    );
+    return row;
+  }
+
+  /** Locks the subject for `seconds` once its count has reached `threshold`; answers whether it did. */
+  async lockIfReached(subject: string, threshold: number, seconds: number): Promise<boolean> {
+    // TypeORM answers an UPDATE with [rows, affected].
+    const [, locked]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE login_failures SET locked_until = now() + make_interval(secs => $3)
+        WHERE subject = $1 AND failures >= $2 AND (locked_until IS NULL OR locked_until <= now())`,
+      [subject, threshold, seconds],
+    );
+    return locked > 0;
+  }
+
+  async clear(subject: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM login_failures WHERE subject = $1`, [subject]);
+  }
+
+  /** Removes rows with no attempt for `windowSeconds` and no live lock. */
+  async deleteStale(windowSeconds: number): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM login_failures
+        WHERE last_attempt_at <= now() - make_interval(secs => $1) AND (locked_until IS NULL OR locked_until <= now())`,
+      [windowSeconds],
+    );
+  }
+}

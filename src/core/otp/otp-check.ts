@@ -1,0 +1,55 @@
+import type { EntityManager } from 'typeorm';
+import { AppException } from '../../common/app-exception.js';
+import { OtpCode } from '../../database/entities/otp-code.entity.js';
+import { MAX_OTP_ATTEMPTS, OtpCodes } from './otp-codes.js';
+
+export type OtpCheckResult = { ok: true; row: OtpCode } | { ok: false; error: AppException };
+
+/**
+ * Checks a code against its row, which the caller has locked (`FOR UPDATE`) in `manager`'s
+ * transaction, and records the outcome there: a wrong code counts an attempt, the third one burns
+ * the code, a right one uses it. The caller commits, then throws the error if there is one, so
+ * the count survives the refusal.
+ */
+export async function checkOtp(
+  manager: EntityManager,
+  codes: OtpCodes,
+  row: OtpCode | null,
+  binding: string,
+  code: string,
+): Promise<OtpCheckResult> {
+  if (!row) return { ok: false, error: new AppException('INVALID_OTP', 'The code is wrong.') };
+  if (row.endReason === 'burned' || row.attempts >= MAX_OTP_ATTEMPTS) return { ok: false, error: attemptsExceeded() };
+  if (row.endedAt) return { ok: false, error: expired('The code was already used or replaced.') };
+  if (row.expiresAt.getTime() <= Date.now()) return { ok: false, error: expired('The code has expired.') };
+
+  // A code for a mobile without an account was never sent: it can match nothing.
+  const right = row.userId !== null && codes.matches(row.codeHash, row.purpose, binding, code);
+  if (right) {
+    await manager.update(OtpCode, { id: row.id }, { endedAt: new Date(), endReason: 'used' });
+    return { ok: true, row };
+  }
+  const attempts = row.attempts + 1;
+  const burned = attempts >= MAX_OTP_ATTEMPTS;
+  await manager.update(
+    OtpCode,
+    { id: row.id },
+    burned ? { attempts, endedAt: new Date(), endReason: 'burned' } : { attempts },
+  );
+  return {
+    ok: false,
+    error: new AppException(
+      'INVALID_OTP',
+      burned ? 'The code is wrong, and no attempts remain: request a new one.' : 'The code is wrong.',
+      [{ attempts_remaining: MAX_OTP_ATTEMPTS - attempts }],
+    ),
+  };
+}
+
+export function attemptsExceeded(): AppException {
+  return new AppException('OTP_ATTEMPTS_EXCEEDED', 'Too many wrong codes: request a new code or sign in again.');
+}
+
+export function expired(message: string): AppException {
+  return new AppException('OTP_EXPIRED', message);
+}

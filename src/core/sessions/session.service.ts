@@ -1,0 +1,228 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { AuditLog } from '../audit/audit-log.service.js';
+import { AppException } from '../../common/app-exception.js';
+import { AppConfig } from '../../config/app-config.js';
+import { AuthzVersions } from '../authz/authz-versions.js';
+import { UsersRepository } from '../users/users.repository.js';
+import { Session, type SessionRevocationReason } from '../../database/entities/session.entity.js';
+import { SessionsRepository } from './sessions.repository.js';
+import { digestsEqual, sha256Hex } from './token-hash.js';
+import type { RefreshClaims } from './token-claims.js';
+import { invalidToken, TokenService, type SessionIdentity } from './token.service.js';
+
+export interface IssuedTokens {
+  accessToken: string;
+  refreshToken: string;
+  sessionId: string;
+  userId: string;
+}
+
+export interface ClientInfo {
+  ip?: string;
+  userAgent?: string;
+}
+
+export interface PublicUser {
+  id: string;
+  name: string;
+  email: string;
+  mobile: string | null;
+}
+
+export interface TokenPairResponse {
+  access_token: string;
+  refresh_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  user: PublicUser;
+}
+
+/** A started or rotated session: the response body, and the tokens for the cookies. */
+export interface IssuedSession {
+  response: TokenPairResponse;
+  tokens: IssuedTokens;
+}
+
+export function tokenPairResponse(tokens: IssuedTokens, user: PublicUser, accessTokenTtl: number): TokenPairResponse {
+  return {
+    access_token: tokens.accessToken,
+    refresh_token: tokens.refreshToken,
+    token_type: 'Bearer',
+    expires_in: accessTokenTtl,
+    user: { id: user.id, name: user.name, email: user.email, mobile: user.mobile },
+  };
+}
+
+type RotationOutcome = { kind: 'rotated'; tokens: IssuedTokens } | { kind: 'reused' } | { kind: 'invalid' };
+
+/**
+ * Login sessions and refresh-token rotation. PostgreSQL is the source of truth: a refresh takes
+ * the session row's lock, so of two requests with one token exactly one rotates and the other
+ * is a replay that revokes the session.
+ */
+@Injectable()
+export class SessionService {
+  private readonly logger = new Logger('Sessions');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tokens: TokenService,
+    private readonly config: AppConfig,
+    private readonly versions: AuthzVersions,
+    private readonly audit: AuditLog,
+    private readonly sessions: SessionsRepository,
+    private readonly users: UsersRepository,
+  ) {}
+
+  async start(user: { id: string; email: string }, client: ClientInfo): Promise<IssuedTokens> {
+    const identity: SessionIdentity = { userId: user.id, email: user.email, sessionId: randomUUID() };
+    const expiresAt = new Date(Date.now() + this.config.jwt.sessionMaxAge * 1000);
+    const refreshToken = await this.tokens.signRefresh(identity, 0, expiresAt);
+    await this.dataSource.getRepository(Session).insert({
+      id: identity.sessionId,
+      userId: user.id,
+      generation: 0,
+      refreshTokenHash: sha256Hex(refreshToken),
+      expiresAt,
+      ip: client.ip?.slice(0, 64) ?? null,
+      userAgent: client.userAgent?.slice(0, 512) ?? null,
+    });
+    return {
+      accessToken: await this.tokens.signAccess(identity),
+      refreshToken,
+      sessionId: identity.sessionId,
+      userId: user.id,
+    };
+  }
+
+  /** A new session for a user who has just proved who they are, as the token-pair response. */
+  async startWithResponse(user: PublicUser, client: ClientInfo): Promise<IssuedSession> {
+    const tokens = await this.start(user, client);
+    return { response: tokenPairResponse(tokens, user, this.config.jwt.accessTokenTtl), tokens };
+  }
+
+  /**
+   * Strict rotation: the current refresh token buys a new pair once; any earlier one revokes the
+   * session. Answers the new tokens and the user's current record (for the response).
+   *
+   * The common case costs two statements and no transaction: read the session with its user,
+   * then a compare-and-set UPDATE that succeeds only if nothing moved in between. Anything else
+   * (a replay, a parallel refresh that won, a revoked session, an email changed meanwhile) takes
+   * the locked path, which decides exactly as before.
+   */
+  async rotate(refreshToken: string): Promise<{ tokens: IssuedTokens; user: PublicUser }> {
+    const claims = await this.tokens.verify(refreshToken, 'refresh');
+    const presentedHash = sha256Hex(refreshToken);
+    const state = await this.sessions.findRotationState(claims.sid);
+    if (
+      state &&
+      !state.revoked &&
+      state.user_id === claims.sub &&
+      state.generation === claims.gen &&
+      new Date(state.expires_at).getTime() > Date.now() &&
+      digestsEqual(presentedHash, state.refresh_token_hash)
+    ) {
+      const identity = { userId: state.user_id, email: state.email, sessionId: claims.sid };
+      const expiresAt = new Date(state.expires_at);
+      const nextRefresh = await this.tokens.signRefresh(identity, state.generation + 1, expiresAt);
+      const rotated = await this.sessions.advanceGeneration({
+        sessionId: claims.sid,
+        generation: state.generation,
+        presentedHash,
+        nextHash: sha256Hex(nextRefresh),
+        email: state.email,
+      });
+      if (rotated) {
+        return {
+          tokens: {
+            accessToken: await this.tokens.signAccess(identity),
+            refreshToken: nextRefresh,
+            sessionId: claims.sid,
+            userId: state.user_id,
+          },
+          user: { id: state.user_id, name: state.name, email: state.email, mobile: state.mobile },
+        };
+      }
+    }
+    const tokens = await this.rotateLocked(refreshToken, claims);
+    const user = await this.users.findProfile(tokens.userId);
+    if (!user) throw invalidToken();
+    return { tokens, user };
+  }
+
+  private async rotateLocked(refreshToken: string, claims: RefreshClaims): Promise<IssuedTokens> {
+    const presentedHash = sha256Hex(refreshToken);
+    const outcome = await this.dataSource.transaction(async (manager): Promise<RotationOutcome> => {
+      const session = await manager
+        .getRepository(Session)
+        .createQueryBuilder('session')
+        .setLock('pessimistic_write')
+        .where('session.id = :id', { id: claims.sid })
+        .getOne();
+      if (!session || session.userId !== claims.sub || session.revokedAt || session.expiresAt.getTime() <= Date.now()) {
+        return { kind: 'invalid' };
+      }
+      if (claims.gen !== session.generation || !digestsEqual(presentedHash, session.refreshTokenHash)) {
+        await this.sessions.revoke(manager, { sessionId: session.id }, 'refresh_reuse');
+        return { kind: 'reused' };
+      }
+      // Claims come from the user as they are now: an email changed since the last rotation is carried forward.
+      const email = await this.users.findEmail(manager, session.userId);
+      if (email === null) return { kind: 'invalid' };
+      const identity = { userId: session.userId, email, sessionId: session.id };
+      const generation = session.generation + 1;
+      const nextRefresh = await this.tokens.signRefresh(identity, generation, session.expiresAt);
+      await manager.update(
+        Session,
+        { id: session.id },
+        { generation, refreshTokenHash: sha256Hex(nextRefresh), lastUsedAt: new Date() },
+      );
+      return {
+        kind: 'rotated',
+        tokens: {
+          accessToken: await this.tokens.signAccess(identity),
+          refreshToken: nextRefresh,
+          sessionId: session.id,
+          userId: session.userId,
+        },
+      };
+    });
+    if (outcome.kind === 'reused') {
+      await this.versions.bumpUser(claims.sub);
+      await this.audit.record({
+        type: 'refresh.reuse',
+        actorId: claims.sub,
+        targetType: 'session',
+        targetId: claims.sid,
+      });
+      this.logger.warn(`Refresh token replayed: session ${claims.sid} of user ${claims.sub} revoked`);
+      throw new AppException(
+        'REFRESH_TOKEN_REUSED',
+        'This refresh token was already used; the session has been revoked. Sign in again.',
+      );
+    }
+    if (outcome.kind === 'invalid') throw invalidToken();
+    return outcome.tokens;
+  }
+
+  async revoke(sessionId: string, reason: SessionRevocationReason): Promise<void> {
+    const rows = await this.sessions.revoke(this.dataSource.manager, { sessionId }, reason);
+    // After the commit: every instance drops its cached caller for this user.
+    for (const row of rows) {
+      await this.versions.bumpUser(row.user_id);
+      if (reason === 'logout')
+        await this.audit.record({ type: 'logout', actorId: row.user_id, targetType: 'session', targetId: sessionId });
+    }
+  }
+
+  /** Is the session behind an access token still live? Checked on every authenticated request. */
+  async isActive(sessionId: string, userId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL AND expires_at > now()`,
+      [sessionId, userId],
+    );
+    return rows.length === 1;
+  }
+}

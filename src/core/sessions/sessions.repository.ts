@@ -1,0 +1,108 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { SessionRevocationReason } from '../../database/entities/session.entity.js';
+
+/** Which live sessions a revocation ends: one session, or every session of a user but one. */
+export type SessionRevocationScope =
+  { sessionId: string; userId?: string } | { userId: string; exceptSessionId?: string };
+
+/** A live session as its holder (or an administrator) sees it. */
+export interface LiveSessionRow {
+  id: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+/** What a refresh needs to know of a session and its user, read in one round trip. */
+export interface RotationState {
+  user_id: string;
+  generation: number;
+  refresh_token_hash: string;
+  expires_at: Date;
+  revoked: boolean;
+  email: string;
+  name: string;
+  mobile: string | null;
+}
+
+@Injectable()
+export class SessionsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async findRotationState(sessionId: string): Promise<RotationState | null> {
+    const [row]: RotationState[] = await this.dataSource.query(
+      `SELECT s.user_id, s.generation, s.refresh_token_hash, s.expires_at, s.revoked_at IS NOT NULL AS revoked,
+              u.email, u.name, u.mobile
+         FROM sessions s JOIN users u ON u.id = s.user_id
+        WHERE s.id = $1`,
+      [sessionId],
+    );
+    return row ?? null;
+  }
+
+  /**
+   * Compare-and-set of one rotation: moves the session from `generation` (whose refresh token
+   * hashes to `presentedHash`) to the next, only while it is live and its user's email is still
+   * the one the new tokens carry. The row lock of the UPDATE orders parallel refreshes: the
+   * second finds the generation moved on and changes nothing. Answers whether it rotated.
+   */
+  async advanceGeneration(rotation: {
+    sessionId: string;
+    generation: number;
+    presentedHash: string;
+    nextHash: string;
+    email: string;
+  }): Promise<boolean> {
+    const [, affected]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE sessions s SET generation = s.generation + 1, refresh_token_hash = $4, last_used_at = now(), updated_at = now()
+        WHERE s.id = $1 AND s.generation = $2 AND s.refresh_token_hash = $3
+          AND s.revoked_at IS NULL AND s.expires_at > now()
+          AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.email = $5)`,
+      [rotation.sessionId, rotation.generation, rotation.presentedHash, rotation.nextHash, rotation.email],
+    );
+    return affected === 1;
+  }
+
+  /**
+   * Revokes the live sessions of the scope in the caller's transaction (or on its own with the
+   * data source's manager) and returns them, so the caller can publish the change after commit.
+   */
+  async revoke(
+    manager: EntityManager,
+    scope: SessionRevocationScope,
+    reason: SessionRevocationReason,
+  ): Promise<{ id: string; user_id: string }[]> {
+    const params: unknown[] = [reason];
+    const where = ['revoked_at IS NULL'];
+    const condition = (sql: string, value: unknown) => {
+      params.push(value);
+      where.push(`${sql} $${params.length}`);
+    };
+    if ('sessionId' in scope) {
+      condition('id =', scope.sessionId);
+      // Scoped to an owner, a session id of someone else's revokes nothing.
+      if (scope.userId) condition('user_id =', scope.userId);
+    } else {
+      condition('user_id =', scope.userId);
+      if (scope.exceptSessionId) condition('id <>', scope.exceptSessionId);
+    }
+    const [rows]: [{ id: string; user_id: string }[], number] = await manager.query(
+      `UPDATE sessions SET revoked_at = now(), revoked_reason = $1, updated_at = now()
+        WHERE ${where.join(' AND ')} RETURNING id, user_id`,
+      params,
+    );
+    return rows;
+  }
+
+  /** The user's live sessions, newest first. */
+  findLiveOfUser(manager: EntityManager, userId: string): Promise<LiveSessionRow[]> {
+    return manager.query(
+      `SELECT id, created_at, last_used_at, ip, user_agent FROM sessions
+        WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()
+        ORDER BY created_at DESC, id`,
+      [userId],
+    );
+  }
+}

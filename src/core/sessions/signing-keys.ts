@@ -1,0 +1,197 @@
+import {
+  algorithmOfKey,
+  publicVerificationKey,
+  secretVerificationKey,
+  StaticKeySource,
+  type KeySource,
+  type TokenAlgorithm,
+  type VerificationKey,
+} from '@auth-rbac/nest-guard';
+import { Injectable, Logger } from '@nestjs/common';
+import { errors, exportJWK, jwtVerify, SignJWT, type JWK, type JWTPayload } from 'jose';
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { AppConfig, ConfigurationError } from '../../config/app-config.js';
+
+/** Where a private key lives when JWT_PRIVATE_KEY is not given: the file, and its retired keys beside it. */
+export function privateKeyFileOf(config: AppConfig): string {
+  return (
+    config.signing.privateKeyFile ??
+    path.join(config.database.dataDir, `jwt-${config.signing.algorithm.toLowerCase()}-private-key.pem`)
+  );
+}
+
+export function previousKeysFileOf(privateKeyFile: string): string {
+  return `${privateKeyFile}.previous`;
+}
+
+/** A fresh private key of the algorithm, as PKCS#8 PEM. */
+export function generatePrivateKeyPem(algorithm: Exclude<TokenAlgorithm, 'HS256'>): string {
+  const { privateKey } =
+    algorithm === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('ed25519');
+  return privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+}
+
+/** Writes a secret file readable by its owner only, replacing any earlier one in one step. */
+export function writePrivateFile(file: string, content: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, content, { mode: 0o600 });
+  chmodSync(temporary, 0o600);
+  renameSync(temporary, file);
+}
+
+/**
+ * Retired public keys written by `rotate-keys`: PEM blocks, each after a `# retired <epoch ms>`
+ * line. A key retired longer ago than the longest token lifetime has no live token left and is
+ * dropped from verification and from the JWKS.
+ */
+export function readRetiredKeys(file: string, maxTokenLifetimeMs: number, now = Date.now()): string[] {
+  if (!existsSync(file)) return [];
+  const kept: string[] = [];
+  for (const match of readFileSync(file, 'utf8').matchAll(
+    /# retired (\d+)\s+(-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----)/g,
+  )) {
+    if (Number(match[1]) + maxTokenLifetimeMs > now) kept.push(match[2]);
+  }
+  return kept;
+}
+
+/**
+ * The service's token keys (`JWT_ALGORITHM`): the one that signs, and every key that still
+ * verifies (the current one, JWT_PREVIOUS_SECRETS or JWT_PREVIOUS_PUBLIC_KEYS, and keys retired by
+ * `rotate-keys`). Every token header carries `kid`, so a verifier picks its key without trying
+ * others, and each key verifies only with its own algorithm: a public key is never an HMAC secret.
+ */
+@Injectable()
+export class SigningKeys implements KeySource {
+  readonly algorithm: TokenAlgorithm;
+  private readonly signingKey: KeyObject;
+  private readonly kid: string;
+  private readonly verification: StaticKeySource;
+  private readonly publicKeys: VerificationKey[];
+
+  constructor(config: AppConfig) {
+    this.algorithm = config.signing.algorithm;
+    const previousSecrets = config.signing.previousSecrets.map(secretVerificationKey);
+    let previousPublic: VerificationKey[];
+    try {
+      const retired = config.signing.privateKeyPem
+        ? []
+        : readRetiredKeys(previousKeysFileOf(privateKeyFileOf(config)), config.jwt.refreshTokenTtl * 1000);
+      previousPublic = [...config.signing.previousPublicKeys, ...retired].map((pem) => publicVerificationKey(pem));
+    } catch (error) {
+      throw new ConfigurationError(
+        `JWT_PREVIOUS_PUBLIC_KEYS holds a key that cannot be read: ${(error as Error).message}`,
+      );
+    }
+    if (this.algorithm === 'HS256') {
+      const current = secretVerificationKey(config.jwt.secret);
+      this.signingKey = current.key;
+      this.kid = current.kid;
+      this.publicKeys = previousPublic;
+      this.verification = new StaticKeySource([current, ...previousSecrets, ...previousPublic]);
+    } else {
+      this.signingKey = loadPrivateKey(config);
+      const current = publicVerificationKey(this.signingKey);
+      if (current.algorithm !== this.algorithm) {
+        throw new ConfigurationError(
+          `JWT_PRIVATE_KEY is not a key for ${this.algorithm} (P-256 for ES256, Ed25519 for EdDSA).`,
+        );
+      }
+      this.kid = current.kid;
+      this.publicKeys = [current, ...previousPublic.filter((key) => key.kid !== current.kid)];
+      // Tokens of the HS256 secret that was in use before stay valid through JWT_PREVIOUS_SECRETS only.
+      this.verification = new StaticKeySource([...this.publicKeys, ...previousSecrets]);
+    }
+  }
+
+  /** Signs claims for `ttlSeconds`, with `iat`, `exp` and the header's `kid`. */
+  sign(claims: JWTPayload, ttlSeconds: number): Promise<string> {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: this.algorithm, typ: 'JWT', kid: this.kid })
+      .setIssuedAt(now)
+      .setExpirationTime(now + ttlSeconds)
+      .sign(this.signingKey);
+  }
+
+  candidates(algorithm: string, kid: string | undefined): Promise<VerificationKey[]> {
+    return this.verification.candidates(algorithm, kid);
+  }
+
+  /**
+   * The claims of a token signed by one of the keys; throws for anything else. `ignoreExpiration`
+   * is for the one caller that tells an expired temp token apart from a forged one.
+   */
+  async verify(token: string, options: { ignoreExpiration?: boolean } = {}): Promise<Record<string, unknown>> {
+    const { alg, kid } = decodeHeader(token);
+    for (const candidate of await this.candidates(alg, kid)) {
+      try {
+        const { payload } = await jwtVerify(token, candidate.key, {
+          algorithms: [candidate.algorithm],
+          ...(options.ignoreExpiration ? { currentDate: new Date(0) } : {}),
+        });
+        return payload as Record<string, unknown>;
+      } catch (error) {
+        if (!(error instanceof errors.JWSSignatureVerificationFailed)) throw error;
+      }
+    }
+    throw new Error('no key verifies the token');
+  }
+
+  /** The JWKS (RFC 7517): public keys only, so `{"keys": []}` under HS256. */
+  async jwks(): Promise<{ keys: JWK[] }> {
+    const keys = await Promise.all(
+      this.publicKeys.map(async ({ kid, algorithm, key }) => ({
+        ...(await exportJWK(key)),
+        kid,
+        alg: algorithm,
+        use: 'sig',
+      })),
+    );
+    return { keys };
+  }
+}
+
+function decodeHeader(token: string): { alg: string; kid: string | undefined } {
+  const header = JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8')) as Record<
+    string,
+    unknown
+  >;
+  if (typeof header.alg !== 'string' || (header.kid !== undefined && typeof header.kid !== 'string'))
+    throw new Error('bad header');
+  return { alg: header.alg, kid: header.kid as string | undefined };
+}
+
+const logger = new Logger('SigningKeys');
+
+/** JWT_PRIVATE_KEY, else JWT_PRIVATE_KEY_FILE, else (outside production) a key generated once under DATA_DIR. */
+function loadPrivateKey(config: AppConfig): KeyObject {
+  let pem = config.signing.privateKeyPem;
+  if (!pem) {
+    const file = privateKeyFileOf(config);
+    if (!existsSync(file)) {
+      if (config.isProduction || config.signing.privateKeyFile) {
+        throw new ConfigurationError(
+          config.signing.privateKeyFile
+            ? `JWT_PRIVATE_KEY_FILE ${file} does not exist.`
+            : `JWT_ALGORITHM=${config.signing.algorithm} needs JWT_PRIVATE_KEY or JWT_PRIVATE_KEY_FILE in production.`,
+        );
+      }
+      writePrivateFile(file, generatePrivateKeyPem(config.signing.algorithm as Exclude<TokenAlgorithm, 'HS256'>));
+      logger.warn(`A ${config.signing.algorithm} signing key was generated and kept in ${file}.`);
+    }
+    pem = readFileSync(file, 'utf8');
+  }
+  try {
+    const key = createPrivateKey(pem);
+    algorithmOfKey(key);
+    return key;
+  } catch (error) {
+    throw new ConfigurationError(
+      `JWT_PRIVATE_KEY cannot be read as a P-256 or Ed25519 private key: ${(error as Error).message}`,
+    );
+  }
+}

@@ -1,0 +1,286 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { ADMIN_ROLE, isPrivileged, PRIVILEGED_PERMISSIONS } from '../authz/privilege-policy.js';
+import { underAdminStatementTimeout } from '../../database/admin-statement-timeout.js';
+import { PRINCIPAL_OF_ACTIVE_SESSION_SQL } from '@auth-rbac/nest-guard';
+import { User } from '../../database/entities/user.entity.js';
+
+export interface UserWithPassword {
+  id: string;
+  name: string;
+  email: string;
+  mobile: string | null;
+  passwordHash: string;
+  /** A confirmed authenticator app: read with the credentials, so a sign-in needs no second look. */
+  hasTotp: boolean;
+}
+
+export interface NewUser {
+  name: string;
+  email: string;
+  mobile: string | null;
+  passwordHash: string;
+}
+
+/** What a user may do: role names and the union of their roles' permissions. */
+export interface EffectiveAccess {
+  roles: string[];
+  permissions: string[];
+}
+
+/** The fields of an account its holder or an administrator may change. */
+export interface AccountChanges {
+  name?: string;
+  email?: string;
+  /** `null` removes the number. */
+  mobile?: string | null;
+  passwordHash?: string;
+}
+
+/** A user as administrators see them: never a password or hash. */
+export interface AdminUserRow {
+  id: string;
+  name: string;
+  email: string;
+  mobile: string | null;
+  created_at: Date;
+  updated_at: Date;
+  roles: { id: string; name: string }[];
+}
+
+/** The roles of the user `p.id`, by name: a correlated subquery run once per row of a page. */
+const ROLES_OF_P = `COALESCE((
+    SELECT json_agg(json_build_object('id', r.id, 'name', r.name) ORDER BY r.name)
+      FROM user_roles ur JOIN roles r ON r.id = ur.role_id
+     WHERE ur.user_id = p.id), '[]')`;
+
+/**
+ * `search` matches a fragment of the email or the name, case-insensitively, through the trigram
+ * indexes (lower(email), name); LIKE's wildcards in it are matched literally.
+ */
+function searchCondition(search: string | undefined): { where: string; params: unknown[] } {
+  if (!search) return { where: '', params: [] };
+  const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return { where: `WHERE lower(u.email) LIKE lower($1) OR u.name ILIKE $1`, params: [pattern] };
+}
+
+/**
+ * One page of the admin users list. The page's ids come first, in (created_at, id) order from
+ * IDX_users_created_at_id (or from the trigram indexes for a search), and roles are joined for
+ * those rows only: the cost follows the page, not the table. Exported so the tests can EXPLAIN
+ * exactly what the service runs.
+ */
+export function adminUsersPageQuery(
+  search: string | undefined,
+  limit: number,
+  offset: number,
+): { sql: string; params: unknown[] } {
+  const { where, params } = searchCondition(search);
+  return {
+    sql: `SELECT p.id, p.name, p.email, p.mobile, p.created_at, p.updated_at, ${ROLES_OF_P} AS roles
+            FROM (SELECT u.id, u.name, u.email, u.mobile, u.created_at, u.updated_at FROM users u ${where}
+                   ORDER BY u.created_at, u.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}) AS p
+           ORDER BY p.created_at, p.id`,
+    params: [...params, limit, offset],
+  };
+}
+
+export interface PrincipalRow {
+  id: string;
+  name: string;
+  email: string;
+  mobile: string | null;
+  roles: string[];
+  permissions: string[];
+  session_expires_at: Date;
+}
+
+@Injectable()
+export class UsersRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  findByEmailWithPassword(email: string): Promise<UserWithPassword | null> {
+    return this.findWithPassword('email', email);
+  }
+
+  findByMobileWithPassword(mobile: string): Promise<UserWithPassword | null> {
+    return this.findWithPassword('mobile', mobile);
+  }
+
+  /**
+   * Replaces a password hash only while it is still the one that was verified, so a rehash on
+   * sign-in never overwrites a password changed in the meantime.
+   */
+  async replacePasswordHash(userId: string, verifiedHash: string, newHash: string): Promise<void> {
+    await this.dataSource
+      .getRepository(User)
+      .update({ id: userId, passwordHash: verifiedHash }, { passwordHash: newHash });
+  }
+
+  findIdByEmail(email: string): Promise<Pick<User, 'id' | 'email' | 'name'> | null> {
+    return this.dataSource
+      .getRepository(User)
+      .findOne({ where: { email }, select: { id: true, email: true, name: true } });
+  }
+
+  findIdByMobile(mobile: string): Promise<Pick<User, 'id'> | null> {
+    return this.dataSource.getRepository(User).findOne({ where: { mobile }, select: { id: true } });
+  }
+
+  /** Privileged accounts (see privilege-policy.ts) with no mobile: the second factor cannot reach them. */
+  async countPrivilegedWithoutMobile(): Promise<number> {
+    const [row]: { count: number }[] = await this.dataSource.query(
+      `SELECT count(DISTINCT u.id)::int AS count
+         FROM users u
+         JOIN user_roles ur ON ur.user_id = u.id
+         JOIN roles r ON r.id = ur.role_id
+         LEFT JOIN role_permissions rp ON rp.role_id = r.id
+         LEFT JOIN permissions p ON p.id = rp.permission_id
+        WHERE u.mobile IS NULL AND (r.name = $1 OR p.name = ANY($2))`,
+      [ADMIN_ROLE, [...PRIVILEGED_PERMISSIONS]],
+    );
+    return row?.count ?? 0;
+  }
+
+  /** Gives the user the role; false when they already held it. */
+  async addRole(userId: string, roleId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO user_roles (user_id, role_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING user_id`,
+      [userId, roleId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Inserts the user and links the named role, in the caller's transaction. */
+  async insertWithRole(manager: EntityManager, user: NewUser, roleName: string): Promise<User> {
+    const [row] = await manager.query(
+      `INSERT INTO users (name, email, mobile, password_hash) VALUES ($1, $2, $3, $4)
+       RETURNING id, name, email, mobile`,
+      [user.name, user.email, user.mobile, user.passwordHash],
+    );
+    await manager.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = $2`, [
+      row.id,
+      roleName,
+    ]);
+    return row as User;
+  }
+
+  /**
+   * The caller of a live session, with role names and aggregated permissions, in one round
+   * trip; null when the session is revoked or expired, or the user is gone.
+   */
+  async findPrincipalOfActiveSession(sessionId: string, userId: string): Promise<PrincipalRow | null> {
+    const rows: PrincipalRow[] = await this.dataSource.query(PRINCIPAL_OF_ACTIVE_SESSION_SQL, [sessionId, userId]);
+    return rows[0] ?? null;
+  }
+
+  /**
+   * The user's role names and effective permissions; null when there is no such user. Takes the
+   * caller's transaction manager when there is one (the embedded database runs one at a time).
+   */
+  async findEffectiveAccess(
+    userId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<EffectiveAccess | null> {
+    const [row]: EffectiveAccess[] = await manager.query(
+      `SELECT COALESCE(array_agg(DISTINCT r.name) FILTER (WHERE r.name IS NOT NULL), '{}') AS roles,
+              COALESCE(array_agg(DISTINCT p.name) FILTER (WHERE p.name IS NOT NULL), '{}') AS permissions
+         FROM users u
+         LEFT JOIN user_roles ur ON ur.user_id = u.id
+         LEFT JOIN roles r ON r.id = ur.role_id
+         LEFT JOIN role_permissions rp ON rp.role_id = r.id
+         LEFT JOIN permissions p ON p.id = rp.permission_id
+        WHERE u.id = $1
+        GROUP BY u.id`,
+      [userId],
+    );
+    return row ?? null;
+  }
+
+  /** The one question behind every administrator rule (second factor, no code-only sign-in). */
+  async isPrivilegedAccount(userId: string): Promise<boolean> {
+    const access = await this.findEffectiveAccess(userId);
+    return access !== null && isPrivileged(access.roles, access.permissions);
+  }
+
+  async findProfile(
+    userId: string,
+  ): Promise<{ id: string; name: string; email: string; mobile: string | null } | null> {
+    return this.dataSource.getRepository(User).findOne({
+      where: { id: userId },
+      select: { id: true, name: true, email: true, mobile: true },
+    });
+  }
+
+  /** The user's current name, email and mobile, locked for the rest of the caller's transaction. */
+  async lockAccount(
+    manager: EntityManager,
+    userId: string,
+  ): Promise<{ id: string; name: string; email: string; mobile: string | null } | null> {
+    const [row] = await manager.query(`SELECT id, name, email, mobile FROM users WHERE id = $1 FOR UPDATE`, [userId]);
+    return row ?? null;
+  }
+
+  async updateAccount(manager: EntityManager, userId: string, changes: AccountChanges): Promise<void> {
+    const columns: [string, unknown][] = [
+      ['name', changes.name],
+      ['email', changes.email],
+      ['mobile', changes.mobile],
+      ['password_hash', changes.passwordHash],
+    ];
+    const params: unknown[] = [userId];
+    const sets = columns
+      .filter(([, value]) => value !== undefined)
+      .map(([column, value]) => {
+        params.push(value);
+        return `${column} = $${params.length}`;
+      });
+    await manager.query(`UPDATE users SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1`, params);
+  }
+
+  /** The user's email as it is now, read in the caller's transaction. */
+  async findEmail(manager: EntityManager, userId: string): Promise<string | null> {
+    const [row] = await manager.query(`SELECT email FROM users WHERE id = $1`, [userId]);
+    return row?.email ?? null;
+  }
+
+  /**
+   * A page of users with their roles and the number of users matching, under the admin statement
+   * timeout. The total counts users alone, never the role join.
+   */
+  findAdminPage(
+    search: string | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: AdminUserRow[]; total: number }> {
+    return underAdminStatementTimeout(this.dataSource, async (manager) => {
+      const { where, params } = searchCondition(search);
+      const [{ total }] = await manager.query(`SELECT count(*)::int AS total FROM users u ${where}`, params);
+      const page = adminUsersPageQuery(search, limit, offset);
+      const items: AdminUserRow[] = await manager.query(page.sql, page.params);
+      return { items, total };
+    });
+  }
+
+  /** One user with their roles, in the caller's transaction when given, else under the admin timeout. */
+  findAdminUser(id: string, manager?: EntityManager): Promise<AdminUserRow | null> {
+    const find = async (runner: EntityManager) => {
+      const [user]: AdminUserRow[] = await runner.query(
+        `SELECT p.id, p.name, p.email, p.mobile, p.created_at, p.updated_at, ${ROLES_OF_P} AS roles FROM users p WHERE p.id = $1`,
+        [id],
+      );
+      return user ?? null;
+    };
+    return manager ? find(manager) : underAdminStatementTimeout(this.dataSource, find);
+  }
+
+  private async findWithPassword(column: 'email' | 'mobile', value: string): Promise<UserWithPassword | null> {
+    const [row]: UserWithPassword[] = await this.dataSource.query(
+      `SELECT u.id, u.name, u.email, u.mobile, u.password_hash AS "passwordHash",
+              EXISTS (SELECT 1 FROM totp_authenticators t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS "hasTotp"
+         FROM users u WHERE u.${column} = $1`,
+      [value],
+    );
+    return row ?? null;
+  }
+}
