@@ -6,7 +6,7 @@ import { AppException } from '../../common/app-exception.js';
 import { AppConfig } from '../../config/app-config.js';
 import { AuthzVersions } from '../authz/authz-versions.js';
 import { UsersRepository } from '../users/users.repository.js';
-import { Session, type SessionRevocationReason } from '../../database/entities/session.entity.js';
+import type { SessionRevocationReason } from '../../database/entities/session.entity.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { digestsEqual, sha256Hex } from './token-hash.js';
 import type { RefreshClaims } from './token-claims.js';
@@ -80,7 +80,7 @@ export class SessionService {
     const identity: SessionIdentity = { userId: user.id, email: user.email, sessionId: randomUUID() };
     const expiresAt = new Date(Date.now() + this.config.jwt.sessionMaxAge * 1000);
     const refreshToken = await this.tokens.signRefresh(identity, 0, expiresAt);
-    await this.dataSource.getRepository(Session).insert({
+    await this.sessions.insert({
       id: identity.sessionId,
       userId: user.id,
       generation: 0,
@@ -155,12 +155,7 @@ export class SessionService {
   private async rotateLocked(refreshToken: string, claims: RefreshClaims): Promise<IssuedTokens> {
     const presentedHash = sha256Hex(refreshToken);
     const outcome = await this.dataSource.transaction(async (manager): Promise<RotationOutcome> => {
-      const session = await manager
-        .getRepository(Session)
-        .createQueryBuilder('session')
-        .setLock('pessimistic_write')
-        .where('session.id = :id', { id: claims.sid })
-        .getOne();
+      const session = await this.sessions.findForUpdate(manager, claims.sid);
       if (!session || session.userId !== claims.sub || session.revokedAt || session.expiresAt.getTime() <= Date.now()) {
         return { kind: 'invalid' };
       }
@@ -174,11 +169,7 @@ export class SessionService {
       const identity = { userId: session.userId, email, sessionId: session.id };
       const generation = session.generation + 1;
       const nextRefresh = await this.tokens.signRefresh(identity, generation, session.expiresAt);
-      await manager.update(
-        Session,
-        { id: session.id },
-        { generation, refreshTokenHash: sha256Hex(nextRefresh), lastUsedAt: new Date() },
-      );
+      await this.sessions.setGeneration(manager, session.id, generation, sha256Hex(nextRefresh));
       return {
         kind: 'rotated',
         tokens: {
@@ -215,14 +206,5 @@ export class SessionService {
       if (reason === 'logout')
         await this.audit.record({ type: 'logout', actorId: row.user_id, targetType: 'session', targetId: sessionId });
     }
-  }
-
-  /** Is the session behind an access token still live? Checked on every authenticated request. */
-  async isActive(sessionId: string, userId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL AND expires_at > now()`,
-      [sessionId, userId],
-    );
-    return rows.length === 1;
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { SessionRevocationReason } from '../../database/entities/session.entity.js';
+import { Session, type SessionRevocationReason } from '../../database/entities/session.entity.js';
 
 /** Which live sessions a revocation ends: one session, or every session of a user but one. */
 export type SessionRevocationScope =
@@ -30,6 +30,33 @@ export interface RotationState {
 @Injectable()
 export class SessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
+
+  async insert(session: {
+    id: string;
+    userId: string;
+    generation: number;
+    refreshTokenHash: string;
+    expiresAt: Date;
+    ip: string | null;
+    userAgent: string | null;
+  }): Promise<void> {
+    await this.dataSource.getRepository(Session).insert(session);
+  }
+
+  /** The session row, locked until the caller's transaction ends (the refresh's slow path). */
+  findForUpdate(manager: EntityManager, sessionId: string): Promise<Session | null> {
+    return manager
+      .getRepository(Session)
+      .createQueryBuilder('session')
+      .setLock('pessimistic_write')
+      .where('session.id = :id', { id: sessionId })
+      .getOne();
+  }
+
+  /** Records a rotation under the lock `findForUpdate` took. */
+  async setGeneration(manager: EntityManager, sessionId: string, generation: number, refreshTokenHash: string) {
+    await manager.update(Session, { id: sessionId }, { generation, refreshTokenHash, lastUsedAt: new Date() });
+  }
 
   async findRotationState(sessionId: string): Promise<RotationState | null> {
     const [row]: RotationState[] = await this.dataSource.query(
