@@ -49,7 +49,7 @@ export class PasswordResetService {
     // writes). Queued, not sent: a slow mail server shows in no answer.
     await this.dataSource.transaction(async (manager) => {
       // Parallel requests for one address take turns, so the resend interval cannot be raced.
-      await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`reset:${user?.id ?? sha256Hex(email)}`]);
+      await this.resetTokens.lockRequests(manager, user?.id ?? sha256Hex(email));
       const issued = user ? await this.issueToken(manager, user.id, token) : false;
       await this.mail.queue(
         issued ? this.resetMail(user!.email, token) : null,

@@ -9,7 +9,7 @@ import type { IdentityTransformOptions } from '../common/contact-fields.js';
 import { normalizeEmail } from '../common/normalize.js';
 import { AppConfig } from '../config/app-config.js';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
-import { Role } from '../database/entities/role.entity.js';
+import { RolesRepository } from '../core/roles/roles.repository.js';
 import { UsersRepository } from '../core/users/users.repository.js';
 
 /** A refusal the CLI prints as its one line before exiting with status 1. */
@@ -28,6 +28,7 @@ export class AdminAccountsService {
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly users: UsersRepository,
+    private readonly roles: RolesRepository,
     private readonly hasher: PasswordHasher,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
@@ -75,9 +76,7 @@ export class AdminAccountsService {
   async assignRole(email: string, roleName: string): Promise<'assigned' | 'already held'> {
     const user = await this.users.findIdByEmail(normalizeEmail(email));
     if (!user) throw new CliError(`No account with the email ${email}.`);
-    const role = await this.dataSource
-      .getRepository(Role)
-      .findOne({ where: { name: roleName.trim() }, select: { id: true, name: true } });
+    const role = await this.roles.findRoleByName(roleName.trim());
     if (!role) throw new CliError(`No role named ${roleName}; see list-roles.`);
     const added = await this.users.addRole(user.id, role.id);
     if (!added) return 'already held';
@@ -92,9 +91,7 @@ export class AdminAccountsService {
   }
 
   async listRoles(): Promise<{ name: string; isSystem: boolean; permissions: string[] }[]> {
-    const roles = await this.dataSource
-      .getRepository(Role)
-      .find({ relations: { permissions: true }, order: { name: 'ASC' } });
+    const roles = await this.roles.listWithPermissions();
     return roles.map((role) => ({
       name: role.name,
       isSystem: role.isSystem,

@@ -1,3 +1,4 @@
+import { RolesModule } from '../core/roles/roles.module.js';
 import { Module } from '@nestjs/common';
 import { AccountRecoveryModule } from '../account/account-recovery.module.js';
 import { AuditModule } from '../audit/audit.module.js';
@@ -20,6 +21,7 @@ import { SeedCommand } from './seed.command.js';
 @Module({
   imports: [
     AppConfigModule,
+    RolesModule,
     DatabaseModule,
     SeedModule,
     ServiceClientsModule,

@@ -1,6 +1,7 @@
 import { Command, CommandRunner } from 'nest-commander';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
+import { appliedMigrations } from '../database/migration-status.js';
 import { createStandaloneDataSource } from '../database/standalone-data-source.js';
 
 /** Runs `work` on a data source of its own that never runs migrations by itself. */
@@ -11,17 +12,6 @@ async function withDataSource<T>(config: AppConfig, work: (dataSource: DataSourc
     return await work(dataSource);
   } finally {
     if (dataSource.isInitialized) await dataSource.destroy();
-  }
-}
-
-async function appliedMigrations(dataSource: DataSource): Promise<Set<string>> {
-  const queryRunner = dataSource.createQueryRunner();
-  try {
-    if (!(await queryRunner.hasTable('migrations'))) return new Set();
-    const rows: { name: string }[] = await queryRunner.query(`SELECT name FROM migrations`);
-    return new Set(rows.map((row) => row.name));
-  } finally {
-    await queryRunner.release();
   }
 }
 

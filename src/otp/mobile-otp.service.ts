@@ -8,18 +8,17 @@ import { AppConfig } from '../config/app-config.js';
 import { SettingsService } from '../core/settings/settings.service.js';
 import { UsersRepository } from '../core/users/users.repository.js';
 import { checkOtp } from '../core/otp/otp-check.js';
-import { OtpCode } from '../database/entities/otp-code.entity.js';
 import { OtpCodes } from '../core/otp/otp-codes.js';
 import { assertCodeLength } from '../core/otp/code-length.js';
-import { assertCodeRequestAllowed, lockMobileForSending } from '../core/otp/otp-send-limits.js';
+import { assertCodeRequestAllowed } from '../core/otp/otp-send-limits.js';
+import {
+  insertLoginCode,
+  latestLoginCodeWithin,
+  lockLatestLoginCode,
+  lockMobileForSending,
+  replaceLiveLoginCodes,
+} from '../core/otp/otp-codes.repository.js';
 import { SmsService } from '../outbox/sms.service.js';
-
-interface Account {
-  id: string;
-  name: string;
-  email: string;
-  mobile: string | null;
-}
 
 /**
  * Mobile + SMS code sign-in. `send-otp` answers the same whether or not the mobile has an account
@@ -49,24 +48,17 @@ export class MobileOtpService {
       await lockMobileForSending(manager, mobile);
       // Mobile-change codes to this number, or from this address, count too (the same cooldown and caps).
       await assertCodeRequestAllowed(manager, mobile, address, this.config.otp);
-      const [account] = await this.findAccount(manager, mobile);
+      const [account] = await this.users.findAccountsByMobile(manager, mobile);
       const inheritedAttempts = await this.recentFailedAttempts(manager, mobile);
-      await manager.query(
-        `UPDATE otp_codes SET ended_at = now(), end_reason = 'replaced'
-          WHERE mobile = $1 AND purpose = 'login' AND ended_at IS NULL`,
-        [mobile],
-      );
-      await manager.save(
-        manager.create(OtpCode, {
-          purpose: 'login',
-          mobile,
-          userId: account?.id ?? null,
-          codeHash: this.codes.hash('login', mobile, code),
-          attempts: inheritedAttempts,
-          clientIp: address ?? null,
-          expiresAt: new Date(Date.now() + this.config.otp.ttl * 1000),
-        }),
-      );
+      await replaceLiveLoginCodes(manager, mobile);
+      await insertLoginCode(manager, {
+        mobile,
+        userId: account?.id ?? null,
+        codeHash: this.codes.hash('login', mobile, code),
+        attempts: inheritedAttempts,
+        clientIp: address ?? null,
+        expiresAt: new Date(Date.now() + this.config.otp.ttl * 1000),
+      });
       // Queued, never sent here: the answer does not wait for the gateway. A mobile of nobody gets
       // a stand-in that the sender drops, so both cost the request the same work. The sender
       // records `otp.sent` once the gateway has taken the message.
@@ -83,21 +75,14 @@ export class MobileOtpService {
     const methods = await this.assertEnabled();
     assertCodeLength(code, this.config.otp.length, 'otp');
     const result = await this.dataSource.transaction(async (manager) => {
-      const row = await manager
-        .getRepository(OtpCode)
-        .createQueryBuilder('otp')
-        .setLock('pessimistic_write')
-        .where(`otp.mobile = :mobile AND otp.purpose = 'login'`, { mobile })
-        .orderBy('otp.created_at', 'DESC')
-        .limit(1)
-        .getOne();
+      const row = await lockLatestLoginCode(manager, mobile);
       return checkOtp(manager, this.codes, row, mobile, code);
     });
     if (!result.ok) {
       await this.audit.record({ type: 'otp.failure', client, details: { reason: result.error.code } });
       throw result.error;
     }
-    const [account] = await this.findAccount(this.dataSource.manager, mobile);
+    const [account] = await this.users.findAccountsByMobile(this.dataSource.manager, mobile);
     if (!account || account.id !== result.row.userId) throw new AppException('INVALID_OTP', 'The code is wrong.');
     // With two-factor on, a code alone is one factor: privileged accounts must use their password too.
     if (methods.emailPassword && (await this.users.isPrivilegedAccount(account.id))) {
@@ -125,16 +110,7 @@ export class MobileOtpService {
    * does not reset them, so asking for codes does not buy more guesses.
    */
   private async recentFailedAttempts(manager: EntityManager, mobile: string): Promise<number> {
-    const [latest] = await manager.query(
-      `SELECT attempts, end_reason FROM otp_codes
-        WHERE mobile = $1 AND purpose = 'login' AND created_at > now() - make_interval(secs => $2)
-        ORDER BY created_at DESC LIMIT 1`,
-      [mobile, this.config.limits.lockoutSeconds],
-    );
+    const latest = await latestLoginCodeWithin(manager, mobile, this.config.limits.lockoutSeconds);
     return latest && latest.end_reason !== 'used' ? latest.attempts : 0;
-  }
-
-  private findAccount(manager: EntityManager, mobile: string): Promise<Account[]> {
-    return manager.query(`SELECT u.id, u.name, u.email, u.mobile FROM users u WHERE u.mobile = $1`, [mobile]);
   }
 }

@@ -4,7 +4,7 @@ import { AuditLog } from '../core/audit/audit-log.service.js';
 import { assertMayActOn, type PolicyActor } from '../core/authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
-import { Permission } from '../database/entities/permission.entity.js';
+import { RolesRepository } from '../core/roles/roles.repository.js';
 import { SystemRoles } from '@auth-rbac/nest-guard';
 import type { CreatePermissionDto, UpdatePermissionDto } from './rbac.dto.js';
 import { isUniqueViolation, notFound, systemProtected } from '../core/authz/rbac-errors.js';
@@ -18,34 +18,34 @@ import { toPermissionResponse, type PermissionResponse } from './rbac.responses.
 export class PermissionsService {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly roles: RolesRepository,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
   ) {}
 
   async list(): Promise<{ items: PermissionResponse[]; total: number }> {
-    const permissions = await this.dataSource
-      .getRepository(Permission)
-      .find({ order: { groupName: 'ASC', name: 'ASC' } });
+    const permissions = await this.roles.listPermissions();
     return { items: permissions.map(toPermissionResponse), total: permissions.length };
   }
 
   async get(id: string): Promise<PermissionResponse> {
-    const permission = await this.dataSource.getRepository(Permission).findOne({ where: { id } });
+    const permission = await this.roles.findPermission(id);
     if (!permission) throw notFound('Permission');
     return toPermissionResponse(permission);
   }
 
   async create(dto: CreatePermissionDto, actorId: string): Promise<PermissionResponse> {
     const id = await this.writing(async (manager) => {
-      const [{ id }] = await manager.query(
-        `INSERT INTO permissions (name, display_name, description, group_name) VALUES ($1, $2, $3, $4) RETURNING id`,
-        [dto.name, dto.display_name ?? null, dto.description ?? null, dto.group_name ?? null],
+      return this.roles.insertPermission(
+        manager,
+        {
+          name: dto.name,
+          displayName: dto.display_name ?? null,
+          description: dto.description ?? null,
+          groupName: dto.group_name ?? null,
+        },
+        SystemRoles.Admin,
       );
-      await manager.query(
-        `INSERT INTO role_permissions (role_id, permission_id) SELECT id, $1 FROM roles WHERE name = $2`,
-        [id, SystemRoles.Admin],
-      );
-      return id as string;
     });
     await this.versions.bumpGlobal();
     await this.audit.record({
@@ -60,25 +60,18 @@ export class PermissionsService {
 
   async update(id: string, dto: UpdatePermissionDto, actor: PolicyActor): Promise<PermissionResponse> {
     await this.writing(async (manager) => {
-      const permission = await manager
-        .getRepository(Permission)
-        .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      const permission = await this.roles.lockPermission(manager, id);
       if (!permission) throw notFound('Permission');
       assertMayActOn(actor, { type: 'permission', id }, [permission.name], 'permission.update');
       if (dto.name !== undefined && dto.name !== permission.name && permission.isSystem) {
         throw systemProtected('permission', 'renamed');
       }
-      await manager.update(
-        Permission,
-        { id },
-        {
-          ...(dto.name !== undefined && { name: dto.name }),
-          ...(dto.display_name !== undefined && { displayName: dto.display_name }),
-          ...(dto.description !== undefined && { description: dto.description }),
-          ...(dto.group_name !== undefined && { groupName: dto.group_name }),
-          updatedAt: new Date(),
-        },
-      );
+      await this.roles.updatePermission(manager, id, {
+        ...(dto.name !== undefined && { name: dto.name }),
+        ...(dto.display_name !== undefined && { displayName: dto.display_name }),
+        ...(dto.description !== undefined && { description: dto.description }),
+        ...(dto.group_name !== undefined && { groupName: dto.group_name }),
+      });
     });
     await this.versions.bumpGlobal();
     await this.audit.record({
@@ -93,13 +86,11 @@ export class PermissionsService {
 
   async delete(id: string, actor: PolicyActor): Promise<Record<string, never>> {
     await this.dataSource.transaction(async (manager) => {
-      const permission = await manager
-        .getRepository(Permission)
-        .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      const permission = await this.roles.lockPermission(manager, id);
       if (!permission) throw notFound('Permission');
       assertMayActOn(actor, { type: 'permission', id }, [permission.name], 'permission.delete');
       if (permission.isSystem) throw systemProtected('permission', 'deleted');
-      await manager.delete(Permission, { id });
+      await this.roles.deletePermission(manager, id);
     });
     await this.versions.bumpGlobal();
     await this.audit.record({ type: 'permission.delete', actorId: actor.id, targetType: 'permission', targetId: id });

@@ -4,10 +4,11 @@ import { PermissionsService } from './permissions.service.js';
 import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
 import { RolesController } from './roles.controller.js';
 import { RolesService } from './roles.service.js';
+import { RolesModule } from '../core/roles/roles.module.js';
 
 /** Administration of roles and permissions. */
 @Module({
-  imports: [RbacCoreModule],
+  imports: [RbacCoreModule, RolesModule],
   controllers: [RolesController, PermissionsController],
   providers: [RolesService, PermissionsService],
 })

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import {
   assertAdminRoleKeepsEveryPermission,
@@ -9,11 +9,10 @@ import {
 } from '../core/authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
-import { Permission } from '../database/entities/permission.entity.js';
 import type { CreateRoleDto, UpdateRoleDto } from './rbac.dto.js';
 import { isUniqueViolation, notFound, systemProtected, unknownIds } from '../core/authz/rbac-errors.js';
 import { toRoleResponse, type RoleResponse } from './rbac.responses.js';
-import { Role } from '../database/entities/role.entity.js';
+import { RolesRepository, type RoleChanges } from '../core/roles/roles.repository.js';
 
 /**
  * Roles and their permission sets. System roles keep their name but may change permissions, except
@@ -24,14 +23,13 @@ import { Role } from '../database/entities/role.entity.js';
 export class RolesService {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly roles: RolesRepository,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
   ) {}
 
   async list(): Promise<{ items: RoleResponse[]; total: number }> {
-    const roles = await this.dataSource
-      .getRepository(Role)
-      .find({ relations: { permissions: true }, order: { name: 'ASC' } });
+    const roles = await this.roles.listWithPermissions();
     return { items: roles.map(toRoleResponse), total: roles.length };
   }
 
@@ -42,16 +40,17 @@ export class RolesService {
   async create(dto: CreateRoleDto, actor: PolicyActor): Promise<RoleResponse> {
     const id = await this.writing(async (manager) => {
       // The insert first: a taken name is 409 whatever the permissions asked for.
-      const [{ id }] = await manager.query(
-        `INSERT INTO roles (name, display_name, description) VALUES ($1, $2, $3) RETURNING id`,
-        [dto.name, dto.display_name ?? null, dto.description ?? null],
-      );
+      const id = await this.roles.insertRole(manager, {
+        name: dto.name,
+        displayName: dto.display_name ?? null,
+        description: dto.description ?? null,
+      });
       if (dto.permission_ids) {
         const names = await this.permissionNames(manager, dto.permission_ids);
         assertMayGrant(actor, { type: 'role', id }, names, 'role.create');
         await this.replacePermissions(manager, id, dto.permission_ids);
       }
-      return id as string;
+      return id;
     });
     await this.audit.record({
       type: 'role.create',
@@ -65,7 +64,7 @@ export class RolesService {
 
   async update(id: string, dto: UpdateRoleDto, actor: PolicyActor): Promise<RoleResponse> {
     await this.writing(async (manager) => {
-      const role = await manager.getRepository(Role).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      const role = await this.roles.lockRole(manager, id);
       if (!role) throw notFound('Role');
       const current = await this.permissionNamesOfRole(manager, id);
       assertMayActOn(actor, { type: 'role', id }, current, 'role.update');
@@ -75,14 +74,14 @@ export class RolesService {
         assertMayGrant(actor, { type: 'role', id }, next, 'role.update');
         assertAdminRoleKeepsEveryPermission(actor, role, current, next);
       }
-      const changes: Partial<Role> = {};
+      const changes: RoleChanges = {};
       if (dto.name !== undefined) changes.name = dto.name;
       if (dto.display_name !== undefined) changes.displayName = dto.display_name;
       if (dto.description !== undefined) changes.description = dto.description;
-      if (Object.keys(changes).length > 0) await manager.update(Role, { id }, changes);
+      if (Object.keys(changes).length > 0) await this.roles.updateRole(manager, id, changes);
       if (dto.permission_ids) await this.replacePermissions(manager, id, dto.permission_ids);
       // updated_at moves when only the permission set changed, too.
-      await manager.query(`UPDATE roles SET updated_at = now() WHERE id = $1`, [id]);
+      await this.roles.touchRole(manager, id);
     });
     // Role definitions touch every holder: all cached callers go stale.
     await this.versions.bumpGlobal();
@@ -98,28 +97,26 @@ export class RolesService {
 
   async delete(id: string, actor: PolicyActor): Promise<Record<string, never>> {
     await this.dataSource.transaction(async (manager) => {
-      const role = await manager.getRepository(Role).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      const role = await this.roles.lockRole(manager, id);
       if (!role) throw notFound('Role');
       assertMayActOn(actor, { type: 'role', id }, await this.permissionNamesOfRole(manager, id), 'role.delete');
       if (role.isSystem) throw systemProtected('role', 'deleted');
-      await manager.delete(Role, { id });
+      await this.roles.deleteRole(manager, id);
     });
     await this.versions.bumpGlobal();
     await this.audit.record({ type: 'role.delete', actorId: actor.id, targetType: 'role', targetId: id });
     return {};
   }
 
-  private async findWithPermissions(manager: EntityManager, id: string): Promise<Role> {
-    const role = await manager.getRepository(Role).findOne({ where: { id }, relations: { permissions: true } });
+  private async findWithPermissions(manager: EntityManager, id: string) {
+    const role = await this.roles.findWithPermissions(id, manager);
     if (!role) throw notFound('Role');
     return role;
   }
 
   /** The names of these permissions; an unknown id is 400 and nothing changes. */
   private async permissionNames(manager: EntityManager, permissionIds: string[]): Promise<string[]> {
-    const found = await manager
-      .getRepository(Permission)
-      .find({ where: { id: In(permissionIds) }, select: { id: true, name: true } });
+    const found = await this.roles.findPermissionsByIds(manager, permissionIds);
     if (found.length !== permissionIds.length) {
       const known = new Set(found.map((permission) => permission.id));
       throw unknownIds(
@@ -130,19 +127,13 @@ export class RolesService {
     return found.map((permission) => permission.name);
   }
 
-  private async permissionNamesOfRole(manager: EntityManager, roleId: string): Promise<string[]> {
-    const rows: { name: string }[] = await manager.query(
-      `SELECT p.name FROM role_permissions rp JOIN permissions p ON p.id = rp.permission_id WHERE rp.role_id = $1`,
-      [roleId],
-    );
-    return rows.map((row) => row.name);
+  private permissionNamesOfRole(manager: EntityManager, roleId: string): Promise<string[]> {
+    return this.roles.permissionNamesOfRole(manager, roleId);
   }
 
   /** All ids must exist, or nothing changes (the caller's transaction rolls back). */
   private async replacePermissions(manager: EntityManager, roleId: string, permissionIds: string[]): Promise<void> {
-    const found = await manager
-      .getRepository(Permission)
-      .find({ where: { id: In(permissionIds) }, select: { id: true } });
+    const found = await this.roles.findPermissionIds(manager, permissionIds);
     if (found.length !== permissionIds.length) {
       const known = new Set(found.map((permission) => permission.id));
       throw unknownIds(
@@ -150,13 +141,7 @@ export class RolesService {
         permissionIds.filter((id) => !known.has(id)),
       );
     }
-    await manager.query(`DELETE FROM role_permissions WHERE role_id = $1`, [roleId]);
-    if (permissionIds.length > 0) {
-      await manager.query(`INSERT INTO role_permissions (role_id, permission_id) SELECT $1, unnest($2::uuid[])`, [
-        roleId,
-        permissionIds,
-      ]);
-    }
+    await this.roles.setRolePermissions(manager, roleId, permissionIds);
   }
 
   private async writing<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {

@@ -1,3 +1,4 @@
+import { RolesModule } from '../core/roles/roles.module.js';
 import { Module } from '@nestjs/common';
 import { PasswordModule } from '../core/passwords/password.module.js';
 import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
@@ -9,7 +10,7 @@ import { UsersModule } from '../core/users/users.module.js';
 
 /** `/api/admin/users`: users and their role assignments. */
 @Module({
-  imports: [UsersModule, PasswordModule, RbacCoreModule, IdentityChangeModule],
+  imports: [UsersModule, PasswordModule, RbacCoreModule, IdentityChangeModule, RolesModule],
   controllers: [UsersController],
   providers: [UserAdministrationService, UserRolesService],
 })

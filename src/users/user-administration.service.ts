@@ -11,6 +11,7 @@ import { isUniqueViolation, notFound } from '../core/authz/rbac-errors.js';
 import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './users.dto.js';
 import { IdentityChangeService } from '../core/identity/identity-change.service.js';
 import { UsersRepository, type AdminUserRow } from '../core/users/users.repository.js';
+import { RolesRepository } from '../core/roles/roles.repository.js';
 
 export type UserResponse = AdminUserRow;
 
@@ -24,6 +25,7 @@ export class UserAdministrationService {
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
     private readonly identityChange: IdentityChangeService,
+    private readonly roles: RolesRepository,
   ) {}
 
   async list(query: ListUsersQuery): Promise<{ items: UserResponse[]; total: number; page: number; limit: number }> {
@@ -72,13 +74,13 @@ export class UserAdministrationService {
 
   async delete(id: string, actorId: string): Promise<Record<string, never>> {
     await this.dataSource.transaction(async (manager) => {
-      await lockAdminRole(manager);
+      await this.roles.lockRoleByName(manager, SystemRoles.Admin);
       await this.get(id, manager);
       await this.assertMayActOnUser(manager, actorId, id, 'user.delete');
-      if (await isLastAdmin(manager, id)) {
+      if (await this.users.isOnlyHolder(manager, id, SystemRoles.Admin)) {
         throw new AppException('CONFLICT', 'The last administrator cannot be deleted.');
       }
-      await manager.query(`DELETE FROM users WHERE id = $1`, [id]);
+      await this.users.deleteUser(manager, id);
     });
     await this.versions.bumpUser(id);
     await this.audit.record({ type: 'user.delete', actorId, targetType: 'user', targetId: id });
@@ -118,23 +120,4 @@ export class UserAdministrationService {
       ]);
     }
   }
-}
-
-/**
- * Every change that can take the admin role away from someone locks the admin role row first,
- * so two concurrent removals cannot both see "another admin remains".
- */
-export async function lockAdminRole(manager: EntityManager): Promise<string> {
-  const [role] = await manager.query(`SELECT id FROM roles WHERE name = $1 FOR UPDATE`, [SystemRoles.Admin]);
-  return role?.id;
-}
-
-/** The user holds admin and nobody else does. */
-export async function isLastAdmin(manager: EntityManager, userId: string): Promise<boolean> {
-  const [{ holders, holds }] = await manager.query(
-    `SELECT count(*)::int AS holders, bool_or(ur.user_id = $2) AS holds
-       FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE r.name = $1`,
-    [SystemRoles.Admin, userId],
-  );
-  return holds === true && holders === 1;
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import { assertMayActOn, assertMayAssignAdminRole, assertMayGrant } from '../core/authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
@@ -7,8 +7,7 @@ import type { AuthUser } from '@auth-rbac/nest-guard';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { SystemRoles } from '@auth-rbac/nest-guard';
 import { notFound, unknownIds } from '../core/authz/rbac-errors.js';
-import { Role } from '../database/entities/role.entity.js';
-import { isLastAdmin, lockAdminRole } from './user-administration.service.js';
+import { RolesRepository } from '../core/roles/roles.repository.js';
 import { UsersRepository } from '../core/users/users.repository.js';
 
 type RoleRef = { id: string; name: string };
@@ -25,6 +24,7 @@ export class UserRolesService {
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
     private readonly users: UsersRepository,
+    private readonly rolesRepository: RolesRepository,
   ) {}
 
   /** Adds roles; already held ones are left as they are. */
@@ -64,28 +64,23 @@ export class UserRolesService {
     decide: (manager: EntityManager, current: RoleRef[]) => Promise<RoleRef[]>,
   ): Promise<{ roles: RoleRef[] }> {
     const roles = await this.dataSource.transaction(async (manager) => {
-      await lockAdminRole(manager);
-      const [user] = await manager.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, [userId]);
+      await this.rolesRepository.lockRoleByName(manager, SystemRoles.Admin);
+      const user = await this.users.lockUserRow(manager, userId);
       if (!user) throw notFound('User');
-      const current: RoleRef[] = await manager.query(
-        `SELECT r.id, r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE ur.user_id = $1`,
-        [userId],
-      );
+      const current: RoleRef[] = await this.users.rolesOf(manager, userId);
       const next = await decide(manager, current);
       await this.assertWithinActorsPermissions(manager, actor, userId, current, next);
       const losesAdmin =
         current.some((role) => role.name === SystemRoles.Admin) &&
         !next.some((role) => role.name === SystemRoles.Admin);
-      if (losesAdmin && (await isLastAdmin(manager, userId))) {
+      if (losesAdmin && (await this.users.isOnlyHolder(manager, userId, SystemRoles.Admin))) {
         throw new AppException('CONFLICT', 'The last administrator cannot lose the admin role.');
       }
-      await manager.query(`DELETE FROM user_roles WHERE user_id = $1`, [userId]);
-      if (next.length > 0) {
-        await manager.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, unnest($2::uuid[])`, [
-          userId,
-          next.map((role) => role.id),
-        ]);
-      }
+      await this.users.setRoles(
+        manager,
+        userId,
+        next.map((role) => role.id),
+      );
       return next;
     });
     await this.versions.bumpUser(userId);
@@ -115,16 +110,8 @@ export class UserRolesService {
     const held = new Set(current.map((role) => role.id));
     const added = next.filter((role) => !held.has(role.id)).map((role) => role.id);
     if (added.length === 0) return;
-    const granted: { name: string }[] = await manager.query(
-      `SELECT DISTINCT p.name FROM role_permissions rp JOIN permissions p ON p.id = rp.permission_id WHERE rp.role_id = ANY($1::uuid[])`,
-      [added],
-    );
-    assertMayGrant(
-      actor,
-      userTarget(userId),
-      granted.map((row) => row.name),
-      'user.roles',
-    );
+    const granted = await this.rolesRepository.permissionNamesOfRoles(manager, added);
+    assertMayGrant(actor, userTarget(userId), granted, 'user.roles');
   }
 
   /** Unknown ids in a body are a bad request; an unknown id in the path is not found. */
@@ -133,9 +120,7 @@ export class UserRolesService {
     ids: string[],
     missing: 'VALIDATION_FAILED' | 'NOT_FOUND' = 'VALIDATION_FAILED',
   ) {
-    const roles = ids.length
-      ? await manager.getRepository(Role).find({ where: { id: In(ids) }, select: { id: true, name: true } })
-      : [];
+    const roles = ids.length ? await this.rolesRepository.findRolesByIds(manager, ids) : [];
     if (roles.length !== ids.length) {
       if (missing === 'NOT_FOUND') throw notFound('Role');
       const known = new Set(roles.map((role) => role.id));

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { AppException } from '../../common/app-exception.js';
-import { OtpCode } from '../../database/entities/otp-code.entity.js';
+import { countWrongAnswer, markCodeUsed } from './otp-codes.repository.js';
+import type { OtpCode } from '../../database/entities/otp-code.entity.js';
 import { MAX_OTP_ATTEMPTS, OtpCodes } from './otp-codes.js';
 
 export type OtpCheckResult = { ok: true; row: OtpCode } | { ok: false; error: AppException };
@@ -26,16 +27,12 @@ export async function checkOtp(
   // A code for a mobile without an account was never sent: it can match nothing.
   const right = row.userId !== null && codes.matches(row.codeHash, row.purpose, binding, code);
   if (right) {
-    await manager.update(OtpCode, { id: row.id }, { endedAt: new Date(), endReason: 'used' });
+    await markCodeUsed(manager, row.id);
     return { ok: true, row };
   }
   const attempts = row.attempts + 1;
   const burned = attempts >= MAX_OTP_ATTEMPTS;
-  await manager.update(
-    OtpCode,
-    { id: row.id },
-    burned ? { attempts, endedAt: new Date(), endReason: 'burned' } : { attempts },
-  );
+  await countWrongAnswer(manager, row.id, attempts, burned);
   return {
     ok: false,
     error: new AppException(

@@ -1,7 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import { AppException } from '../../common/app-exception.js';
+import { countWrongAnswer, markCodeUsed } from '../otp/otp-codes.repository.js';
 import { attemptsExceeded, expired, type OtpCheckResult } from '../otp/otp-check.js';
-import { OtpCode } from '../../database/entities/otp-code.entity.js';
+import type { OtpCode } from '../../database/entities/otp-code.entity.js';
 import { MAX_OTP_ATTEMPTS } from '../otp/otp-codes.js';
 
 /**
@@ -20,16 +21,12 @@ export async function checkChallengeAnswer(
   if (row.endedAt) return { ok: false, error: expired('The code was already used or replaced.') };
   if (row.expiresAt.getTime() <= Date.now()) return { ok: false, error: expired('The code has expired.') };
   if (await judge()) {
-    await manager.update(OtpCode, { id: row.id }, { endedAt: new Date(), endReason: 'used' });
+    await markCodeUsed(manager, row.id);
     return { ok: true, row };
   }
   const attempts = row.attempts + 1;
   const burned = attempts >= MAX_OTP_ATTEMPTS;
-  await manager.update(
-    OtpCode,
-    { id: row.id },
-    burned ? { attempts, endedAt: new Date(), endReason: 'burned' } : { attempts },
-  );
+  await countWrongAnswer(manager, row.id, attempts, burned);
   return {
     ok: false,
     error: new AppException(

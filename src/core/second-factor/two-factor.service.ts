@@ -10,11 +10,17 @@ import { LoginLockout, lockoutSubject } from '../lockout/login-lockout.service.j
 import { SettingsService } from '../settings/settings.service.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { checkOtp } from '../otp/otp-check.js';
-import { OtpCode } from '../../database/entities/otp-code.entity.js';
 import { OtpCodes } from '../otp/otp-codes.js';
 import { assertCodeLength } from '../otp/code-length.js';
 import { maskMobile } from './mask-mobile.js';
-import { assertMobileHourlyCap, lockMobileForSending } from '../otp/otp-send-limits.js';
+import { assertMobileHourlyCap } from '../otp/otp-send-limits.js';
+import {
+  insertChallenge,
+  lockChallenge,
+  lockChallengesOfUser,
+  lockMobileForSending,
+  replaceLiveChallenges,
+} from '../otp/otp-codes.repository.js';
 import { SmsService } from '../../outbox/sms.service.js';
 import { RecoveryCodesService } from './recovery-codes.service.js';
 import { TotpService } from './totp.service.js';
@@ -87,19 +93,15 @@ export class TwoFactorService {
     await this.dataSource.transaction(async (manager) => {
       // Per account, then per mobile (the lock send-otp takes too): parallel logins take turns,
       // so exactly one challenge stays live and the hourly cap cannot be raced.
-      await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`2fa:${user.id}`]);
+      await lockChallengesOfUser(manager, user.id);
       if (mobile !== null) {
         await lockMobileForSending(manager, mobile);
         // Second-factor SMS spend the mobile's hourly budget too (429 at the password step past it).
         await assertMobileHourlyCap(manager, mobile, this.config.otp.hourlyCap);
       }
       // One live challenge per account: a new one ends the previous temp token (401 OTP_EXPIRED).
-      await manager.query(
-        `UPDATE otp_codes SET ended_at = now(), end_reason = 'replaced' WHERE user_id = $1 AND purpose = '2fa' AND ended_at IS NULL`,
-        [user.id],
-      );
-      await manager.getRepository(OtpCode).insert({
-        purpose: '2fa',
+      await replaceLiveChallenges(manager, user.id);
+      await insertChallenge(manager, {
         mobile: mobile ?? '',
         userId: user.id,
         tempTokenJti: jti,
@@ -135,12 +137,7 @@ export class TwoFactorService {
     await this.lockout.assertNotLocked(subject);
     // The row lock makes parallel attempts with one temp token take turns: at most three are judged.
     const result = await this.dataSource.transaction(async (manager) => {
-      const row = await manager
-        .getRepository(OtpCode)
-        .createQueryBuilder('otp')
-        .setLock('pessimistic_write')
-        .where(`otp.temp_token_jti = :jti AND otp.purpose = '2fa'`, { jti: claims.jti })
-        .getOne();
+      const row = await lockChallenge(manager, claims.jti);
       if (method === 'sms') return checkOtp(manager, this.codes, row, claims.jti, code);
       // Only an account that enrolled an app is offered these; a code of one step is accepted once.
       return checkChallengeAnswer(manager, row, async () =>

@@ -6,6 +6,7 @@ import { AppConfig, type SeedAccountConfig } from '../../config/app-config.js';
 import { normalizeEmail, normalizeMobile } from '../../common/normalize.js';
 import { SystemRoles } from '@auth-rbac/nest-guard';
 import { SEEDED_PERMISSIONS, SEEDED_ROLES, type PermissionSeed } from './seed-data.js';
+import { SeedRepository } from './seed.repository.js';
 
 export interface SeededAccount {
   role: string;
@@ -42,6 +43,7 @@ const SEED_LOCK_KEY = 727_001;
 @Injectable()
 export class SeedService {
   private readonly logger = new Logger('Seed');
+  private readonly rows = new SeedRepository();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -50,15 +52,14 @@ export class SeedService {
   ) {}
 
   async isEmpty(): Promise<boolean> {
-    const [{ count }] = await this.dataSource.query(`SELECT count(*)::int AS count FROM roles`);
-    return count === 0;
+    return (await this.rows.countRoles(this.dataSource.manager)) === 0;
   }
 
   async run(permissions: PermissionSeed[] = SEEDED_PERMISSIONS): Promise<SeedReport> {
     // Passwords are hashed before the transaction: Argon2 is slow and must not hold a connection.
     const accounts = await this.prepareAccounts();
     return this.dataSource.transaction(async (manager) => {
-      await manager.query(`SELECT pg_advisory_xact_lock($1)`, [SEED_LOCK_KEY]);
+      await this.rows.lock(manager, SEED_LOCK_KEY);
       const permissionsCreated = await this.insertPermissions(manager, permissions);
       const rolesCreated = await this.insertRoles(manager);
       const adminLinksCreated = await this.linkAdminToEveryPermission(manager);
@@ -80,58 +81,31 @@ export class SeedService {
 
   private async insertPermissions(manager: EntityManager, permissions: PermissionSeed[]): Promise<number> {
     let created = 0;
-    for (const permission of permissions) {
-      const rows = await manager.query(
-        `INSERT INTO permissions (name, display_name, description, group_name, is_system)
-         VALUES ($1, $2, $3, $4, true) ON CONFLICT (name) DO NOTHING RETURNING id`,
-        [permission.name, permission.displayName, permission.description, permission.groupName],
-      );
-      created += rows.length;
-    }
+    for (const permission of permissions) if (await this.rows.insertPermission(manager, permission)) created++;
     return created;
   }
 
   private async insertRoles(manager: EntityManager): Promise<number> {
     let created = 0;
-    for (const role of SEEDED_ROLES) {
-      const rows = await manager.query(
-        `INSERT INTO roles (name, display_name, description, is_system)
-         VALUES ($1, $2, $3, true) ON CONFLICT (name) DO NOTHING RETURNING id`,
-        [role.name, role.displayName, role.description],
-      );
-      created += rows.length;
-    }
+    for (const role of SEEDED_ROLES) if (await this.rows.insertRole(manager, role)) created++;
     return created;
   }
 
   /** The admin role holds every permission, including ones created after it. */
-  private async linkAdminToEveryPermission(manager: EntityManager): Promise<number> {
-    const rows = await manager.query(
-      `INSERT INTO role_permissions (role_id, permission_id)
-       SELECT r.id, p.id FROM roles r CROSS JOIN permissions p WHERE r.name = $1
-       ON CONFLICT DO NOTHING RETURNING permission_id`,
-      [SystemRoles.Admin],
-    );
-    return rows.length;
+  private linkAdminToEveryPermission(manager: EntityManager): Promise<number> {
+    return this.rows.linkRoleToEveryPermission(manager, SystemRoles.Admin);
   }
 
   private async insertAccounts(manager: EntityManager, accounts: PreparedAccount[]) {
     const created: SeededAccount[] = [];
     const skipped: string[] = [];
     for (const account of accounts) {
-      const inserted: { id: string }[] = await manager.query(
-        `INSERT INTO users (name, email, mobile, password_hash) VALUES ($1, $2, $3, $4)
-         ON CONFLICT DO NOTHING RETURNING id`,
-        [account.name, account.email, account.mobile, account.passwordHash],
-      );
-      if (inserted.length === 0) {
+      const userId = await this.rows.insertUser(manager, account);
+      if (userId === null) {
         skipped.push(account.email);
         continue;
       }
-      await manager.query(
-        `INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = $2 ON CONFLICT DO NOTHING`,
-        [inserted[0].id, account.role],
-      );
+      await this.rows.grantRole(manager, userId, account.role);
       created.push({ role: account.role, email: account.email, generatedPassword: account.generatedPassword });
     }
     return { created, skipped };
@@ -167,8 +141,7 @@ export class SeedService {
       return undefined;
     }
     const email = normalizeEmail(seed.email ?? defaultEmail);
-    const existing = await this.dataSource.query(`SELECT 1 FROM users WHERE email = $1`, [email]);
-    if (existing.length > 0) return undefined;
+    if (await this.rows.emailTaken(this.dataSource.manager, email)) return undefined;
     if (seed.password !== undefined && (seed.password.length < 8 || seed.password.length > 128)) {
       throw new Error(`SEED_${role.toUpperCase()}_PASSWORD must be 8 to 128 characters long.`);
     }

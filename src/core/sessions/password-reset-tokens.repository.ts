@@ -7,6 +7,11 @@ import { PasswordResetToken } from '../../database/entities/password-reset-token
 export class PasswordResetTokensRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** Serialises the reset requests of one account (or one unknown address) until the transaction ends. */
+  async lockRequests(manager: EntityManager, key: string): Promise<void> {
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`reset:${key}`]);
+  }
+
   insert(manager: EntityManager, token: { userId: string; tokenHash: string; expiresAt: Date }): Promise<unknown> {
     return manager.insert(PasswordResetToken, token);
   }

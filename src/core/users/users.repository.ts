@@ -283,4 +283,47 @@ export class UsersRepository {
     );
     return row ?? null;
   }
+
+  async deleteUser(manager: EntityManager, id: string): Promise<void> {
+    await manager.query(`DELETE FROM users WHERE id = $1`, [id]);
+  }
+
+  /** The user's row id, locked until the caller's transaction ends; null when there is no such user. */
+  async lockUserRow(manager: EntityManager, userId: string): Promise<{ id: string } | null> {
+    const [user] = await manager.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, [userId]);
+    return user ?? null;
+  }
+
+  rolesOf(manager: EntityManager, userId: string): Promise<{ id: string; name: string }[]> {
+    return manager.query(
+      `SELECT r.id, r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE ur.user_id = $1`,
+      [userId],
+    );
+  }
+
+  /** The user's role set becomes exactly these (existing) role ids. */
+  async setRoles(manager: EntityManager, userId: string, roleIds: string[]): Promise<void> {
+    await manager.query(`DELETE FROM user_roles WHERE user_id = $1`, [userId]);
+    if (roleIds.length > 0) {
+      await manager.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, unnest($2::uuid[])`, [userId, roleIds]);
+    }
+  }
+
+  /** The user holds the role and nobody else does. */
+  async isOnlyHolder(manager: EntityManager, userId: string, roleName: string): Promise<boolean> {
+    const [{ holders, holds }] = await manager.query(
+      `SELECT count(*)::int AS holders, bool_or(ur.user_id = $2) AS holds
+         FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE r.name = $1`,
+      [roleName, userId],
+    );
+    return holds === true && holders === 1;
+  }
+
+  /** The account holding this mobile (none or one: mobiles are unique), in the caller's transaction. */
+  findAccountsByMobile(
+    manager: EntityManager,
+    mobile: string,
+  ): Promise<{ id: string; name: string; email: string; mobile: string }[]> {
+    return manager.query(`SELECT u.id, u.name, u.email, u.mobile FROM users u WHERE u.mobile = $1`, [mobile]);
+  }
 }
