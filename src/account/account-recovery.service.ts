@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import { SessionsRepository } from '../core/sessions/sessions.repository.js';
 import { AppException } from '../common/app-exception.js';
@@ -7,6 +6,7 @@ import { normalizeEmail } from '../common/normalize.js';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { UsersRepository } from '../core/users/users.repository.js';
 import { SecondFactorsRepository } from '../core/second-factor/second-factors.repository.js';
+import { Transactions } from '../database/transactions.js';
 
 /**
  * An operator's help for a locked-out account, from the command line (no HTTP, no token): end
@@ -15,7 +15,7 @@ import { SecondFactorsRepository } from '../core/second-factor/second-factors.re
 @Injectable()
 export class AccountRecoveryService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly users: UsersRepository,
     private readonly sessions: SessionsRepository,
     private readonly secondFactors: SecondFactorsRepository,
@@ -25,7 +25,7 @@ export class AccountRecoveryService {
 
   async revokeSessions(email: string): Promise<{ userId: string; revoked: number }> {
     const user = await this.findUser(email);
-    const rows = await this.sessions.revoke(this.dataSource.manager, { userId: user.id }, 'admin');
+    const rows = await this.sessions.revoke(this.transactions.manager, { userId: user.id }, 'admin');
     await this.versions.bumpUser(user.id);
     await this.audit.record({
       type: 'session.revoke_others',
@@ -40,7 +40,7 @@ export class AccountRecoveryService {
   /** Removes the app and recovery codes and ends every session: a lost device may be a stolen one. */
   async resetSecondFactor(email: string): Promise<{ userId: string; removed: boolean; revoked: number }> {
     const user = await this.findUser(email);
-    const { removed, revoked } = await this.dataSource.transaction(async (manager) => {
+    const { removed, revoked } = await this.transactions.run(async (manager) => {
       const removed = await this.secondFactors.deleteTotp(manager, user.id);
       const revoked = await this.sessions.revoke(manager, { userId: user.id }, 'second_factor_reset');
       return { removed, revoked: revoked.length };

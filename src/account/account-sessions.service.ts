@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import type { ClientInfo } from '../core/sessions/session.service.js';
 import { SessionsRepository } from '../core/sessions/sessions.repository.js';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { notFound } from '../core/authz/rbac-errors.js';
+import { Transactions } from '../database/transactions.js';
 
 export interface SessionResponse {
   id: string;
@@ -23,14 +23,14 @@ export interface SessionResponse {
 @Injectable()
 export class AccountSessionsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly sessions: SessionsRepository,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
   ) {}
 
   async list(userId: string, currentSessionId?: string): Promise<{ items: SessionResponse[]; total: number }> {
-    const rows = await this.sessions.findLiveOfUser(this.dataSource.manager, userId);
+    const rows = await this.sessions.findLiveOfUser(this.transactions.manager, userId);
     const items = rows.map((row) => ({ ...row, current: row.id === currentSessionId }));
     return { items, total: items.length };
   }
@@ -43,7 +43,7 @@ export class AccountSessionsService {
     client: ClientInfo,
   ): Promise<Record<string, never>> {
     const rows = await this.sessions.revoke(
-      this.dataSource.manager,
+      this.transactions.manager,
       { sessionId, userId },
       actorId === userId ? 'user_revoked' : 'admin',
     );
@@ -68,7 +68,7 @@ export class AccountSessionsService {
     client: ClientInfo,
   ): Promise<{ revoked: number }> {
     const rows = await this.sessions.revoke(
-      this.dataSource.manager,
+      this.transactions.manager,
       { userId, exceptSessionId: keepSessionId },
       actorId === userId ? 'user_revoked' : 'admin',
     );

@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import type { ClientInfo } from '../core/sessions/session.service.js';
 import { sha256Hex } from '../core/sessions/token-hash.js';
@@ -13,6 +12,7 @@ import { isUniqueViolation } from '../core/authz/rbac-errors.js';
 import { IdentityChangeService } from '../core/identity/identity-change.service.js';
 import { UsersRepository } from '../core/users/users.repository.js';
 import { AccountChangesRepository } from '../core/users/account-changes.repository.js';
+import { Transactions } from '../database/transactions.js';
 
 /**
  * The holder changes their email in two steps: a link (32 random bytes, only its SHA-256 stored)
@@ -24,7 +24,7 @@ export class EmailChangeService {
   private readonly logger = new Logger('EmailChange');
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly changes: AccountChangesRepository,
     private readonly users: UsersRepository,
     private readonly identityChange: IdentityChangeService,
@@ -41,7 +41,7 @@ export class EmailChangeService {
     }
     if (await this.users.findIdByEmail(email)) throw conflict();
     const token = randomBytes(32).toString('base64url');
-    await this.dataSource.transaction(async (manager) => {
+    await this.transactions.run(async (manager) => {
       // One request per user at a time (the user's lock), and one mail per cooldown: no mail bombing.
       await this.users.lockAccount(manager, user.id);
       const since = await this.changes.secondsSinceLatest(manager, user.id, 'email');

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import type { ClientInfo } from '../core/sessions/session.service.js';
 import { AppException } from '../common/app-exception.js';
@@ -15,6 +14,7 @@ import { isUniqueViolation } from '../core/authz/rbac-errors.js';
 import { IdentityChangeService } from '../core/identity/identity-change.service.js';
 import { UsersRepository } from '../core/users/users.repository.js';
 import { AccountChangesRepository } from '../core/users/account-changes.repository.js';
+import { Transactions } from '../database/transactions.js';
 
 const MAX_ATTEMPTS = 3;
 
@@ -29,7 +29,7 @@ export class MobileChangeService {
   private readonly key: Buffer;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly changes: AccountChangesRepository,
     private readonly users: UsersRepository,
     private readonly identityChange: IdentityChangeService,
@@ -53,7 +53,7 @@ export class MobileChangeService {
     const id = randomUUID();
     // The per-address cap counts clients as send-otp does (an IPv6 /64, `::ffff:1.2.3.4` as 1.2.3.4).
     const clientIp = clientAddressKey(client.ip)?.slice(0, 64) ?? null;
-    await this.dataSource.transaction(async (manager) => {
+    await this.transactions.run(async (manager) => {
       // The lock send-otp takes: one sender per number at a time, so the cooldown and caps cannot be raced.
       await lockMobileForSending(manager, mobile);
       // send-otp's own check, counting both flows: one cooldown per number, one hourly budget per number and per address.
@@ -86,7 +86,7 @@ export class MobileChangeService {
   }
 
   async confirm(user: AuthUser, code: string, client: ClientInfo): Promise<Record<string, never>> {
-    const outcome = await this.dataSource.transaction(async (manager) => {
+    const outcome = await this.transactions.run(async (manager) => {
       const pending = await this.changes.lockLiveOfUser(manager, user.id, 'mobile');
       if (!pending)
         return { error: new AppException('OTP_EXPIRED', 'No code is pending, or it has expired: request a new one.') };

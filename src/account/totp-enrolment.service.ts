@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import type { ClientInfo } from '../core/sessions/session.service.js';
 import { AppException } from '../common/app-exception.js';
@@ -10,12 +9,13 @@ import { ReauthenticationService } from './reauthentication.service.js';
 import { RecoveryCodesService } from '../core/second-factor/recovery-codes.service.js';
 import { SecondFactorsRepository } from '../core/second-factor/second-factors.repository.js';
 import { TotpService, type TotpEnrolment } from '../core/second-factor/totp.service.js';
+import { Transactions } from '../database/transactions.js';
 
 /** The holder's side of the authenticator app: start, confirm with a first code, turn off. */
 @Injectable()
 export class TotpEnrolmentService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly totp: TotpService,
     private readonly recoveryCodes: RecoveryCodesService,
     private readonly repository: SecondFactorsRepository,
@@ -46,7 +46,7 @@ export class TotpEnrolmentService {
       user.id,
       client,
       () =>
-        this.dataSource.transaction(async (manager) => {
+        this.transactions.run(async (manager) => {
           if (!(await this.totp.check(manager, user.id, code, true))) return false;
           recoveryCodes = await this.recoveryCodes.issue(manager, user.id);
           return true;
@@ -64,13 +64,13 @@ export class TotpEnrolmentService {
       throw new AppException('NOT_FOUND', 'No authenticator app is enrolled.');
     if (dto.password !== undefined) {
       await this.reauthentication.assertPassword(user, dto.password, client);
-      await this.dataSource.transaction((manager) => this.repository.deleteTotp(manager, user.id));
+      await this.transactions.run((manager) => this.repository.deleteTotp(manager, user.id));
     } else {
       await this.reauthentication.attempt(
         user.id,
         client,
         () =>
-          this.dataSource.transaction(async (manager) => {
+          this.transactions.run(async (manager) => {
             if (!(await this.totp.check(manager, user.id, dto.code!, false))) return false;
             await this.repository.deleteTotp(manager, user.id);
             return true;

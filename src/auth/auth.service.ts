@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
@@ -18,6 +17,7 @@ import {
   type PublicUser,
   type TokenPairResponse,
 } from '../core/sessions/session.service.js';
+import { Transactions } from '../database/transactions.js';
 
 export type { PublicUser, TokenPairResponse };
 
@@ -27,7 +27,7 @@ const UNIQUE_VIOLATION = '23505';
 @Injectable()
 export class AuthService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly users: UsersRepository,
     private readonly passwords: PasswordHasher,
     private readonly sessions: SessionService,
@@ -43,7 +43,7 @@ export class AuthService {
     const passwordHash = await this.passwords.hash(dto.password);
     let user: PublicUser;
     try {
-      user = await this.dataSource.transaction((manager) =>
+      user = await this.transactions.run((manager) =>
         this.users.insertWithRole(
           manager,
           { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash },

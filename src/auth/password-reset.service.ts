@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
 import { LoginLockout, lockoutSubject } from '../core/lockout/login-lockout.service.js';
@@ -12,6 +12,7 @@ import { UsersRepository } from '../core/users/users.repository.js';
 import { PasswordHasher } from '../core/passwords/password-hasher.js';
 import { PasswordResetTokensRepository } from '../core/sessions/password-reset-tokens.repository.js';
 import { sha256Hex } from '../core/sessions/token-hash.js';
+import { Transactions } from '../database/transactions.js';
 
 export const FORGOT_PASSWORD_RESPONSE = {
   message: 'If an account exists for that email, a password reset link has been sent to it.',
@@ -24,7 +25,7 @@ export const FORGOT_PASSWORD_RESPONSE = {
 @Injectable()
 export class PasswordResetService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly users: UsersRepository,
     private readonly passwords: PasswordHasher,
     private readonly mail: MailService,
@@ -47,7 +48,7 @@ export class PasswordResetService {
     // Nearly the same work whether or not the email has an account: one transaction that queues
     // one message (for nobody's email a stand-in that is never sent; an account adds its token's
     // writes). Queued, not sent: a slow mail server shows in no answer.
-    await this.dataSource.transaction(async (manager) => {
+    await this.transactions.run(async (manager) => {
       // Parallel requests for one address take turns, so the resend interval cannot be raced.
       await this.resetTokens.lockRequests(manager, user?.id ?? sha256Hex(email));
       const issued = user ? await this.issueToken(manager, user.id, token) : false;

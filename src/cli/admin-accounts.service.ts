@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import { DataSource } from 'typeorm';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import { RegisterDto } from '../auth/auth.dto.js';
 import { PasswordHasher } from '../core/passwords/password-hasher.js';
@@ -11,6 +10,7 @@ import { AppConfig } from '../config/app-config.js';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { RolesRepository } from '../core/roles/roles.repository.js';
 import { UsersRepository } from '../core/users/users.repository.js';
+import { Transactions } from '../database/transactions.js';
 
 /** A refusal the CLI prints as its one line before exiting with status 1. */
 export class CliError extends Error {
@@ -25,7 +25,7 @@ export class CliError extends Error {
 @Injectable()
 export class AdminAccountsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly config: AppConfig,
     private readonly users: UsersRepository,
     private readonly roles: RolesRepository,
@@ -52,7 +52,7 @@ export class AdminAccountsService {
     const passwordHash = await this.hasher.hash(dto.password);
     let user: { id: string; email: string };
     try {
-      user = await this.dataSource.transaction((manager) =>
+      user = await this.transactions.run((manager) =>
         this.users.insertWithRole(
           manager,
           { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash },

@@ -3,6 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { DatabaseEndpoint, DatabaseEndpointShutdown, openDatabaseEndpoint } from './database-endpoint.js';
+import { DatabasePool } from './database-pool.js';
+import { Transactions } from './transactions.js';
 
 @Module({
   providers: [
@@ -13,7 +15,10 @@ import { DatabaseEndpoint, DatabaseEndpointShutdown, openDatabaseEndpoint } from
 })
 class DatabaseEndpointModule {}
 
-/** Global so that features can ask whether the database is embedded (one process owns it). */
+/**
+ * Global so that features can ask whether the database is embedded (one process owns it), and so
+ * that services find Transactions (and the metrics the pool) wherever they are.
+ */
 @Global()
 @Module({
   imports: [
@@ -34,6 +39,7 @@ class DatabaseEndpointModule {}
       }),
     }),
   ],
-  exports: [DatabaseEndpointModule],
+  providers: [Transactions, DatabasePool],
+  exports: [DatabaseEndpointModule, Transactions, DatabasePool],
 })
 export class DatabaseModule {}

@@ -1,16 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
+import { DatabasePool } from '../database/database-pool.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { databasePool, metricsRegistry, outboxDepth } from '../metrics/service-metrics.js';
 
-/** What `pg`'s Pool reports about itself (TypeORM's postgres driver keeps it as `master`). */
-interface PoolCounts {
-  totalCount: number;
-  idleCount: number;
-  waitingCount: number;
-}
 
 @Injectable()
 export class MetricsService {
@@ -19,7 +13,7 @@ export class MetricsService {
 
   constructor(
     config: AppConfig,
-    private readonly dataSource: DataSource,
+    private readonly pool: DatabasePool,
     private readonly outbox: OutboxRepository,
   ) {
     const token = config.operations.metricsToken;
@@ -40,7 +34,7 @@ export class MetricsService {
 
   /** The Prometheus text, with the gauges that need the database read now. */
   async render(): Promise<string> {
-    const pool = (this.dataSource.driver as unknown as { master?: Partial<PoolCounts> }).master;
+    const pool = this.pool.counts();
     if (pool && typeof pool.totalCount === 'number') {
       databasePool.set({ state: 'total' }, pool.totalCount);
       databasePool.set({ state: 'idle' }, pool.idleCount ?? 0);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { SessionService, type ClientInfo, type IssuedSession } from '../core/sessions/session.service.js';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import { AppException } from '../common/app-exception.js';
@@ -19,6 +19,7 @@ import {
   replaceLiveLoginCodes,
 } from '../core/otp/otp-codes.repository.js';
 import { SmsService } from '../outbox/sms.service.js';
+import { Transactions } from '../database/transactions.js';
 
 /**
  * Mobile + SMS code sign-in. `send-otp` answers the same whether or not the mobile has an account
@@ -28,7 +29,7 @@ import { SmsService } from '../outbox/sms.service.js';
 @Injectable()
 export class MobileOtpService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly codes: OtpCodes,
     private readonly sms: SmsService,
     private readonly settings: SettingsService,
@@ -43,7 +44,7 @@ export class MobileOtpService {
     const code = this.codes.generate();
     // The per-address cap counts clients (an IPv6 /64, `::ffff:1.2.3.4` as 1.2.3.4): client_ip holds that key.
     const address = clientAddressKey(client.ip)?.slice(0, 64);
-    await this.dataSource.transaction(async (manager) => {
+    await this.transactions.run(async (manager) => {
       // One sender per mobile at a time (second-factor codes too), so the cooldown and caps cannot be raced.
       await lockMobileForSending(manager, mobile);
       // Mobile-change codes to this number, or from this address, count too (the same cooldown and caps).
@@ -74,7 +75,7 @@ export class MobileOtpService {
   async verify(mobile: string, code: string, client: ClientInfo): Promise<IssuedSession> {
     const methods = await this.assertEnabled();
     assertCodeLength(code, this.config.otp.length, 'otp');
-    const result = await this.dataSource.transaction(async (manager) => {
+    const result = await this.transactions.run(async (manager) => {
       const row = await lockLatestLoginCode(manager, mobile);
       return checkOtp(manager, this.codes, row, mobile, code);
     });
@@ -82,7 +83,7 @@ export class MobileOtpService {
       await this.audit.record({ type: 'otp.failure', client, details: { reason: result.error.code } });
       throw result.error;
     }
-    const [account] = await this.users.findAccountsByMobile(this.dataSource.manager, mobile);
+    const [account] = await this.users.findAccountsByMobile(this.transactions.manager, mobile);
     if (!account || account.id !== result.row.userId) throw new AppException('INVALID_OTP', 'The code is wrong.');
     // With two-factor on, a code alone is one factor: privileged accounts must use their password too.
     if (methods.emailPassword && (await this.users.isPrivilegedAccount(account.id))) {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import { assertMayActOn, type PolicyActor } from '../core/authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
@@ -9,6 +9,7 @@ import { SystemRoles } from '@auth-rbac/nest-guard';
 import type { CreatePermissionDto, UpdatePermissionDto } from './rbac.dto.js';
 import { isUniqueViolation, notFound, systemProtected } from '../core/authz/rbac-errors.js';
 import { toPermissionResponse, type PermissionResponse } from './rbac.responses.js';
+import { Transactions } from '../database/transactions.js';
 
 /**
  * Permissions (`resource.action`). The admin role holds every one, including new ones. Editing or
@@ -17,7 +18,7 @@ import { toPermissionResponse, type PermissionResponse } from './rbac.responses.
 @Injectable()
 export class PermissionsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly roles: RolesRepository,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
@@ -85,7 +86,7 @@ export class PermissionsService {
   }
 
   async delete(id: string, actor: PolicyActor): Promise<Record<string, never>> {
-    await this.dataSource.transaction(async (manager) => {
+    await this.transactions.run(async (manager) => {
       const permission = await this.roles.lockPermission(manager, id);
       if (!permission) throw notFound('Permission');
       assertMayActOn(actor, { type: 'permission', id }, [permission.name], 'permission.delete');
@@ -99,7 +100,7 @@ export class PermissionsService {
 
   private async writing<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     try {
-      return await this.dataSource.transaction(work);
+      return await this.transactions.run(work);
     } catch (error) {
       if (isUniqueViolation(error)) throw new AppException('CONFLICT', 'A permission with this name already exists.');
       throw error;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import {
   assertAdminRoleKeepsEveryPermission,
@@ -13,6 +13,7 @@ import type { CreateRoleDto, UpdateRoleDto } from './rbac.dto.js';
 import { isUniqueViolation, notFound, systemProtected, unknownIds } from '../core/authz/rbac-errors.js';
 import { toRoleResponse, type RoleResponse } from './rbac.responses.js';
 import { RolesRepository, type RoleChanges } from '../core/roles/roles.repository.js';
+import { Transactions } from '../database/transactions.js';
 
 /**
  * Roles and their permission sets. System roles keep their name but may change permissions, except
@@ -22,7 +23,7 @@ import { RolesRepository, type RoleChanges } from '../core/roles/roles.repositor
 @Injectable()
 export class RolesService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly roles: RolesRepository,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
@@ -34,7 +35,7 @@ export class RolesService {
   }
 
   async get(id: string): Promise<RoleResponse> {
-    return toRoleResponse(await this.findWithPermissions(this.dataSource.manager, id));
+    return toRoleResponse(await this.findWithPermissions(this.transactions.manager, id));
   }
 
   async create(dto: CreateRoleDto, actor: PolicyActor): Promise<RoleResponse> {
@@ -96,7 +97,7 @@ export class RolesService {
   }
 
   async delete(id: string, actor: PolicyActor): Promise<Record<string, never>> {
-    await this.dataSource.transaction(async (manager) => {
+    await this.transactions.run(async (manager) => {
       const role = await this.roles.lockRole(manager, id);
       if (!role) throw notFound('Role');
       assertMayActOn(actor, { type: 'role', id }, await this.permissionNamesOfRole(manager, id), 'role.delete');
@@ -146,7 +147,7 @@ export class RolesService {
 
   private async writing<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     try {
-      return await this.dataSource.transaction(work);
+      return await this.transactions.run(work);
     } catch (error) {
       if (isUniqueViolation(error)) throw new AppException('CONFLICT', 'A role with this name already exists.');
       throw error;

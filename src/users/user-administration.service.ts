@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { PasswordHasher } from '../core/passwords/password-hasher.js';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import { assertMayActOn } from '../core/authz/privilege-refusal.js';
@@ -12,6 +12,7 @@ import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './users.dto.j
 import { IdentityChangeService } from '../core/identity/identity-change.service.js';
 import { UsersRepository, type AdminUserRow } from '../core/users/users.repository.js';
 import { RolesRepository } from '../core/roles/roles.repository.js';
+import { Transactions } from '../database/transactions.js';
 
 export type UserResponse = AdminUserRow;
 
@@ -19,7 +20,7 @@ export type UserResponse = AdminUserRow;
 @Injectable()
 export class UserAdministrationService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly users: UsersRepository,
     private readonly passwords: PasswordHasher,
     private readonly versions: AuthzVersions,
@@ -42,7 +43,7 @@ export class UserAdministrationService {
   async create(dto: CreateUserDto, actorId: string): Promise<UserResponse> {
     const passwordHash = await this.passwords.hash(dto.password);
     const user = await this.conflictsAsHttp(() =>
-      this.dataSource.transaction((manager) =>
+      this.transactions.run((manager) =>
         this.users.insertWithRole(
           manager,
           { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash },
@@ -73,7 +74,7 @@ export class UserAdministrationService {
   }
 
   async delete(id: string, actorId: string): Promise<Record<string, never>> {
-    await this.dataSource.transaction(async (manager) => {
+    await this.transactions.run(async (manager) => {
       await this.roles.lockRoleByName(manager, SystemRoles.Admin);
       await this.get(id, manager);
       await this.assertMayActOnUser(manager, actorId, id, 'user.delete');

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import { assertMayActOn, assertMayAssignAdminRole, assertMayGrant } from '../core/authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
@@ -9,6 +9,7 @@ import { SystemRoles } from '@auth-rbac/nest-guard';
 import { notFound, unknownIds } from '../core/authz/rbac-errors.js';
 import { RolesRepository } from '../core/roles/roles.repository.js';
 import { UsersRepository } from '../core/users/users.repository.js';
+import { Transactions } from '../database/transactions.js';
 
 type RoleRef = { id: string; name: string };
 
@@ -20,7 +21,7 @@ type RoleRef = { id: string; name: string };
 @Injectable()
 export class UserRolesService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
     private readonly users: UsersRepository,
@@ -63,7 +64,7 @@ export class UserRolesService {
     userId: string,
     decide: (manager: EntityManager, current: RoleRef[]) => Promise<RoleRef[]>,
   ): Promise<{ roles: RoleRef[] }> {
-    const roles = await this.dataSource.transaction(async (manager) => {
+    const roles = await this.transactions.run(async (manager) => {
       await this.rolesRepository.lockRoleByName(manager, SystemRoles.Admin);
       const user = await this.users.lockUserRow(manager, userId);
       if (!user) throw notFound('User');

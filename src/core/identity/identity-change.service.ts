@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { AccountChangesRepository } from '../users/account-changes.repository.js';
 import { AuditLog, type AuditEventType } from '../audit/audit-log.service.js';
 import { PasswordResetTokensRepository } from '../sessions/password-reset-tokens.repository.js';
@@ -10,6 +10,7 @@ import { MailService } from '../../outbox/mail.service.js';
 import { AuthzVersions } from '../authz/authz-versions.js';
 import { notFound } from '../authz/rbac-errors.js';
 import { UsersRepository, type AccountChanges } from '../users/users.repository.js';
+import { Transactions } from '../../database/transactions.js';
 
 /** The fields whose change ends what was issued to the old identity. */
 export type IdentityField = 'email' | 'mobile' | 'password';
@@ -54,7 +55,7 @@ export class IdentityChangeService {
   private readonly logger = new Logger('IdentityChange');
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly users: UsersRepository,
     private readonly sessions: SessionsRepository,
     private readonly resetTokens: PasswordResetTokensRepository,
@@ -65,7 +66,7 @@ export class IdentityChangeService {
   ) {}
 
   async change(request: AccountChangeRequest): Promise<{ userId: string; changed: ChangedField[] }> {
-    const { userId, previousEmail, changed } = await this.dataSource.transaction(async (manager) => {
+    const { userId, previousEmail, changed } = await this.transactions.run(async (manager) => {
       const userId = request.userId;
       // Locked, so two concurrent changes are applied one after the other and each sees the other's result.
       const current = await this.users.lockAccount(manager, userId);

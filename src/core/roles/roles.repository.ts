@@ -142,5 +142,4 @@ export class RolesRepository {
   findRolesByIds(manager: EntityManager, ids: string[]): Promise<Pick<Role, 'id' | 'name'>[]> {
     return manager.getRepository(Role).find({ where: { id: In(ids) }, select: { id: true, name: true } });
   }
-
 }

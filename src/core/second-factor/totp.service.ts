@@ -1,11 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { AppException } from '../../common/app-exception.js';
 import { AppConfig } from '../../config/app-config.js';
 import { SecondFactorsRepository } from './second-factors.repository.js';
 import { SecretBox } from './secret-box.js';
+import { Transactions } from '../../database/transactions.js';
 
 /** RFC 6238 as every authenticator app reads it: SHA-1, 6 digits, 30-second steps. */
 const PERIOD = 30;
@@ -27,7 +28,7 @@ export class TotpService {
   private readonly logger = new Logger('Totp');
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly repository: SecondFactorsRepository,
     private readonly box: SecretBox,
     private readonly config: AppConfig,

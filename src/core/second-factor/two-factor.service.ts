@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { SessionService, type ClientInfo, type IssuedSession, type PublicUser } from '../sessions/session.service.js';
 import { TokenService, TWO_FACTOR_TOKEN_TTL } from '../sessions/token.service.js';
 import { AuditLog } from '../audit/audit-log.service.js';
@@ -25,6 +24,7 @@ import { SmsService } from '../../outbox/sms.service.js';
 import { RecoveryCodesService } from './recovery-codes.service.js';
 import { TotpService } from './totp.service.js';
 import { checkChallengeAnswer } from './second-factor-check.js';
+import { Transactions } from '../../database/transactions.js';
 
 export type SecondFactorMethod = 'totp' | 'sms' | 'recovery';
 
@@ -44,7 +44,7 @@ export interface TwoFactorChallenge {
 @Injectable()
 export class TwoFactorService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly codes: OtpCodes,
     private readonly sms: SmsService,
     private readonly settings: SettingsService,
@@ -90,7 +90,7 @@ export class TwoFactorService {
     const code = this.codes.generate();
     const tempToken = await this.tokens.signTwoFactor({ userId: user.id, email: user.email }, jti);
     const ttl = Math.min(this.config.otp.ttl, TWO_FACTOR_TOKEN_TTL);
-    await this.dataSource.transaction(async (manager) => {
+    await this.transactions.run(async (manager) => {
       // Per account, then per mobile (the lock send-otp takes too): parallel logins take turns,
       // so exactly one challenge stays live and the hourly cap cannot be raced.
       await lockChallengesOfUser(manager, user.id);
@@ -136,7 +136,7 @@ export class TwoFactorService {
     const subject = lockoutSubject(claims.sub, {});
     await this.lockout.assertNotLocked(subject);
     // The row lock makes parallel attempts with one temp token take turns: at most three are judged.
-    const result = await this.dataSource.transaction(async (manager) => {
+    const result = await this.transactions.run(async (manager) => {
       const row = await lockChallenge(manager, claims.jti);
       if (method === 'sms') return checkOtp(manager, this.codes, row, claims.jti, code);
       // Only an account that enrolled an app is offered these; a code of one step is accepted once.

@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { AuditLog } from '../audit/audit-log.service.js';
 import { AppException } from '../../common/app-exception.js';
 import { AppConfig } from '../../config/app-config.js';
@@ -11,6 +10,7 @@ import { SessionsRepository } from './sessions.repository.js';
 import { digestsEqual, sha256Hex } from './token-hash.js';
 import type { RefreshClaims } from './token-claims.js';
 import { invalidToken, TokenService, type SessionIdentity } from './token.service.js';
+import { Transactions } from '../../database/transactions.js';
 
 export interface IssuedTokens {
   accessToken: string;
@@ -67,7 +67,7 @@ export class SessionService {
   private readonly logger = new Logger('Sessions');
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly tokens: TokenService,
     private readonly config: AppConfig,
     private readonly versions: AuthzVersions,
@@ -154,7 +154,7 @@ export class SessionService {
 
   private async rotateLocked(refreshToken: string, claims: RefreshClaims): Promise<IssuedTokens> {
     const presentedHash = sha256Hex(refreshToken);
-    const outcome = await this.dataSource.transaction(async (manager): Promise<RotationOutcome> => {
+    const outcome = await this.transactions.run(async (manager): Promise<RotationOutcome> => {
       const session = await this.sessions.findForUpdate(manager, claims.sid);
       if (!session || session.userId !== claims.sub || session.revokedAt || session.expiresAt.getTime() <= Date.now()) {
         return { kind: 'invalid' };
@@ -199,7 +199,7 @@ export class SessionService {
   }
 
   async revoke(sessionId: string, reason: SessionRevocationReason): Promise<void> {
-    const rows = await this.sessions.revoke(this.dataSource.manager, { sessionId }, reason);
+    const rows = await this.sessions.revoke(this.transactions.manager, { sessionId }, reason);
     // After the commit: every instance drops its cached caller for this user.
     for (const row of rows) {
       await this.versions.bumpUser(row.user_id);
