@@ -5,7 +5,6 @@ import { DatabasePool } from '../database/database-pool.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { databasePool, metricsRegistry, outboxDepth } from '../metrics/service-metrics.js';
 
-
 @Injectable()
 export class MetricsService {
   private readonly logger = new Logger('Metrics');
