@@ -1,9 +1,10 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { MailTransport } from '../mail/mail-transport.js';
 import { SmsSender } from '../sms/sms-sender.js';
+import { Transactions } from '../database/transactions.js';
 import { OutboxCipher } from './outbox-cipher.js';
 import { OutboxObserver } from './outbox-observer.js';
 import type { OutboxChannel, OutboxKind } from '../database/entities/outbox-message.entity.js';
@@ -54,7 +55,7 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
   private failing = false;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly repository: OutboxRepository,
     private readonly cipher: OutboxCipher,
     private readonly sms: SmsSender,
@@ -77,7 +78,7 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
       origin: this.origin,
       payload: this.cipher.seal(id, item.payload),
     };
-    await this.repository.insert(manager ?? this.dataSource.manager, row);
+    await this.repository.insert(manager ?? this.transactions.manager, row);
     if (!manager) this.wake();
   }
 
