@@ -4,13 +4,13 @@ import { DataSource } from 'typeorm';
 import { AuditLog } from '../audit/audit-log.service.js';
 import type { ClientInfo } from '../auth/session.service.js';
 import { AppException } from '../common/app-exception.js';
+import { asConflict, takenConflict } from '../common/unique-violation.js';
 import { clientAddressKey } from '../common/client-address.js';
 import { AppConfig } from '../config/app-config.js';
 import { OtpCodes } from '../otp/otp-codes.js';
 import { assertCodeRequestAllowed, lockMobileForSending } from '../otp/otp-send-limits.js';
 import { SmsService } from '../otp/sms/sms.service.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { isUniqueViolation } from '../rbac/rbac-errors.js';
 import { IdentityChangeService } from '../users/identity-change.service.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { AccountChangesRepository } from './account-changes.repository.js';
@@ -47,7 +47,7 @@ export class MobileChangeService {
         { field: 'mobile', message: 'mobile is already the number of this account' },
       ]);
     }
-    if (await this.users.findIdByMobile(mobile)) throw conflict();
+    if (await this.users.findIdByMobile(mobile)) throw takenConflict('mobile');
     const code = this.codes.generate();
     const id = randomUUID();
     // The per-address cap counts clients as send-otp does (an IPv6 /64, `::ffff:1.2.3.4` as 1.2.3.4).
@@ -115,8 +115,7 @@ export class MobileChangeService {
         client,
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw conflict();
-      throw error;
+      throw asConflict(error);
     }
     return {};
   }
@@ -130,10 +129,4 @@ export class MobileChangeService {
     const actual = Buffer.from(this.hash(requestId, code), 'hex');
     return expected.length === actual.length && timingSafeEqual(expected, actual);
   }
-}
-
-function conflict(): AppException {
-  return new AppException('CONFLICT', 'This mobile is already registered.', [
-    { field: 'mobile', message: 'mobile is already registered' },
-  ]);
 }

@@ -10,6 +10,7 @@ import { normalizeEmail } from '../common/normalize.js';
 import { AppConfig } from '../config/app-config.js';
 import { AuthzVersions } from '../rbac/authz-versions.js';
 import { Role } from '../rbac/role.entity.js';
+import { uniqueViolationField } from '../common/unique-violation.js';
 import { UsersRepository } from '../users/users.repository.js';
 
 /** A refusal the CLI prints as its one line before exiting with status 1. */
@@ -59,7 +60,7 @@ export class AdminAccountsService {
         ),
       );
     } catch (error) {
-      if ((error as { code?: string }).code === '23505')
+      if (uniqueViolationField(error) !== null)
         throw new CliError('An account with this email or mobile already exists.');
       throw error;
     }

@@ -3,11 +3,12 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AuditLog } from '../audit/audit-log.service.js';
 import { assertMayActOn, type PolicyActor } from '../authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
+import { asConflict } from '../common/unique-violation.js';
 import { AuthzVersions } from './authz-versions.js';
 import { Permission } from './permission.entity.js';
 import { SystemRoles } from '@auth-rbac/nest-guard';
 import type { CreatePermissionDto, UpdatePermissionDto } from './rbac.dto.js';
-import { isUniqueViolation, notFound, systemProtected } from './rbac-errors.js';
+import { notFound, systemProtected } from './rbac-errors.js';
 import { toPermissionResponse, type PermissionResponse } from './rbac.responses.js';
 
 /**
@@ -110,8 +111,7 @@ export class PermissionsService {
     try {
       return await this.dataSource.transaction(work);
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppException('CONFLICT', 'A permission with this name already exists.');
-      throw error;
+      throw asConflict(error);
     }
   }
 }

@@ -8,10 +8,11 @@ import {
   type PolicyActor,
 } from '../authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
+import { asConflict } from '../common/unique-violation.js';
 import { AuthzVersions } from './authz-versions.js';
 import { Permission } from './permission.entity.js';
 import type { CreateRoleDto, UpdateRoleDto } from './rbac.dto.js';
-import { isUniqueViolation, notFound, systemProtected, unknownIds } from './rbac-errors.js';
+import { notFound, systemProtected, unknownIds } from './rbac-errors.js';
 import { toRoleResponse, type RoleResponse } from './rbac.responses.js';
 import { Role } from './role.entity.js';
 
@@ -163,8 +164,7 @@ export class RolesService {
     try {
       return await this.dataSource.transaction(work);
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppException('CONFLICT', 'A role with this name already exists.');
-      throw error;
+      throw asConflict(error);
     }
   }
 }

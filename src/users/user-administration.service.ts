@@ -7,7 +7,8 @@ import type { ClientInfo } from '../auth/session.service.js';
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from '../rbac/authz-versions.js';
 import { SystemRoles } from '@auth-rbac/nest-guard';
-import { isUniqueViolation, notFound } from '../rbac/rbac-errors.js';
+import { notFound } from '../rbac/rbac-errors.js';
+import { asConflict } from '../common/unique-violation.js';
 import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './users.dto.js';
 import { IdentityChangeService } from './identity-change.service.js';
 import { UsersRepository, type AdminUserRow } from './users.repository.js';
@@ -111,11 +112,7 @@ export class UserAdministrationService {
     try {
       return await work();
     } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      const field = /mobile/.test(String((error as { detail?: string }).detail)) ? 'mobile' : 'email';
-      throw new AppException('CONFLICT', `This ${field} is already registered.`, [
-        { field, message: `${field} is already registered` },
-      ]);
+      throw asConflict(error);
     }
   }
 }
