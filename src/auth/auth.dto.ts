@@ -9,6 +9,7 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { IsAccountEmail, IsAccountMobile, IsPersonName } from '../common/contact-fields.js';
+import { UnlessAbsent } from '../common/unless-absent.js';
 import { IsNewPassword, MatchesField, PasswordLength } from './password-rules.js';
 
 /**
@@ -30,7 +31,8 @@ function IsAbsentWith(field: string, options?: ValidationOptions): PropertyDecor
     });
 }
 
-export class RegisterDto {
+/** A new account's fields, as a person registering and an administrator creating one give them. */
+export class NewAccountFields {
   @IsPersonName()
   name!: string;
 
@@ -40,14 +42,16 @@ export class RegisterDto {
   @IsNewPassword()
   password!: string;
 
+  // Optional means absent: `null` is a wrong type like any other (IsOptional would let it through).
+  @UnlessAbsent()
+  @IsAccountMobile()
+  mobile?: string;
+}
+
+export class RegisterDto extends NewAccountFields {
   @IsString()
   @MatchesField('password')
   password_confirmation!: string;
-
-  // Optional means absent: `null` is a wrong type like any other (IsOptional would let it through).
-  @ValidateIf((_dto: RegisterDto, value: unknown) => value !== undefined)
-  @IsAccountMobile()
-  mobile?: string;
 }
 
 export class LoginDto {
@@ -68,7 +72,7 @@ export class LoginDto {
 
 export class RefreshDto {
   // Optional: the refresh_token cookie is used when the body has none. `null` is a wrong type.
-  @ValidateIf((_dto: RefreshDto, value: unknown) => value !== undefined)
+  @UnlessAbsent()
   @IsString()
   @MinLength(1)
   @MaxLength(4096)

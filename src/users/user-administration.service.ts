@@ -9,6 +9,7 @@ import { AuthzVersions } from '../rbac/authz-versions.js';
 import { SystemRoles } from '@auth-rbac/nest-guard';
 import { notFound } from '../rbac/rbac-errors.js';
 import { asConflict } from '../common/unique-violation.js';
+import { pageOf, pageOffset, type Page } from '../common/pagination.dto.js';
 import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './users.dto.js';
 import { IdentityChangeService } from './identity-change.service.js';
 import { UsersRepository, type AdminUserRow } from './users.repository.js';
@@ -27,9 +28,9 @@ export class UserAdministrationService {
     private readonly identityChange: IdentityChangeService,
   ) {}
 
-  async list(query: ListUsersQuery): Promise<{ items: UserResponse[]; total: number; page: number; limit: number }> {
-    const { items, total } = await this.users.findAdminPage(query.search, query.limit, (query.page - 1) * query.limit);
-    return { items, total, page: query.page, limit: query.limit };
+  async list(query: ListUsersQuery): Promise<Page<UserResponse>> {
+    const { items, total } = await this.users.findAdminPage(query.search, query.limit, pageOffset(query));
+    return pageOf(query, items, total);
   }
 
   async get(id: string, manager?: EntityManager): Promise<UserResponse> {
