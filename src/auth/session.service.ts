@@ -216,13 +216,4 @@ export class SessionService {
         await this.audit.record({ type: 'logout', actorId: row.user_id, targetType: 'session', targetId: sessionId });
     }
   }
-
-  /** Is the session behind an access token still live? Checked on every authenticated request. */
-  async isActive(sessionId: string, userId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL AND expires_at > now()`,
-      [sessionId, userId],
-    );
-    return rows.length === 1;
-  }
 }
