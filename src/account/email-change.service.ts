@@ -4,11 +4,11 @@ import { AuditLog } from '../core/audit/audit-log.service.js';
 import type { ClientInfo } from '../core/sessions/session.service.js';
 import { sha256Hex } from '../core/sessions/token-hash.js';
 import { AppException } from '../common/app-exception.js';
+import { asConflict, takenConflict } from '../common/unique-violation.js';
 import { rateLimited } from '../common/rate-limited.js';
 import { AppConfig } from '../config/app-config.js';
 import { MailService } from '../outbox/mail.service.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { isUniqueViolation } from '../core/authz/rbac-errors.js';
 import { IdentityChangeService } from '../core/identity/identity-change.service.js';
 import { UsersRepository } from '../core/users/users.repository.js';
 import { AccountChangesRepository } from '../core/users/account-changes.repository.js';
@@ -39,7 +39,7 @@ export class EmailChangeService {
         { field: 'email', message: 'email is already the address of this account' },
       ]);
     }
-    if (await this.users.findIdByEmail(email)) throw conflict();
+    if (await this.users.findIdByEmail(email)) throw takenConflict('email');
     const token = randomBytes(32).toString('base64url');
     await this.transactions.run(async (manager) => {
       // One request per user at a time (the user's lock), and one mail per cooldown: no mail bombing.
@@ -104,8 +104,7 @@ export class EmailChangeService {
         client,
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw conflict();
-      throw error;
+      throw asConflict(error);
     }
     return {};
   }
@@ -117,12 +116,6 @@ export class EmailChangeService {
       this.logger.error(`Email-change mail not sent: ${(error as Error).message}`);
     }
   }
-}
-
-function conflict(): AppException {
-  return new AppException('CONFLICT', 'This email is already registered.', [
-    { field: 'email', message: 'email is already registered' },
-  ]);
 }
 
 function invalidLink(): AppException {

@@ -3,6 +3,7 @@ import { createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import type { ClientInfo } from '../core/sessions/session.service.js';
 import { AppException } from '../common/app-exception.js';
+import { asConflict, takenConflict } from '../common/unique-violation.js';
 import { clientAddressKey } from '../common/client-address.js';
 import { AppConfig } from '../config/app-config.js';
 import { OtpCodes } from '../core/otp/otp-codes.js';
@@ -10,7 +11,6 @@ import { assertCodeRequestAllowed } from '../core/otp/otp-send-limits.js';
 import { lockMobileForSending } from '../core/otp/otp-codes.repository.js';
 import { SmsService } from '../outbox/sms.service.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { isUniqueViolation } from '../core/authz/rbac-errors.js';
 import { IdentityChangeService } from '../core/identity/identity-change.service.js';
 import { UsersRepository } from '../core/users/users.repository.js';
 import { AccountChangesRepository } from '../core/users/account-changes.repository.js';
@@ -48,7 +48,7 @@ export class MobileChangeService {
         { field: 'mobile', message: 'mobile is already the number of this account' },
       ]);
     }
-    if (await this.users.findIdByMobile(mobile)) throw conflict();
+    if (await this.users.findIdByMobile(mobile)) throw takenConflict('mobile');
     const code = this.codes.generate();
     const id = randomUUID();
     // The per-address cap counts clients as send-otp does (an IPv6 /64, `::ffff:1.2.3.4` as 1.2.3.4).
@@ -116,8 +116,7 @@ export class MobileChangeService {
         client,
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw conflict();
-      throw error;
+      throw asConflict(error);
     }
     return {};
   }
@@ -131,10 +130,4 @@ export class MobileChangeService {
     const actual = Buffer.from(this.hash(requestId, code), 'hex');
     return expected.length === actual.length && timingSafeEqual(expected, actual);
   }
-}
-
-function conflict(): AppException {
-  return new AppException('CONFLICT', 'This mobile is already registered.', [
-    { field: 'mobile', message: 'mobile is already registered' },
-  ]);
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { pageOf, pageOffset, type Page } from '../common/pagination.dto.js';
 import type { ListAuditEventsQuery } from './audit.dto.js';
 import { AuditEventsRepository, type AuditEventRow } from '../core/audit/audit-events.repository.js';
 
@@ -8,14 +9,12 @@ export class AuditTrailService {
   constructor(private readonly events: AuditEventsRepository) {}
 
   /** Newest first; `user_id` matches the actor or the target. */
-  async list(
-    query: ListAuditEventsQuery,
-  ): Promise<{ items: AuditEventRow[]; total: number; page: number; limit: number }> {
+  async list(query: ListAuditEventsQuery): Promise<Page<AuditEventRow>> {
     const { items, total } = await this.events.findPage(
       { userId: query.user_id, type: query.type },
       query.limit,
-      (query.page - 1) * query.limit,
+      pageOffset(query),
     );
-    return { items, total, page: query.page, limit: query.limit };
+    return pageOf(query, items, total);
   }
 }

@@ -8,8 +8,10 @@ import {
   type ValidationArguments,
   type ValidationOptions,
 } from 'class-validator';
-import { IsAccountEmail, IsAccountMobile, IsPersonName } from '../common/contact-fields.js';
+import { IsAccountEmail, IsAccountMobile } from '../common/contact-fields.js';
+import { UnlessAbsent } from '../common/unless-absent.js';
 import { IsNewPassword, MatchesField, PasswordLength } from '../core/passwords/password-rules.js';
+import { NewAccountFields } from '../core/users/new-account-fields.js';
 
 /**
  * The property must be absent when `field` is present. A login names its account one way only:
@@ -30,24 +32,10 @@ function IsAbsentWith(field: string, options?: ValidationOptions): PropertyDecor
     });
 }
 
-export class RegisterDto {
-  @IsPersonName()
-  name!: string;
-
-  @IsAccountEmail()
-  email!: string;
-
-  @IsNewPassword()
-  password!: string;
-
+export class RegisterDto extends NewAccountFields {
   @IsString()
   @MatchesField('password')
   password_confirmation!: string;
-
-  // Optional means absent: `null` is a wrong type like any other (IsOptional would let it through).
-  @ValidateIf((_dto: RegisterDto, value: unknown) => value !== undefined)
-  @IsAccountMobile()
-  mobile?: string;
 }
 
 export class LoginDto {
@@ -68,7 +56,7 @@ export class LoginDto {
 
 export class RefreshDto {
   // Optional: the refresh_token cookie is used when the body has none. `null` is a wrong type.
-  @ValidateIf((_dto: RefreshDto, value: unknown) => value !== undefined)
+  @UnlessAbsent()
   @IsString()
   @MinLength(1)
   @MaxLength(4096)

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import { AppException } from '../common/app-exception.js';
+import { asConflict } from '../common/unique-violation.js';
 import { AppConfig } from '../config/app-config.js';
 import { LoginLockout, lockoutSubject } from '../core/lockout/login-lockout.service.js';
 import { SystemRoles } from '@auth-rbac/nest-guard';
@@ -20,8 +21,6 @@ import {
 import { Transactions } from '../database/transactions.js';
 
 export type { PublicUser, TokenPairResponse };
-
-const UNIQUE_VIOLATION = '23505';
 
 /** Registration and password logins (email or mobile). */
 @Injectable()
@@ -51,15 +50,7 @@ export class AuthService {
         ),
       );
     } catch (error) {
-      if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
-        // The detail reads `Key (column)=(value) already exists.`; only the column name counts,
-        // since the value (an email such as mobile-team@example.com) may contain any word.
-        const field = /^Key \(mobile\)=/.test(String((error as { detail?: string }).detail)) ? 'mobile' : 'email';
-        throw new AppException('CONFLICT', `This ${field} is already registered.`, [
-          { field, message: `${field} is already registered` },
-        ]);
-      }
-      throw error;
+      throw asConflict(error);
     }
     await this.audit.record({ type: 'register', actorId: user.id, targetType: 'user', targetId: user.id, client });
     return this.startSession(user, client);

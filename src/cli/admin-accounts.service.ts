@@ -11,6 +11,7 @@ import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { RolesRepository } from '../core/roles/roles.repository.js';
 import { UsersRepository } from '../core/users/users.repository.js';
 import { Transactions } from '../database/transactions.js';
+import { uniqueViolationField } from '../common/unique-violation.js';
 
 /** A refusal the CLI prints as its one line before exiting with status 1. */
 export class CliError extends Error {
@@ -60,7 +61,7 @@ export class AdminAccountsService {
         ),
       );
     } catch (error) {
-      if ((error as { code?: string }).code === '23505')
+      if (uniqueViolationField(error) !== null)
         throw new CliError('An account with this email or mobile already exists.');
       throw error;
     }

@@ -9,7 +9,13 @@ import {
   registerDecorator,
   type ValidationOptions,
 } from 'class-validator';
-import { emailHasHiddenCharacters, isAcceptableName, normalizeEmail, normalizeMobile } from './normalize.js';
+import {
+  emailHasHiddenCharacters,
+  isAcceptableName,
+  normalizeEmail,
+  normalizeMobile,
+  trimIfString,
+} from './normalize.js';
 
 const MOBILE_MESSAGE = 'mobile must be a valid phone number: +CC or 00CC then the number, or 8 to 15 digits';
 
@@ -65,19 +71,16 @@ export const IsAccountMobile = (options?: ValidationOptions) =>
     Matches(/^\+?\d+$/, { message: MOBILE_MESSAGE }),
   );
 
+/** Surrounding white space is removed before the field's rules run. */
+export const Trimmed = () => Transform(({ value }: { value: unknown }) => trimIfString(value));
+
 /** A person's name: trimmed, 1 to 255 characters, no control character nor bidirectional override or isolate. */
-export const IsPersonName = () =>
-  applyDecorators(
-    Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value)),
-    IsString(),
-    Length(1, 255),
-    AcceptableName(),
-  );
+export const IsPersonName = () => applyDecorators(Trimmed(), IsString(), Length(1, 255), AcceptableName());
 
 /** A role's name: trimmed, 1 to 64 characters, no control character nor bidirectional override or isolate. */
 export const IsRoleName = () =>
   applyDecorators(
-    Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value)),
+    Trimmed(),
     IsString(),
     Length(1, 64, { message: ({ property }) => `${property} must be 1 to 64 characters` }),
     AcceptableName(),

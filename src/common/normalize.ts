@@ -10,6 +10,9 @@ import { domainToASCII } from 'node:url';
  * validators), before it is stored, compared or looked up.
  */
 
+/** Surrounding white space off a string; anything else (a wrong type, for validation to refuse) as it is. */
+export const trimIfString = (value: unknown): unknown => (typeof value === 'string' ? value.trim() : value);
+
 /** Unicode control (Cc) or format (Cf) characters: invisible, so two addresses would look alike. */
 const CONTROL_OR_FORMAT = /[\p{Cc}\p{Cf}]/u;
 

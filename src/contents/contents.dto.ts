@@ -1,18 +1,15 @@
-import { Transform, Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { IsString, Length, MaxLength } from 'class-validator';
+import { Trimmed } from '../common/contact-fields.js';
+import { PageQuery, type Page } from '../common/pagination.dto.js';
+import { UnlessAbsent } from '../common/unless-absent.js';
 
 export const TITLE_MAX_LENGTH = 255;
 /** Well under the 16 KiB body limit, so a too-long body is answered by a rule that names it. */
 export const BODY_MAX_LENGTH = 10_000;
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
-
-/** Absent means "leave unchanged"; null must still fail the type check, which IsOptional would skip. */
-const UnlessAbsent = () => ValidateIf((_dto: object, value: unknown) => value !== undefined);
-
 export class CreateContentDto {
   @IsString()
-  @Transform(trim)
+  @Trimmed()
   @Length(1, TITLE_MAX_LENGTH)
   title!: string;
 
@@ -28,7 +25,7 @@ export class CreateContentDto {
 export class UpdateContentDto {
   @UnlessAbsent()
   @IsString()
-  @Transform(trim)
+  @Trimmed()
   @Length(1, TITLE_MAX_LENGTH)
   title?: string;
 
@@ -38,21 +35,7 @@ export class UpdateContentDto {
   body?: string;
 }
 
-export class ListContentsQuery {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
-  page = 1;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit = 20;
-}
+export class ListContentsQuery extends PageQuery {}
 
 export interface ContentResponse {
   id: string;
@@ -63,9 +46,4 @@ export interface ContentResponse {
   updated_at: Date;
 }
 
-export interface ContentListResponse {
-  items: ContentResponse[];
-  total: number;
-  page: number;
-  limit: number;
-}
+export type ContentListResponse = Page<ContentResponse>;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../common/app-exception.js';
+import { pageOf, pageOffset } from '../common/pagination.dto.js';
 import type {
   ContentListResponse,
   ContentResponse,
@@ -17,10 +18,10 @@ export class ContentsService {
 
   async list(query: ListContentsQuery): Promise<ContentListResponse> {
     const [items, total] = await Promise.all([
-      this.contents.findPage((query.page - 1) * query.limit, query.limit),
+      this.contents.findPage(pageOffset(query), query.limit),
       this.contents.count(),
     ]);
-    return { items, total, page: query.page, limit: query.limit };
+    return pageOf(query, items, total);
   }
 
   async get(id: string): Promise<ContentResponse> {

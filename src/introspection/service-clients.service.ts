@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { randomBytes } from 'node:crypto';
 import { digestsEqual, sha256Hex } from '../core/sessions/token-hash.js';
 import { AppConfig } from '../config/app-config.js';
@@ -17,7 +18,11 @@ const CLIENT_ID = /^[A-Za-z0-9._-]{1,100}$/;
 @Injectable()
 export class ServiceClientsService {
   private readonly configured: Map<string, string>;
-  private readonly stored = new Map<string, { secretHash: string | null; readAt: number }>();
+  /** Unknown ids are remembered too (as null), against a flood of lookups; bounded by count and age. */
+  private readonly stored = new LRUCache<string, { secretHash: string | null }>({
+    max: 10_000,
+    ttl: STORED_CLIENT_CACHE_MS,
+  });
 
   constructor(
     config: AppConfig,
@@ -47,11 +52,9 @@ export class ServiceClientsService {
 
   private async storedHash(clientId: string): Promise<string | null> {
     const cached = this.stored.get(clientId);
-    if (cached && Date.now() - cached.readAt < STORED_CLIENT_CACHE_MS) return cached.secretHash;
+    if (cached) return cached.secretHash;
     const secretHash = await this.clients.findSecretHashByClientId(clientId);
-    // Bounded: unknown ids are remembered too (against a flood of lookups), up to a limit.
-    if (this.stored.size >= 10_000) this.stored.clear();
-    this.stored.set(clientId, { secretHash, readAt: Date.now() });
+    this.stored.set(clientId, { secretHash });
     return secretHash;
   }
 }

@@ -1,4 +1,5 @@
-import { IsIn, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsIn, IsString, Matches, MaxLength } from 'class-validator';
+import { UnlessAbsent } from '../common/unless-absent.js';
 import { IsAccountMobile } from '../common/contact-fields.js';
 
 export class SendOtpDto {
@@ -24,7 +25,7 @@ export class VerifyTwoFactorDto {
   code!: string;
 
   /** Which second factor `code` is; absent, the first one the challenge offered. */
-  @ValidateIf((_dto: VerifyTwoFactorDto, value: unknown) => value !== undefined)
+  @UnlessAbsent()
   @IsIn(['sms', 'totp', 'recovery'])
   method?: 'sms' | 'totp' | 'recovery';
 }

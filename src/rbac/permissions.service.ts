@@ -3,11 +3,12 @@ import type { EntityManager } from 'typeorm';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import { assertMayActOn, type PolicyActor } from '../core/authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
+import { asConflict } from '../common/unique-violation.js';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { RolesRepository } from '../core/roles/roles.repository.js';
 import { SystemRoles } from '@auth-rbac/nest-guard';
 import type { CreatePermissionDto, UpdatePermissionDto } from './rbac.dto.js';
-import { isUniqueViolation, notFound, systemProtected } from '../core/authz/rbac-errors.js';
+import { notFound, systemProtected } from '../core/authz/rbac-errors.js';
 import { toPermissionResponse, type PermissionResponse } from './rbac.responses.js';
 import { Transactions } from '../database/transactions.js';
 
@@ -102,8 +103,7 @@ export class PermissionsService {
     try {
       return await this.transactions.run(work);
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppException('CONFLICT', 'A permission with this name already exists.');
-      throw error;
+      throw asConflict(error);
     }
   }
 }

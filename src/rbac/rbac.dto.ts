@@ -1,15 +1,12 @@
-import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsString, IsUUID, Length, Matches, MaxLength } from 'class-validator';
-import { IsRoleName } from '../common/contact-fields.js';
+import { IsRoleName, Trimmed } from '../common/contact-fields.js';
 import { UnlessAbsent } from '../common/unless-absent.js';
-
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
 /** `resource.action`: lower-case words of letters, digits, `_` or `-`. */
 export const PERMISSION_NAME = /^[a-z][a-z0-9_-]*\.[a-z][a-z0-9_-]*$/;
 
-/** What a role body may carry besides its name, in create and update alike. */
-class RoleFields {
+/** The describing fields roles and permissions share, in create and update alike. */
+class DescriptionFields {
   @UnlessAbsent()
   @IsString()
   @MaxLength(255)
@@ -19,7 +16,10 @@ class RoleFields {
   @IsString()
   @MaxLength(10_000)
   description?: string;
+}
 
+/** What a role body may carry besides its name. */
+class RoleFields extends DescriptionFields {
   /** The role's whole permission set (an update replaces it). */
   @UnlessAbsent()
   @IsArray()
@@ -42,18 +42,8 @@ export class UpdateRoleDto extends RoleFields {
 
 const PERMISSION_NAME_MESSAGE = 'name must have the form resource.action, e.g. reports.view';
 
-/** What a permission body may carry besides its name, in create and update alike. */
-class PermissionFields {
-  @UnlessAbsent()
-  @IsString()
-  @MaxLength(255)
-  display_name?: string;
-
-  @UnlessAbsent()
-  @IsString()
-  @MaxLength(10_000)
-  description?: string;
-
+/** What a permission body may carry besides its name. */
+class PermissionFields extends DescriptionFields {
   @UnlessAbsent()
   @IsString()
   @MaxLength(255)
@@ -61,7 +51,7 @@ class PermissionFields {
 }
 
 export class CreatePermissionDto extends PermissionFields {
-  @Transform(trim)
+  @Trimmed()
   @IsString()
   @Length(3, 255)
   @Matches(PERMISSION_NAME, { message: PERMISSION_NAME_MESSAGE })
@@ -70,7 +60,7 @@ export class CreatePermissionDto extends PermissionFields {
 
 export class UpdatePermissionDto extends PermissionFields {
   @UnlessAbsent()
-  @Transform(trim)
+  @Trimmed()
   @IsString()
   @Length(3, 255)
   @Matches(PERMISSION_NAME, { message: PERMISSION_NAME_MESSAGE })

@@ -8,9 +8,10 @@ import {
   type PolicyActor,
 } from '../core/authz/privilege-refusal.js';
 import { AppException } from '../common/app-exception.js';
+import { asConflict } from '../common/unique-violation.js';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
 import type { CreateRoleDto, UpdateRoleDto } from './rbac.dto.js';
-import { isUniqueViolation, notFound, systemProtected, unknownIds } from '../core/authz/rbac-errors.js';
+import { notFound, systemProtected, unknownIds } from '../core/authz/rbac-errors.js';
 import { toRoleResponse, type RoleResponse } from './rbac.responses.js';
 import { RolesRepository, type RoleChanges } from '../core/roles/roles.repository.js';
 import { Transactions } from '../database/transactions.js';
@@ -149,8 +150,7 @@ export class RolesService {
     try {
       return await this.transactions.run(work);
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppException('CONFLICT', 'A role with this name already exists.');
-      throw error;
+      throw asConflict(error);
     }
   }
 }

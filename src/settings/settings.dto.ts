@@ -1,7 +1,5 @@
-import { IsBoolean, ValidateIf } from 'class-validator';
-
-/** Absent means "leave unchanged"; null must still fail the type check, which IsOptional would skip. */
-const UnlessAbsent = () => ValidateIf((_dto: object, value: unknown) => value !== undefined);
+import { IsBoolean } from 'class-validator';
+import { UnlessAbsent } from '../common/unless-absent.js';
 
 /**
  * Any of the two flags. An empty body is a no-op that answers the current settings, as an empty

@@ -7,7 +7,9 @@ import type { ClientInfo } from '../core/sessions/session.service.js';
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { SystemRoles } from '@auth-rbac/nest-guard';
-import { isUniqueViolation, notFound } from '../core/authz/rbac-errors.js';
+import { notFound } from '../core/authz/rbac-errors.js';
+import { asConflict } from '../common/unique-violation.js';
+import { pageOf, pageOffset, type Page } from '../common/pagination.dto.js';
 import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './users.dto.js';
 import { IdentityChangeService } from '../core/identity/identity-change.service.js';
 import { UsersRepository, type AdminUserRow } from '../core/users/users.repository.js';
@@ -29,9 +31,9 @@ export class UserAdministrationService {
     private readonly roles: RolesRepository,
   ) {}
 
-  async list(query: ListUsersQuery): Promise<{ items: UserResponse[]; total: number; page: number; limit: number }> {
-    const { items, total } = await this.users.findAdminPage(query.search, query.limit, (query.page - 1) * query.limit);
-    return { items, total, page: query.page, limit: query.limit };
+  async list(query: ListUsersQuery): Promise<Page<UserResponse>> {
+    const { items, total } = await this.users.findAdminPage(query.search, query.limit, pageOffset(query));
+    return pageOf(query, items, total);
   }
 
   async get(id: string, manager?: EntityManager): Promise<UserResponse> {
@@ -114,11 +116,7 @@ export class UserAdministrationService {
     try {
       return await work();
     } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      const field = /mobile/.test(String((error as { detail?: string }).detail)) ? 'mobile' : 'email';
-      throw new AppException('CONFLICT', `This ${field} is already registered.`, [
-        { field, message: `${field} is already registered` },
-      ]);
+      throw asConflict(error);
     }
   }
 }

@@ -1,55 +1,19 @@
-import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayUnique,
-  IsArray,
-  IsInt,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { NewAccountFields } from '../core/users/new-account-fields.js';
 import { IsNewPassword } from '../core/passwords/password-rules.js';
 import { IsAccountEmail, IsAccountMobile, IsPersonName } from '../common/contact-fields.js';
+import { PageQuery } from '../common/pagination.dto.js';
 import { UnlessAbsent } from '../common/unless-absent.js';
 
-export class ListUsersQuery {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
-  page = 1;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit = 20;
-
+export class ListUsersQuery extends PageQuery {
   @IsOptional()
   @IsString()
   @MaxLength(255)
   search?: string;
 }
 
-export class CreateUserDto {
-  @IsPersonName()
-  name!: string;
-
-  @IsAccountEmail()
-  email!: string;
-
-  @IsNewPassword()
-  password!: string;
-
-  @UnlessAbsent()
-  @IsAccountMobile()
-  mobile?: string;
-}
+/** The fields of registration, without the confirmation an administrator does not type twice. */
+export class CreateUserDto extends NewAccountFields {}
 
 /** Optional fields may be left out; `null` is a wrong type (UnlessAbsent), except where it means "remove". */
 export class UpdateUserDto {

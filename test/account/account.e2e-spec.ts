@@ -210,6 +210,25 @@ describe('the account holder: profile, password and sessions', () => {
       expect(res.status).toBe(409);
       expect(res.body.error.code).toBe('CONFLICT');
     });
+
+    it('names the email as the taken field when an address containing "mobile" is taken before the link is used', async () => {
+      const user = await registerUser(app);
+      const newEmail = uniqueEmail('mobile.user');
+      expect((await as(user.tokens.access_token).post('/api/account/email', { email: newEmail })).status).toBe(200);
+      const link = await sink.waitForMail(newEmail);
+      // Someone else registers the address between the request and its confirmation.
+      await registerUser(app, { email: newEmail });
+      const res = await confirm(linkToken(link.text));
+      expect(res.status).toBe(409);
+      expect(res.body.error).toEqual({
+        code: 'CONFLICT',
+        message: 'This email is already registered.',
+        details: [{ field: 'email', message: 'email is already registered' }],
+      });
+      const held = await as(user.tokens.access_token).post('/api/account/email', { email: newEmail });
+      expect(held.status).toBe(409);
+      expect(held.body.error.details).toEqual([{ field: 'email', message: 'email is already registered' }]);
+    });
   });
 
   describe('mobile change', () => {

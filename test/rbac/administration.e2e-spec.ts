@@ -315,6 +315,70 @@ describe('role, permission and user administration', () => {
       expect(res.status).toBe(409);
     });
 
+    it('names the email as the taken field on create, even when the address contains "mobile"', async () => {
+      const email = `mobile.${unique('user')}@example.com`;
+      expect(
+        (await as(admin).post('/api/admin/users', { name: 'A', email, password: 'Plum-Orbit-Lantern-42' })).status,
+      ).toBe(201);
+      const res = await as(admin).post('/api/admin/users', { name: 'B', email, password: 'Plum-Orbit-Lantern-42' });
+      expect(res.status).toBe(409);
+      expect(res.body.error).toEqual({
+        code: 'CONFLICT',
+        message: 'This email is already registered.',
+        details: [{ field: 'email', message: 'email is already registered' }],
+      });
+    });
+
+    it('names the email as the taken field on update, even when the address contains "mobile"', async () => {
+      const email = `mobile.${unique('user')}@example.com`;
+      await as(admin).post('/api/admin/users', { name: 'A', email, password: 'Plum-Orbit-Lantern-42' });
+      const other = await as(admin).post('/api/admin/users', {
+        name: 'B',
+        email: `${unique('other')}@example.com`,
+        password: 'Plum-Orbit-Lantern-42',
+      });
+      const res = await as(admin).put(`/api/admin/users/${other.body.data.id}`, { email });
+      expect(res.status).toBe(409);
+      expect(res.body.error).toEqual({
+        code: 'CONFLICT',
+        message: 'This email is already registered.',
+        details: [{ field: 'email', message: 'email is already registered' }],
+      });
+    });
+
+    it('names the mobile as the taken field on create and update', async () => {
+      const mobile = '+49 176 9000 0777';
+      const first = await as(admin).post('/api/admin/users', {
+        name: 'A',
+        email: `${unique('holder')}@example.com`,
+        password: 'Plum-Orbit-Lantern-42',
+        mobile,
+      });
+      expect(first.status).toBe(201);
+      const expected = {
+        code: 'CONFLICT',
+        message: 'This mobile is already registered.',
+        details: [{ field: 'mobile', message: 'mobile is already registered' }],
+      };
+      const created = await as(admin).post('/api/admin/users', {
+        name: 'B',
+        email: `${unique('second')}@example.com`,
+        password: 'Plum-Orbit-Lantern-42',
+        mobile,
+      });
+      expect(created.status).toBe(409);
+      expect(created.body.error).toEqual(expected);
+      const other = await as(admin).post('/api/admin/users', {
+        name: 'C',
+        email: `${unique('third')}@example.com`,
+        password: 'Plum-Orbit-Lantern-42',
+      });
+      const updated = await as(admin).put(`/api/admin/users/${other.body.data.id}`, { mobile });
+      expect(updated.status).toBe(409);
+      expect(updated.body.error).toEqual(expected);
+      await as(admin).delete(`/api/admin/users/${first.body.data.id}`);
+    });
+
     it('signs a user out everywhere when an administrator sets their password', async () => {
       const victim = await actorWithRoles(app, db, ['user']);
       expect((await call(app, 'get', '/api/auth/me', victim.token)).status).toBe(200);

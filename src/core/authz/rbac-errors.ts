@@ -1,9 +1,5 @@
 import { AppException } from '../../common/app-exception.js';
 
-export const UNIQUE_VIOLATION = '23505';
-
-export const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === UNIQUE_VIOLATION;
-
 export function unknownIds(field: string, ids: string[]): AppException {
   return new AppException(
     'VALIDATION_FAILED',

@@ -12,21 +12,39 @@ export type OtpCheckResult = { ok: true; row: OtpCode } | { ok: false; error: Ap
  * the code, a right one uses it. The caller commits, then throws the error if there is one, so
  * the count survives the refusal.
  */
-export async function checkOtp(
+export function checkOtp(
   manager: EntityManager,
   codes: OtpCodes,
   row: OtpCode | null,
   binding: string,
   code: string,
 ): Promise<OtpCheckResult> {
+  // A code for a mobile without an account was never sent: it can match nothing, yet it counts
+  // attempts like any other, so a wrong guess reads the same whether the mobile is known or not.
+  return judgeAnswer(
+    manager,
+    row,
+    async (live) => live.userId !== null && codes.matches(live.codeHash, live.purpose, binding, code),
+    'request a new one',
+  );
+}
+
+/**
+ * The rules every answer to a stored code or challenge follows, whatever `judge` compares: a
+ * burned, ended or expired row refuses before anything is judged; a right answer uses the row; a
+ * wrong one counts an attempt, and the third burns the row. `then` says what to do once burned.
+ */
+export async function judgeAnswer(
+  manager: EntityManager,
+  row: OtpCode | null,
+  judge: (row: OtpCode) => Promise<boolean>,
+  then: 'request a new one' | 'sign in again',
+): Promise<OtpCheckResult> {
   if (!row) return { ok: false, error: new AppException('INVALID_OTP', 'The code is wrong.') };
   if (row.endReason === 'burned' || row.attempts >= MAX_OTP_ATTEMPTS) return { ok: false, error: attemptsExceeded() };
   if (row.endedAt) return { ok: false, error: expired('The code was already used or replaced.') };
   if (row.expiresAt.getTime() <= Date.now()) return { ok: false, error: expired('The code has expired.') };
-
-  // A code for a mobile without an account was never sent: it can match nothing.
-  const right = row.userId !== null && codes.matches(row.codeHash, row.purpose, binding, code);
-  if (right) {
+  if (await judge(row)) {
     await markCodeUsed(manager, row.id);
     return { ok: true, row };
   }
@@ -37,7 +55,7 @@ export async function checkOtp(
     ok: false,
     error: new AppException(
       'INVALID_OTP',
-      burned ? 'The code is wrong, and no attempts remain: request a new one.' : 'The code is wrong.',
+      burned ? `The code is wrong, and no attempts remain: ${then}.` : 'The code is wrong.',
       [{ attempts_remaining: MAX_OTP_ATTEMPTS - attempts }],
     ),
   };

@@ -13,6 +13,9 @@ export interface PendingChangeRow {
 }
 
 /** Every query on pending email and mobile changes. */
+/** What a pending change is read as, by every lookup. */
+const PENDING_COLUMNS = 'id, user_id, new_value, secret_hash, attempts, session_id, expires_at';
+
 @Injectable()
 export class AccountChangesRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -68,7 +71,7 @@ export class AccountChangesRepository {
     secretHash: string,
   ): Promise<PendingChangeRow | null> {
     const [row] = await manager.query(
-      `SELECT id, user_id, new_value, secret_hash, attempts, session_id, expires_at FROM account_change_requests
+      `SELECT ${PENDING_COLUMNS} FROM account_change_requests
         WHERE kind = $1 AND secret_hash = $2 AND ended_at IS NULL AND expires_at > now() FOR UPDATE`,
       [kind, secretHash],
     );
@@ -86,7 +89,7 @@ export class AccountChangesRepository {
     kind: AccountChangeKind,
   ): Promise<PendingChangeRow | null> {
     const [row] = await manager.query(
-      `SELECT id, user_id, new_value, secret_hash, attempts, session_id, expires_at FROM account_change_requests
+      `SELECT ${PENDING_COLUMNS} FROM account_change_requests
         WHERE user_id = $1 AND kind = $2 AND ended_at IS NULL AND expires_at > now()
         ORDER BY created_at DESC LIMIT 1 FOR UPDATE`,
       [userId, kind],
