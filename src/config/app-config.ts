@@ -49,7 +49,7 @@ export abstract class AppConfig {
     refreshTokenTtl: number;
     sessionMaxAge: number;
   };
-  /** How tokens are signed and which earlier keys still verify (see src/auth/signing-keys.ts). */
+  /** How tokens are signed and which earlier keys still verify (see src/core/sessions/signing-keys.ts). */
   abstract readonly signing: {
     algorithm: 'HS256' | 'ES256' | 'EdDSA';
     privateKeyPem?: string;

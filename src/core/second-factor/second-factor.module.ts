@@ -5,8 +5,8 @@ import { SecretBox } from './secret-box.js';
 import { TotpService } from './totp.service.js';
 
 /**
- * The authenticator app and recovery codes, on their own so that the sign-in (auth/, otp/) can
- * check them without depending on the account module, which itself depends on auth/.
+ * The authenticator app and recovery codes: enrolled from the account (account/), checked at
+ * sign-in (TwoFactorModule) and reset from the command line.
  */
 @Module({
   providers: [SecondFactorsRepository, SecretBox, TotpService, RecoveryCodesService],

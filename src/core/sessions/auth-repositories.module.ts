@@ -3,8 +3,8 @@ import { PasswordResetTokensRepository } from './password-reset-tokens.repositor
 import { SessionsRepository } from './sessions.repository.js';
 
 /**
- * The session and reset-token tables, on their own so that the identity change (users/) can end
- * sessions and reset tokens without depending on the whole authentication module.
+ * The session and reset-token tables, on their own so that the identity change (core/identity) and
+ * the command line can end sessions and reset tokens without signing keys or tokens.
  */
 @Module({
   providers: [SessionsRepository, PasswordResetTokensRepository],
