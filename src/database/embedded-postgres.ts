@@ -85,6 +85,7 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
         throw new Error(
           `The embedded database in ${dataDir} is in use by process ${owner}. Stop it first, ` +
             'or set DATABASE_URL to share a PostgreSQL server between processes.',
+          { cause: error },
         );
       }
       await rm(lockPath, { force: true });
