@@ -16,9 +16,12 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
  * Why we wrap: upstream has neither fixed (electric-sql/pglite issue 1046 and pull request 977 are
  * open, and 0.2.17 is the latest release). This replaces two methods of the server's private queue:
  * a connection keeps its turn from its first extended-protocol message to its Sync (as well as
- * through its transactions), and the queue goes on after a failure. The test
- * test/database/embedded-concurrency.e2e-spec.ts shows the interleaving with upstream's server
- * alone and its absence with this one: when a new pglite-socket passes it on its own, drop this file.
+ * through its transactions), and the queue goes on after a failure.
+ *
+ * test/database/pglite-socket-server.e2e-spec.ts shows the interleaving, message by message, with
+ * upstream's server alone and its absence with this one; test/database/embedded-concurrency.e2e-spec.ts
+ * puts many pooled connections through it. When upstream's server alone no longer interleaves,
+ * drop this file.
  */
 export function createPGliteSocketServer(options: {
   db: PGlite;
@@ -49,8 +52,8 @@ interface SocketServerQueue {
   clearQueueForHandler(handlerId: number): void;
 }
 
-/** Parse, Bind, Describe, Execute, Close: parts of one extended-protocol exchange that ends with Sync. */
-const MID_EXCHANGE = new Set(['P', 'B', 'D', 'E', 'C'].map((letter) => letter.charCodeAt(0)));
+/** Parse, Bind, Describe, Execute, Close, Flush: parts of one extended-protocol exchange, which ends with Sync. */
+const MID_EXCHANGE = new Set(['P', 'B', 'D', 'E', 'C', 'H'].map((letter) => letter.charCodeAt(0)));
 
 function keepExtendedExchangesTogether(server: PGLiteSocketServer, db: PGlite): void {
   const queue = (server as unknown as { queryQueue?: Partial<SocketServerQueue> }).queryQueue;
