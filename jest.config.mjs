@@ -5,7 +5,9 @@ const base = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
-    // CommonJS packages that require() the ESM-only Nest 12: Node loads them, Jest < Node 24.9 cannot.
+    // CommonJS packages that require() the ESM-only Nest 12. Node loads them; Jest cannot, even on
+    // Node 24.21 where it can require() an ES module: it refuses @nestjs/core there ("in a cycle",
+    // core being part of the graph under evaluation). Needed on every Node the project supports.
     '/node_modules/@nestjs/throttler/.+\\.js$': '<rootDir>/test/support/cjs-to-esm-transform.cjs',
   },
   transformIgnorePatterns: ['/node_modules/(?!@nestjs/throttler/)'],

@@ -109,18 +109,23 @@ async function stopService(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/** The fields of the service's JSON answers that the bench reads (null: the body was not JSON). */
+type AnswerBody = {
+  data?: { access_token: string; refresh_token: string; requires_otp?: boolean; temp_token?: string };
+} | null;
+
 export async function postJson(
   base: string,
   route: string,
   body: unknown,
   headers: Record<string, string> = {},
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: AnswerBody }> {
   const res = await fetch(base + route, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
-  return { status: res.status, body: await res.json().catch(() => null) };
+  return { status: res.status, body: (await res.json().catch(() => null)) as AnswerBody };
 }
 
 /** Signs in with a password (and, when asked for, the development second-factor code). */

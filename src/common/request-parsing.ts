@@ -33,7 +33,8 @@ export function useStrictJsonParser(fastify: FastifyInstance): void {
       done(new AppException('INVALID_JSON', 'Request body is not valid UTF-8 JSON.'), undefined);
       return;
     }
-    parseJson(request, text, done);
+    // Fastify's default JSON parser answers through `done`; its type also allows a parser's promise form.
+    void parseJson(request, text, done);
   });
 }
 

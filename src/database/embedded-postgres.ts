@@ -1,9 +1,9 @@
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Logger } from '@nestjs/common';
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { createPGliteSocketServer } from './pglite-socket-server.js';
 
 /** Memory settings of the embedded server (written to its postgresql.conf at every start). */
 const EMBEDDED_POSTGRESQL_CONF = ['shared_buffers = 32MB', 'maintenance_work_mem = 16MB', 'wal_buffers = 1MB'];
@@ -38,13 +38,12 @@ export async function startEmbeddedPostgres(options: {
       // its files stay in the operating system's page cache anyway.
       postgresqlconf: EMBEDDED_POSTGRESQL_CONF,
     });
-    const server = new PGLiteSocketServer({
+    const server = createPGliteSocketServer({
       db,
       host: '127.0.0.1',
       port: 0,
       maxConnections: options.maxConnections,
     });
-    batchExtendedProtocolMessages(server, db);
     await server.start();
     const url = `postgres://postgres@${server.getServerConn()}/postgres`;
     logger.log(`Embedded PostgreSQL ready (${options.dataDir ? `data in ${options.dataDir}` : 'in memory'})`);
@@ -85,6 +84,7 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
         throw new Error(
           `The embedded database in ${dataDir} is in use by process ${owner}. Stop it first, ` +
             'or set DATABASE_URL to share a PostgreSQL server between processes.',
+          { cause: error },
         );
       }
       await rm(lockPath, { force: true });
@@ -100,81 +100,4 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-/** What the socket server keeps of one protocol message waiting for PGlite. */
-interface QueuedMessage {
-  handlerId: number;
-  message: Uint8Array;
-  resolve(bytes: number): void;
-  reject(error: Error): void;
-  onData(data: Uint8Array): void;
-}
-
-interface SocketServerQueue {
-  queue: QueuedMessage[];
-  processing: boolean;
-  lastHandlerId: number | null;
-  processQueue(): Promise<void>;
-  clearQueueForHandler(handlerId: number): void;
-}
-
-/** Parse, Bind, Describe, Execute, Close: parts of one extended-protocol exchange that ends with Sync. */
-const MID_EXCHANGE = new Set(['P', 'B', 'D', 'E', 'C'].map((letter) => letter.charCodeAt(0)));
-
-/**
- * pglite-socket runs the messages of all connections in one queue, one message at a time, and
- * keeps a connection's turn only inside an explicit transaction. The `pg` driver sends each
- * parameterised query as Parse, Bind, Describe, Execute, Sync; another connection's message in
- * between replaces the unnamed statement or portal under it ("unnamed prepared statement does
- * not exist"), and a failing message left the queue stuck. This keeps a connection's turn from
- * its first extended-protocol message to its Sync (as well as through its transactions), and
- * keeps the queue running after a failure.
- */
-function batchExtendedProtocolMessages(server: PGLiteSocketServer, db: PGlite): void {
-  const queue = (server as unknown as { queryQueue: SocketServerQueue }).queryQueue;
-  let exchangeOwner: number | null = null;
-
-  queue.processQueue = async function processQueue(this: SocketServerQueue): Promise<void> {
-    if (this.processing || this.queue.length === 0) return;
-    this.processing = true;
-    try {
-      while (this.queue.length > 0) {
-        const owner = exchangeOwner ?? (db.isInTransaction() ? this.lastHandlerId : null);
-        const index = owner === null ? 0 : this.queue.findIndex((queued) => queued.handlerId === owner);
-        // The owner has not sent its next message yet; its arrival restarts the queue.
-        if (index === -1) break;
-        const [queued] = this.queue.splice(index, 1);
-        let bytes = 0;
-        try {
-          await db.runExclusive(() =>
-            db.execProtocolRawStream(queued.message, {
-              onRawData: (data: Uint8Array) => {
-                bytes += data.length;
-                queued.onData(data);
-              },
-            }),
-          );
-        } catch (error) {
-          exchangeOwner = null;
-          queued.reject(error as Error);
-          continue;
-        }
-        exchangeOwner = MID_EXCHANGE.has(queued.message[0]) ? queued.handlerId : null;
-        this.lastHandlerId = queued.handlerId;
-        queued.resolve(bytes);
-      }
-    } finally {
-      this.processing = false;
-    }
-  };
-
-  const clearQueueForHandler = queue.clearQueueForHandler.bind(queue);
-  queue.clearQueueForHandler = (handlerId: number) => {
-    clearQueueForHandler(handlerId);
-    if (exchangeOwner === handlerId) {
-      exchangeOwner = null;
-      void queue.processQueue();
-    }
-  };
 }

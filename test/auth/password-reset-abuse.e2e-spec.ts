@@ -71,7 +71,7 @@ describe('forgot-password against mail abuse', () => {
     }
     // Wiped once delivered.
     const deadline = Date.now() + 5000;
-    let rows: { status: string; payload: Buffer | null }[] = [];
+    let rows: { status: string; payload: Buffer | null }[];
     do {
       rows = await db.query(`SELECT status, payload FROM outbox_messages WHERE user_id = $1`, [user.id]);
       if (rows.every((row) => row.status === 'sent')) break;

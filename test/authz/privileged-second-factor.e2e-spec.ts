@@ -2,7 +2,6 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { registerUser, uniqueMobile, type RegisteredUser } from '../support/auth-factory.js';
-import type { TestDatabase } from '../support/databases.mjs';
 import { roleWithPermissions, grantRoles } from '../support/rbac-factory.js';
 import { SmsReceiver } from '../support/sms-receiver.js';
 import { smsTestApp } from '../support/sms-test-app.js';
@@ -31,11 +30,10 @@ const EVERY_PERMISSION = [
  */
 describe('privileged accounts without the admin role (both login methods on)', () => {
   const fixture = smsTestApp();
-  let database: TestDatabase;
   let db: DataSource;
   let sms: SmsReceiver;
   let app: NestFastifyApplication;
-  beforeAll(() => void ({ database, db, sms, app } = fixture));
+  beforeAll(() => void ({ db, sms, app } = fixture));
 
   const server = () => app.getHttpServer();
 

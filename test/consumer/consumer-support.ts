@@ -149,13 +149,18 @@ export interface TestUser {
   password: string;
 }
 
-async function postJson(url: string, body: unknown, token?: string): Promise<{ status: number; body: any }> {
+/** The fields of the service's JSON answers that these helpers read. */
+interface AnswerBody {
+  data: { user: { id: string }; access_token: string; refresh_token: string };
+}
+
+async function postJson(url: string, body: unknown, token?: string): Promise<{ status: number; body: AnswerBody }> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify(body),
   });
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: (await response.json()) as AnswerBody };
 }
 
 export async function registerUser(authUrl: string): Promise<TestUser> {

@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { generateKeyPairSync } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -30,25 +30,29 @@ class SwitchableAuthUrl {
   target = '';
 
   async start(): Promise<string> {
-    this.server = createServer(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      try {
-        const upstream = await fetch(`${this.target}${req.url}`, {
-          method: req.method,
-          headers: Object.fromEntries(
-            Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)),
-          ) as Record<string, string>,
-          body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
-        });
-        res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
-        res.end(Buffer.from(await upstream.arrayBuffer()));
-      } catch {
-        res.writeHead(502).end();
-      }
-    });
+    this.server = createServer((req, res) => void this.forward(req, res));
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Never rejects: whatever fails (the request, the target) is answered 502, or cut off once started. */
+  private async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const upstream = await fetch(`${this.target}${req.url}`, {
+        method: req.method,
+        headers: Object.fromEntries(
+          Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)),
+        ) as Record<string, string>,
+        body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+      });
+      res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+      res.end(Buffer.from(await upstream.arrayBuffer()));
+    } catch {
+      if (res.headersSent) res.destroy();
+      else res.writeHead(502).end();
+    }
   }
 
   stop(): Promise<void> {

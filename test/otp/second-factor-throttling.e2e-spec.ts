@@ -2,7 +2,6 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { registerUser, uniqueMobile, type RegisteredUser } from '../support/auth-factory.js';
-import type { TestDatabase } from '../support/databases.mjs';
 import { SmsReceiver, wrongCode } from '../support/sms-receiver.js';
 import { smsTestApp } from '../support/sms-test-app.js';
 
@@ -19,11 +18,10 @@ describe('second factor throttling', () => {
     LOCKOUT_THRESHOLD: String(THRESHOLD),
     LOCKOUT_SECONDS: '600',
   });
-  let database: TestDatabase;
   let db: DataSource;
   let sms: SmsReceiver;
   let app: NestFastifyApplication;
-  beforeAll(() => void ({ database, db, sms, app } = fixture));
+  beforeAll(() => void ({ db, sms, app } = fixture));
 
   const server = () => app.getHttpServer();
   const login = (user: { email: string; password: string }) =>

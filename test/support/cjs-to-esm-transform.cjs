@@ -1,8 +1,9 @@
 'use strict';
 /**
  * Jest transform for CommonJS packages that `require()` an ES module (e.g. @nestjs/throttler,
- * which requires the ESM-only @nestjs/common of Nest 12). Node (>= 20.19) loads them natively,
- * but Jest's own module system can only do so on Node >= 24.9. This rewrites such a file as an
+ * which requires the ESM-only @nestjs/common of Nest 12). Node loads them natively; Jest's own
+ * module system cannot (on Node 24 it supports require() of an ES module, but refuses @nestjs/core
+ * from throttler's guard as a require "in a cycle"). This rewrites such a file as an
  * ES module: its requires become imports, its body runs unchanged in a CommonJS-shaped scope,
  * and its exports are re-exported by name. Jest then loads it through its ESM loader.
  * Only the packages named in jest.config.mjs go through it; the service's runtime never does.

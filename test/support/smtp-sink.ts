@@ -23,7 +23,6 @@ export class SmtpSink {
   ) {}
 
   static async start(): Promise<SmtpSink> {
-    let sink: SmtpSink | undefined;
     const server = new SMTPServer({
       authOptional: true,
       // Plain SMTP on loopback: nodemailer would otherwise try to upgrade to TLS.
@@ -35,7 +34,7 @@ export class SmtpSink {
         stream.on('end', () => {
           const raw = Buffer.concat(chunks).toString('utf8');
           const to = session.envelope.rcptTo.map((address) => address.address.toLowerCase());
-          sink!.receive({ to, raw, text: plainTextOf(raw) });
+          sink.receive({ to, raw, text: plainTextOf(raw) });
           callback();
         });
       },
@@ -45,7 +44,7 @@ export class SmtpSink {
       server.listen(0, '127.0.0.1', () => resolve());
     });
     const port = (server.server.address() as AddressInfo).port;
-    sink = new SmtpSink(server, port);
+    const sink = new SmtpSink(server, port);
     return sink;
   }
 

@@ -16,7 +16,7 @@ export const AUTH_GUARD_OPTIONS = Symbol('AUTH_GUARD_OPTIONS');
 
 export interface AuthGuardModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
   inject?: FactoryProvider['inject'];
-  useFactory: (...args: any[]) => AuthGuardModuleOptions | Promise<AuthGuardModuleOptions>;
+  useFactory: FactoryProvider<AuthGuardModuleOptions>['useFactory'];
   /**
    * Register the guard for every route (default). `false` leaves it to the importing module to
    * place `LibraryAuthGuard` among its own global guards, in the order it needs.
