@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import { assertMayActOn, type PolicyActor } from '../core/authz/privilege-refusal.js';
-import { AppException } from '../common/app-exception.js';
 import { asConflict } from '../common/unique-violation.js';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { RolesRepository } from '../core/roles/roles.repository.js';

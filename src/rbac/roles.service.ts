@@ -7,7 +7,6 @@ import {
   assertMayGrant,
   type PolicyActor,
 } from '../core/authz/privilege-refusal.js';
-import { AppException } from '../common/app-exception.js';
 import { asConflict } from '../common/unique-violation.js';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
 import type { CreateRoleDto, UpdateRoleDto } from './rbac.dto.js';
