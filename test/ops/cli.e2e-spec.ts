@@ -124,6 +124,9 @@ describe('admin CLI: accounts and roles', () => {
     expect(await rolesOf('ops.admin@example.com')).toEqual(['admin', 'user']);
     const again = await cli(database.url, ['assign-role', '--email', 'OPS.ADMIN@example.com', '--role', 'user']);
     expect(again).toMatchObject({ code: 0, stdout: 'OPS.ADMIN@example.com already holds role user.\n' });
+    // Role names compare case-insensitively: `User` is the role `user`, not a missing one.
+    const otherCase = await cli(database.url, ['assign-role', '--email', 'ops.admin@example.com', '--role', 'User']);
+    expect(otherCase).toMatchObject({ code: 0, stdout: 'ops.admin@example.com already holds role User.\n' });
     expectOneLineFailure(
       await cli(database.url, ['assign-role', '--email', 'ops.admin@example.com', '--role', 'no-such-role']),
       'No role named no-such-role; see list-roles.',

@@ -23,8 +23,14 @@ export class RolesRepository {
     return manager.getRepository(Role).findOne({ where: { id }, relations: { permissions: true } });
   }
 
+  /** Role names compare trimmed and case-insensitively, as the folded unique index does. */
   findRoleByName(name: string): Promise<Pick<Role, 'id' | 'name'> | null> {
-    return this.dataSource.getRepository(Role).findOne({ where: { name }, select: { id: true, name: true } });
+    return this.dataSource
+      .getRepository(Role)
+      .createQueryBuilder('role')
+      .select(['role.id', 'role.name'])
+      .where('lower(btrim(role.name)) = lower(btrim(:name))', { name })
+      .getOne();
   }
 
   /** The role row, locked until the caller's transaction ends. */
