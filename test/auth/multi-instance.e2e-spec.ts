@@ -1,22 +1,19 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loginTokens, logout, me, refresh, registerUser } from '../support/auth-factory.js';
-import { createTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/fixture.js';
 
 /** Two instances of the service on one database and one Redis, as behind a load balancer. */
 describe('two instances sharing the database and Redis', () => {
   let first: NestFastifyApplication;
   let second: NestFastifyApplication;
 
-  beforeAll(async () => {
-    const env = { REDIS_URL: 'redis://127.0.0.1:6379', DB_POOL_SIZE: '4' };
-    first = await createTestApp({ env });
-    second = await createTestApp({ env });
-  });
-
-  afterAll(async () => {
-    await first.close();
-    await second.close();
-  });
+  const fixture = useTestApp({ env: { REDIS_URL: 'redis://127.0.0.1:6379', DB_POOL_SIZE: '4' }, instances: 2 });
+  beforeAll(
+    () =>
+      void ({
+        apps: [first, second],
+      } = fixture),
+  );
 
   it('accepts a token issued by one instance on the other', async () => {
     const user = await registerUser(first);
