@@ -31,13 +31,10 @@ describe('account lockout after consecutive failed password logins', () => {
   let db: DataSource;
   let first: NestFastifyApplication;
   let second: NestFastifyApplication;
-  beforeAll(
-    () =>
-      void ({
-        db,
-        apps: [first, second],
-      } = fixture),
-  );
+  beforeAll(() => {
+    ({ db } = fixture);
+    [first, second] = fixture.apps;
+  });
 
   const fail = async (app: NestFastifyApplication, body: object, times = THRESHOLD) => {
     const sent: number[] = [];

@@ -40,12 +40,9 @@ describe('rate limits shared through Redis by two instances', () => {
   const fixture = useTestApp({ env: ENV, instances: 2 });
   let first: NestFastifyApplication;
   let second: NestFastifyApplication;
-  beforeAll(
-    () =>
-      void ({
-        apps: [first, second],
-      } = fixture),
-  );
+  beforeAll(() => {
+    [first, second] = fixture.apps;
+  });
 
   it('counts one client address across both instances', async () => {
     const address = uniqueAddress();

@@ -21,7 +21,11 @@ describe('cached callers after Redis loses its data', () => {
   let app: NestFastifyApplication;
   let db: DataSource;
   let redis: Redis;
-  beforeAll(() => void (({ app, db } = fixture), ({ client: redis } = store)));
+  beforeAll(() => {
+    ({ app, db } = fixture);
+    redis = store.client;
+  });
+
 
   it('sees a removed role and a password change at once after a FLUSHDB', async () => {
     const admin = await actorWithRoles(app, db, ['admin']);

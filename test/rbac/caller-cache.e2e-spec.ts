@@ -147,9 +147,7 @@ describe('the caller cache', () => {
     let redis: Redis;
     let counter: ReturnType<typeof statementCounter>;
     beforeAll(() => {
-      ({
-        apps: [first, second],
-      } = fixture);
+      [first, second] = fixture.apps;
       redis = store.client;
       counter = statementCounter(second);
     });

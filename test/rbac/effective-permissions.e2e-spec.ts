@@ -15,18 +15,17 @@ describe.each(SETUPS)('effective permissions on two instances %s', (_name, { red
   let first: NestFastifyApplication;
   let second: NestFastifyApplication;
   let db: DataSource;
-  beforeAll(
-    () =>
-      void ({
-        apps: [first, second],
-        db,
-      } = fixture),
-  );
+  beforeAll(() => {
+    ({ db } = fixture);
+    [first, second] = fixture.apps;
+  });
 
   /** With Redis, a change to the user was published there (the user's version counter moved). */
   const expectPublished = async (userId: string) => {
     if (redis) expect(Number(await redis.client.get(`authz:v:user:${userId}`))).toBeGreaterThanOrEqual(1);
   };
+  /** With Redis, the version of every role and permission definition, which any change moves. */
+  const globalVersion = async () => Number(await redis?.client.get('authz:v:global'));
 
   const permissionsOn = async (app: NestFastifyApplication, token: string) =>
     ((await call(app, 'get', '/api/auth/me', token)).body.data.permissions as string[]).sort();
@@ -85,8 +84,11 @@ describe.each(SETUPS)('effective permissions on two instances %s', (_name, { red
     const admin = await actorWithRoles(first, db, ['admin']);
     const name = `audit${Date.now().toString(36)}.view`;
     expect(await permissionsOn(second, admin.token)).not.toContain(name);
+    const before = await globalVersion();
     const created = await call(first, 'post', '/api/admin/permissions', admin.token, { name });
+    if (redis) expect(await globalVersion()).toBeGreaterThan(before);
     expect(await permissionsOn(second, admin.token)).toContain(name);
+
     await call(first, 'delete', `/api/admin/permissions/${created.body.data.id}`, admin.token);
     expect(await permissionsOn(second, admin.token)).not.toContain(name);
   });

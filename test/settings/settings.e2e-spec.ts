@@ -30,11 +30,8 @@ describe.each(SETUPS)('settings API on two instances %s', (_name, env) => {
   let editor: Caller;
 
   beforeAll(async () => {
-    ({
-      database,
-      db,
-      apps: [first, second],
-    } = fixture);
+    ({ database, db } = fixture);
+    [first, second] = fixture.apps;
     // Every caller signs in before any test switches a login method off.
     nobody = await callerWithPermissions(first, db, []);
     viewer = await callerWithPermissions(first, db, ['settings.view']);
