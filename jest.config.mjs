@@ -1,5 +1,6 @@
 /** Jest runs in ESM mode (NestJS 12 is ESM-only): `node --experimental-vm-modules`. */
 const base = {
+  rootDir: '.',
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
@@ -13,13 +14,42 @@ const base = {
   transformIgnorePatterns: ['/node_modules/(?!@nestjs/throttler/)'],
 };
 
-export default {
+/**
+ * Through HTTP on a real database: each test file gets copies of a template that the global setup
+ * migrates and seeds once (test/support/database-environment.mjs). Needs `npm run build`.
+ */
+const databaseBacked = {
   ...base,
-  rootDir: '.',
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  testEnvironment: '<rootDir>/test/support/database-environment.mjs',
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   setupFiles: ['<rootDir>/test/support/worker-env.ts'],
-  testTimeout: 60_000,
+};
+
+export default {
   maxWorkers: 2,
+  // A run-wide option: Jest has no per-project timeout. Unit tests finish far within it.
+  testTimeout: 60_000,
+  projects: [
+    {
+      ...base,
+      // Pure tests: no database, no Redis, no global setup, nothing built. `*.spec.ts` beside the
+      // code, and under test/ for checks of the repository's own files (the container set-up).
+      displayName: 'unit',
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+    },
+    {
+      ...databaseBacked,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/timing/'],
+    },
+    {
+      // Latency comparisons: alone (`npm run test:timing`, one worker), since other tests beside
+      // them would only measure their noise.
+      ...databaseBacked,
+      displayName: 'timing',
+      testMatch: ['<rootDir>/test/timing/**/*.e2e-spec.ts'],
+    },
+  ],
 };

@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import { pino, type DestinationStream, type LoggerOptions } from 'pino';
 import { buildAppConfig } from '../config/app-config.js';
 import { parseEnvironment } from '../config/environment.js';
-import { buildLoggerParams, logFormat } from './logging.module.js';
+import { buildLoggerParams, logFormat, PINO_LEVELS } from './logging.module.js';
 
 const SECRET = 'A-Password-That-Must-Not-Show-91';
 
@@ -32,6 +32,17 @@ async function logOne(env: Record<string, string>, output: ReturnType<typeof ter
 }
 
 describe('log format', () => {
+  it('maps LOG_LEVEL to pino levels', () => {
+    expect(PINO_LEVELS).toEqual({
+      fatal: 'fatal',
+      error: 'error',
+      warn: 'warn',
+      log: 'info',
+      debug: 'debug',
+      verbose: 'trace',
+    });
+  });
+
   it.each([
     [{ APP_ENV: 'development' }, true, 'pretty'],
     [{}, true, 'pretty'],

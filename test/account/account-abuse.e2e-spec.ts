@@ -4,12 +4,9 @@ import { TOTP, URI } from 'otpauth';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { registerUser, sleep, uniqueEmail, uniqueMobile, type RegisteredUser } from '../support/auth-factory.js';
-import { SmsReceiver } from '../support/sms-receiver.js';
-import { resetTokenFrom, SmtpSink } from '../support/smtp-sink.js';
-import type { TestDatabase } from '../support/databases.mjs';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
-import { createTestApp } from '../support/test-app.js';
-import { testDataSource } from '../support/test-database.js';
+import { useTestApp } from '../support/fixture.js';
+import type { SmsReceiver } from '../support/sms-receiver.js';
+import { resetTokenFrom, type SmtpSink } from '../support/smtp-sink.js';
 
 const APP_URL = 'https://accounts.example.test';
 const STEP_MS = 30_000;
@@ -27,44 +24,22 @@ async function awayFromStepEdge(): Promise<void> {
 }
 
 describe('the account holder under attack', () => {
+  const fixture = useTestApp({
+    smtp: true,
+    sms: true,
+    env: { APP_URL, AUTH_EMAIL_PASSWORD: 'true', AUTH_MOBILE_OTP: 'true', TRUST_PROXY: '1', OTP_HOURLY_CAP: '2' },
+    instances: [{ OTP_RESEND_SECONDS: '60' }, { OTP_RESEND_SECONDS: '0' }],
+  });
   let sink: SmtpSink;
   let sms: SmsReceiver;
   /** The contract's cooldown, with a small hourly cap. */
   let cooldownApp: NestFastifyApplication;
   /** No cooldown, the same small cap: reaches the cap without waiting. */
   let capApp: NestFastifyApplication;
-  let database: TestDatabase;
   let db: DataSource;
-
-  beforeAll(async () => {
-    // A database of its own: the login-method flags (mobile_otp on) are not toggled by other files meanwhile.
-    database = await createIsolatedDatabase({ seed: true });
-    db = testDataSource(database.url);
-    await db.initialize();
-    sink = await SmtpSink.start();
-    sms = await new SmsReceiver().start();
-    const env = {
-      DATABASE_URL: database.url,
-      SMTP_URL: sink.url,
-      APP_URL,
-      SMS_TRANSPORT: 'webhook',
-      SMS_WEBHOOK_URL: sms.url,
-      AUTH_EMAIL_PASSWORD: 'true',
-      AUTH_MOBILE_OTP: 'true',
-      TRUST_PROXY: '1',
-      OTP_HOURLY_CAP: '2',
-    };
-    cooldownApp = await createTestApp({ env: { ...env, OTP_RESEND_SECONDS: '60' } });
-    capApp = await createTestApp({ env: { ...env, OTP_RESEND_SECONDS: '0' } });
-  });
-
-  afterAll(async () => {
-    await cooldownApp.close();
-    await capApp.close();
-    await sink.stop();
-    await sms.stop();
-    await db.destroy();
-    await database.drop();
+  beforeAll(() => {
+    ({ smtp: sink, sms, db } = fixture);
+    [cooldownApp, capApp] = fixture.apps;
   });
 
   const client = (app: NestFastifyApplication, address: string) => ({

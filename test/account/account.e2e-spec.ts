@@ -11,38 +11,22 @@ import {
   uniqueMobile,
   type RegisteredUser,
 } from '../support/auth-factory.js';
-import { SmsReceiver } from '../support/sms-receiver.js';
+import { useTestApp } from '../support/fixture.js';
+import type { SmsReceiver } from '../support/sms-receiver.js';
 import { callerWithPermissions } from '../support/rbac-factory.js';
-import { SmtpSink } from '../support/smtp-sink.js';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import type { SmtpSink } from '../support/smtp-sink.js';
 
 const APP_URL = 'https://accounts.example.test';
 const NEW_PASSWORD = 'Violet-Harbour-Quill-77';
 const NO_SESSION = '00000000-0000-4000-8000-000000000000';
 
 describe('the account holder: profile, password and sessions', () => {
+  const fixture = useTestApp({ smtp: true, sms: true, env: { APP_URL, OTP_RESEND_SECONDS: '0' } });
   let sink: SmtpSink;
   let sms: SmsReceiver;
   let app: NestFastifyApplication;
   let db: DataSource;
-
-  beforeAll(async () => {
-    sink = await SmtpSink.start();
-    sms = await new SmsReceiver().start();
-    app = await createTestApp({
-      env: { SMTP_URL: sink.url, APP_URL, SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: sms.url, OTP_RESEND_SECONDS: '0' },
-    });
-    db = sharedDataSource();
-    await db.initialize();
-  });
-
-  afterAll(async () => {
-    await db.destroy();
-    await app.close();
-    await sink.stop();
-    await sms.stop();
-  });
+  beforeAll(() => void ({ smtp: sink, sms, app, db } = fixture));
 
   const server = () => app.getHttpServer();
   const as = (token: string) => ({

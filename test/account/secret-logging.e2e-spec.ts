@@ -4,10 +4,8 @@ import { format } from 'node:util';
 import { TOTP, URI } from 'otpauth';
 import request, { type Response } from 'supertest';
 import { registerUser, sha256Hex, sleep, uniqueEmail } from '../support/auth-factory.js';
-import { SmtpSink } from '../support/smtp-sink.js';
-import type { TestDatabase } from '../support/databases.mjs';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
-import { createTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/fixture.js';
+import type { SmtpSink } from '../support/smtp-sink.js';
 
 /** Records every message of every level the application logs, with its context and extra arguments. */
 class RecordingLogger implements LoggerService {
@@ -41,12 +39,11 @@ const STEP_MS = 30_000;
 describe('the authenticator secret, recovery codes and email-change link stay out of logs and error bodies', () => {
   let sink: SmtpSink;
   let app: NestFastifyApplication;
-  let database: TestDatabase;
   const logger = new RecordingLogger();
   const written: string[] = [];
   const restores: (() => void)[] = [];
 
-  beforeAll(async () => {
+  beforeAll(() => {
     // Everything the process writes while the flow runs, besides what goes through Nest's logger.
     for (const stream of [process.stdout, process.stderr]) {
       const original = stream.write.bind(stream);
@@ -64,19 +61,11 @@ describe('the authenticator secret, recovery codes and email-change link stay ou
       };
       restores.push(() => (console[method] = original));
     }
-    // A database of its own: the login-method flags are not toggled by other files meanwhile.
-    database = await createIsolatedDatabase({ seed: true });
-    sink = await SmtpSink.start();
-    app = await createTestApp({
-      env: { DATABASE_URL: database.url, SMTP_URL: sink.url, APP_URL, LOG_LEVEL: 'verbose', OTP_RESEND_SECONDS: '0' },
-      logger,
-    });
   });
-
-  afterAll(async () => {
-    await app.close();
-    await sink.stop();
-    await database.drop();
+  // Built once the capture is on, and closed before it ends.
+  const fixture = useTestApp({ smtp: true, env: { APP_URL, LOG_LEVEL: 'verbose', OTP_RESEND_SECONDS: '0' }, logger });
+  beforeAll(() => void ({ smtp: sink, app } = fixture));
+  afterAll(() => {
     for (const restore of restores) restore();
   });
 

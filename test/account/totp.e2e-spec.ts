@@ -9,7 +9,7 @@ import { me, registerUser, sleep, uniqueMobile, type RegisteredUser } from '../s
 import type { TestDatabase } from '../support/databases.mjs';
 import { SmsReceiver } from '../support/sms-receiver.js';
 import { createTestApp } from '../support/test-app.js';
-import { smsTestApp } from '../support/sms-test-app.js';
+import { SMS_LOGINS, useTestApp } from '../support/fixture.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
 
 const CLI = path.resolve(import.meta.dirname, '../../dist/src/cli/main.js');
@@ -32,7 +32,7 @@ async function awayFromStepEdge(): Promise<void> {
 }
 
 describe('authenticator app (TOTP) and recovery codes', () => {
-  const fixture = smsTestApp();
+  const fixture = useTestApp({ sms: true, env: SMS_LOGINS });
   let database: TestDatabase;
   let db: DataSource;
   let sms: SmsReceiver;

@@ -3,29 +3,15 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { AuditRetention } from '../../src/audit/audit-retention.service.js';
 import { registerUser } from '../support/auth-factory.js';
-import type { TestDatabase } from '../support/databases.mjs';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
+import { useTestApp } from '../support/fixture.js';
 import { createTestApp } from '../support/test-app.js';
-import { testDataSource } from '../support/test-database.js';
 
-/** A database of its own: the deletion is table-wide, and other files' events must not be counted. */
+/** The deletion is table-wide: the file's own database holds only this file's events. */
 describe('audit retention', () => {
-  let database: TestDatabase;
+  const fixture = useTestApp({ env: { AUDIT_RETENTION_DAYS: '30' } });
   let db: DataSource;
   let app: NestFastifyApplication;
-
-  beforeAll(async () => {
-    database = await createIsolatedDatabase({ seed: true });
-    db = testDataSource(database.url);
-    await db.initialize();
-    app = await createTestApp({ env: { DATABASE_URL: database.url, AUDIT_RETENTION_DAYS: '30' } });
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    if (db?.isInitialized) await db.destroy();
-    await database?.drop();
-  });
+  beforeAll(() => void ({ db, app } = fixture));
 
   const insertEvents = (count: number, ageDays: number, type: string) =>
     db.query(
@@ -58,7 +44,7 @@ describe('audit retention', () => {
   it('lets two instances delete at once without deleting a row twice or failing', async () => {
     await db.query(`DELETE FROM audit_events`);
     await insertEvents(40, 400, 'retention.old');
-    const other = await createTestApp({ env: { DATABASE_URL: database.url, AUDIT_RETENTION_DAYS: '30' } });
+    const other = await createTestApp({ env: { AUDIT_RETENTION_DAYS: '30' } });
     try {
       const [a, b] = await Promise.all([
         app.get(AuditRetention).deleteExpired(7),

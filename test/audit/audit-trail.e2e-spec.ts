@@ -4,8 +4,7 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { login, loginTokens, logout, refresh, registerUser, TEST_PASSWORD } from '../support/auth-factory.js';
 import { callerWithPermissions } from '../support/rbac-factory.js';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { useTestApp } from '../support/fixture.js';
 
 interface AuditRow {
   type: string;
@@ -19,19 +18,10 @@ interface AuditRow {
 }
 
 describe('the audit trail', () => {
+  const fixture = useTestApp();
   let app: NestFastifyApplication;
   let db: DataSource;
-
-  beforeAll(async () => {
-    app = await createTestApp();
-    db = sharedDataSource();
-    await db.initialize();
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await db.destroy();
-  });
+  beforeAll(() => void ({ app, db } = fixture));
 
   const eventsOf = async (userId: string): Promise<AuditRow[]> =>
     db.query(`SELECT * FROM audit_events WHERE actor_id = $1 OR target_id = $2 ORDER BY created_at, id`, [

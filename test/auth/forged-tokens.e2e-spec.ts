@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHmac, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { decodeJwt, me, refresh, registerUser, type RegisteredUser } from '../support/auth-factory.js';
-import { createTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/fixture.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
@@ -32,15 +32,12 @@ describe('forged and misplaced tokens', () => {
   let other: RegisteredUser;
   let accessClaims: Record<string, unknown>;
 
+  const fixture = useTestApp();
   beforeAll(async () => {
-    app = await createTestApp();
+    app = fixture.app;
     victim = await registerUser(app);
     other = await registerUser(app);
     accessClaims = decodeJwt(victim.tokens.access_token).payload;
-  });
-
-  afterAll(async () => {
-    await app.close();
   });
 
   const server = () => app.getHttpServer();

@@ -13,9 +13,8 @@ import {
   uniqueEmail,
   uniqueMobile,
 } from '../support/auth-factory.js';
-import { createTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/fixture.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
-import { sharedDataSource } from '../support/test-database.js';
 
 /** ASCII written in full-width forms (U+FF01..U+FF5E), as an East Asian keyboard may type it. */
 const fullWidth = (text: string) => text.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
@@ -41,16 +40,8 @@ describe('one person, one account: identity normalisation', () => {
   let app: NestFastifyApplication;
   let db: DataSource;
 
-  beforeAll(async () => {
-    app = await createTestApp();
-    db = sharedDataSource();
-    await db.initialize();
-  });
-
-  afterAll(async () => {
-    await db.destroy();
-    await app.close();
-  });
+  const fixture = useTestApp();
+  beforeAll(() => void ({ app, db } = fixture));
 
   const register = (body: Record<string, unknown>) =>
     request(app.getHttpServer()).post('/api/auth/register').send(body);
@@ -305,13 +296,8 @@ describe('one person, one account: identity normalisation', () => {
 describe('DEFAULT_PHONE_REGION', () => {
   let app: NestFastifyApplication;
 
-  beforeAll(async () => {
-    app = await createTestApp({ env: { DEFAULT_PHONE_REGION: 'DE' } });
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const fixture = useTestApp({ env: { DEFAULT_PHONE_REGION: 'DE' } });
+  beforeAll(() => void ({ app } = fixture));
 
   const register = (body: Record<string, unknown>) =>
     request(app.getHttpServer()).post('/api/auth/register').send(body);

@@ -6,18 +6,21 @@ import request from 'supertest';
 import { decodeJwt, me, registerUser } from '../support/auth-factory.js';
 import { createTestApp } from '../support/test-app.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
+import { fileDatabase } from '../support/test-database.js';
 
 const CLI = path.resolve(import.meta.dirname, '../../dist/src/cli/main.js');
 
 /** Runs a command of the built CLI as an operator would, with only the given environment. */
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+async function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const databaseUrl = (await fileDatabase()).url;
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       env: {
         PATH: process.env.PATH ?? '',
         APP_ENV: 'test',
         JWT_SECRET: TEST_JWT_SECRET,
-        DATABASE_URL: process.env.TEST_DATABASE_URL!,
+        DATABASE_URL: databaseUrl,
+
         DB_MIGRATIONS_RUN: 'false',
         LOG_LEVEL: 'error',
         ...env,

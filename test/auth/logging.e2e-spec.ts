@@ -4,10 +4,9 @@ import { format } from 'node:util';
 import request, { type Response } from 'supertest';
 import type { DataSource } from 'typeorm';
 import { registrationBody, sha256Hex, uniqueMobile } from '../support/auth-factory.js';
-import { resetTokenFrom, SmtpSink } from '../support/smtp-sink.js';
-import { createTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/fixture.js';
+import { resetTokenFrom, type SmtpSink } from '../support/smtp-sink.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
-import { sharedDataSource } from '../support/test-database.js';
 
 /** Records every message of every level the application logs, with its context and extra arguments. */
 class RecordingLogger implements LoggerService {
@@ -45,7 +44,7 @@ describe('no secret in any response or log line', () => {
   const written: string[] = [];
   const restores: (() => void)[] = [];
 
-  beforeAll(async () => {
+  beforeAll(() => {
     // Everything the process writes while the flow runs, besides what goes through Nest's logger.
     for (const stream of [process.stdout, process.stderr]) {
       const original = stream.write.bind(stream);
@@ -63,16 +62,11 @@ describe('no secret in any response or log line', () => {
       };
       restores.push(() => (console[method] = original));
     }
-    sink = await SmtpSink.start();
-    app = await createTestApp({ env: { SMTP_URL: sink.url, APP_URL, LOG_LEVEL: 'verbose' }, logger });
-    db = sharedDataSource();
-    await db.initialize();
   });
-
-  afterAll(async () => {
-    await db.destroy();
-    await app.close();
-    await sink.stop();
+  // Built once the capture is on, and closed before it ends.
+  const fixture = useTestApp({ smtp: true, env: { APP_URL, LOG_LEVEL: 'verbose' }, logger });
+  beforeAll(() => void ({ smtp: sink, app, db } = fixture));
+  afterAll(() => {
     for (const restore of restores) restore();
   });
 

@@ -8,20 +8,13 @@ import {
   uniqueEmail,
   uniqueMobile,
 } from '../support/auth-factory.js';
-import type { TestDatabase } from '../support/databases.mjs';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
-import { createTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/fixture.js';
 
 describe('POST /api/auth/login', () => {
   let app: NestFastifyApplication;
 
-  beforeAll(async () => {
-    app = await createTestApp();
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const fixture = useTestApp();
+  beforeAll(() => void ({ app } = fixture));
 
   const INVALID_CREDENTIALS = {
     success: false,
@@ -143,20 +136,11 @@ describe('POST /api/auth/login', () => {
 });
 
 describe('POST /api/auth/login with AUTH_EMAIL_PASSWORD=false', () => {
-  // The flag is a setting stored in the database: this file gets a database of its own, so the
-  // logins of other test files running in parallel are not switched off.
-  let database: TestDatabase;
+  // The flag is a setting the first app on a database stores: a database of its own, so the
+  // file's other tests keep email logins.
   let app: NestFastifyApplication;
-
-  beforeAll(async () => {
-    database = await createIsolatedDatabase({ seed: true });
-    app = await createTestApp({ env: { DATABASE_URL: database.url, AUTH_EMAIL_PASSWORD: 'false', DB_POOL_SIZE: '3' } });
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await database.drop();
-  });
+  const fixture = useTestApp({ database: 'seeded', env: { AUTH_EMAIL_PASSWORD: 'false', DB_POOL_SIZE: '3' } });
+  beforeAll(() => void ({ app } = fixture));
 
   it('refuses an email and password login with 403 LOGIN_METHOD_DISABLED, even with the right password', async () => {
     const user = await registerUser(app);

@@ -2,9 +2,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { registerUser } from '../support/auth-factory.js';
-import { resetTokenFrom, SmtpSink } from '../support/smtp-sink.js';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { resetTokenFrom, type SmtpSink } from '../support/smtp-sink.js';
+import { useTestApp } from '../support/fixture.js';
 
 const APP_URL = 'https://accounts.example.test';
 
@@ -13,18 +12,8 @@ describe('forgot-password against mail abuse', () => {
   let app: NestFastifyApplication;
   let db: DataSource;
 
-  beforeAll(async () => {
-    sink = await SmtpSink.start();
-    app = await createTestApp({ env: { SMTP_URL: sink.url, APP_URL, OTP_RESEND_SECONDS: '60' } });
-    db = sharedDataSource();
-    await db.initialize();
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await app?.close();
-    await sink?.stop();
-  });
+  const fixture = useTestApp({ smtp: true, env: { APP_URL, OTP_RESEND_SECONDS: '60' } });
+  beforeAll(() => void ({ smtp: sink, app, db } = fixture));
 
   const forgot = (email: string) => request(app.getHttpServer()).post('/api/auth/forgot-password').send({ email });
 

@@ -12,9 +12,8 @@ import {
   uniqueEmail,
   type RegisteredUser,
 } from '../support/auth-factory.js';
-import { resetTokenFrom, SmtpSink } from '../support/smtp-sink.js';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { resetTokenFrom, type SmtpSink } from '../support/smtp-sink.js';
+import { useTestApp } from '../support/fixture.js';
 
 const APP_URL = 'https://accounts.example.test';
 const NEW_PASSWORD = 'Violet-Harbour-Quill-77';
@@ -24,26 +23,12 @@ describe('password reset by email', () => {
   let app: NestFastifyApplication;
   let db: DataSource;
 
-  beforeAll(async () => {
-    sink = await SmtpSink.start();
-    // Several resets per address in a row: no resend interval here (password-reset-abuse tests it).
-    app = await createTestApp({
-      env: {
-        SMTP_URL: sink.url,
-        APP_URL: `${APP_URL}/`,
-        MAIL_FROM: 'Accounts <accounts@example.test>',
-        OTP_RESEND_SECONDS: '0',
-      },
-    });
-    db = sharedDataSource();
-    await db.initialize();
+  // Several resets per address in a row: no resend interval here (password-reset-abuse tests it).
+  const fixture = useTestApp({
+    smtp: true,
+    env: { APP_URL: `${APP_URL}/`, MAIL_FROM: 'Accounts <accounts@example.test>', OTP_RESEND_SECONDS: '0' },
   });
-
-  afterAll(async () => {
-    await db.destroy();
-    await app.close();
-    await sink.stop();
-  });
+  beforeAll(() => void ({ smtp: sink, app, db } = fixture));
 
   const server = () => app.getHttpServer();
   const forgot = (email: string) => request(server()).post('/api/auth/forgot-password').send({ email });
@@ -220,15 +205,8 @@ describe('RESET_TOKEN_EXPIRY', () => {
   let sink: SmtpSink;
   let app: NestFastifyApplication;
 
-  beforeAll(async () => {
-    sink = await SmtpSink.start();
-    app = await createTestApp({ env: { SMTP_URL: sink.url, APP_URL, RESET_TOKEN_EXPIRY: '1', DB_POOL_SIZE: '3' } });
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await sink.stop();
-  });
+  const fixture = useTestApp({ smtp: true, env: { APP_URL, RESET_TOKEN_EXPIRY: '1', DB_POOL_SIZE: '3' } });
+  beforeAll(() => void ({ smtp: sink, app } = fixture));
 
   it('refuses a token past its lifetime with 400 RESET_TOKEN_INVALID, and the password stays', async () => {
     const user: RegisteredUser = await registerUser(app);

@@ -10,8 +10,7 @@ import {
   sleep,
   type TokenPair,
 } from '../support/auth-factory.js';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { useTestApp } from '../support/fixture.js';
 
 interface SessionRow {
   generation: number;
@@ -24,16 +23,8 @@ describe('POST /api/auth/refresh: rotation and reuse detection', () => {
   let app: NestFastifyApplication;
   let db: DataSource;
 
-  beforeAll(async () => {
-    app = await createTestApp();
-    db = sharedDataSource();
-    await db.initialize();
-  });
-
-  afterAll(async () => {
-    await db.destroy();
-    await app.close();
-  });
+  const fixture = useTestApp();
+  beforeAll(() => void ({ app, db } = fixture));
 
   const sessionOf = async (tokens: Pick<TokenPair, 'access_token'>): Promise<SessionRow[]> =>
     db.query(`SELECT generation, refresh_token_hash, revoked_at, revoked_reason FROM sessions WHERE id = $1`, [
@@ -166,13 +157,8 @@ describe('POST /api/auth/refresh: rotation and reuse detection', () => {
 describe('SESSION_MAX_AGE', () => {
   let app: NestFastifyApplication;
 
-  beforeAll(async () => {
-    app = await createTestApp({ env: { SESSION_MAX_AGE: '2', DB_POOL_SIZE: '3' } });
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const fixture = useTestApp({ env: { SESSION_MAX_AGE: '2', DB_POOL_SIZE: '3' } });
+  beforeAll(() => void ({ app } = fixture));
 
   it("stops rotation (and access) once the session's absolute lifetime has passed", async () => {
     const loginStarted = Date.now();

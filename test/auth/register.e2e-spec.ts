@@ -10,23 +10,14 @@ import {
   uniqueEmail,
   uniqueMobile,
 } from '../support/auth-factory.js';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { useTestApp } from '../support/fixture.js';
 
 describe('POST /api/auth/register', () => {
   let app: NestFastifyApplication;
   let db: DataSource;
 
-  beforeAll(async () => {
-    app = await createTestApp();
-    db = sharedDataSource();
-    await db.initialize();
-  });
-
-  afterAll(async () => {
-    await db.destroy();
-    await app.close();
-  });
+  const fixture = useTestApp();
+  beforeAll(() => void ({ app, db } = fixture));
 
   const register = (body: unknown) =>
     request(app.getHttpServer())
@@ -236,29 +227,24 @@ describe('POST /api/auth/register', () => {
 });
 
 describe('password hashing with the default configuration', () => {
+  const fixture = useTestApp({
+    env: {
+      ARGON2_MEMORY_KIB: undefined,
+      ARGON2_ITERATIONS: undefined,
+      ARGON2_PARALLELISM: undefined,
+      DB_POOL_SIZE: '2',
+    },
+  });
+
   it('stores $argon2id$v=19$m=19456,t=2,p=1$ hashes when no ARGON2_* variable is set', async () => {
-    const app = await createTestApp({
-      env: {
-        ARGON2_MEMORY_KIB: undefined,
-        ARGON2_ITERATIONS: undefined,
-        ARGON2_PARALLELISM: undefined,
-        DB_POOL_SIZE: '2',
-      },
-    });
-    const db = sharedDataSource();
-    try {
-      await db.initialize();
-      const user = await registerUser(app);
-      const [row] = await db.query(`SELECT password_hash FROM users WHERE id = $1`, [user.id]);
-      expect(row.password_hash.startsWith('$argon2id$v=19$m=19456,t=2,p=1$')).toBe(true);
-      // And the default-cost hash verifies at login.
-      const res = await request(app.getHttpServer())
-        .post('/api/auth/login')
-        .send({ email: user.email, password: user.password });
-      expect(res.status).toBe(200);
-    } finally {
-      await db.destroy();
-      await app.close();
-    }
+    const { app, db } = fixture;
+    const user = await registerUser(app);
+    const [row] = await db.query(`SELECT password_hash FROM users WHERE id = $1`, [user.id]);
+    expect(row.password_hash.startsWith('$argon2id$v=19$m=19456,t=2,p=1$')).toBe(true);
+    // And the default-cost hash verifies at login.
+    const res = await request(app.getHttpServer())
+      .post('/api/auth/login')
+      .send({ email: user.email, password: user.password });
+    expect(res.status).toBe(200);
   });
 });

@@ -10,6 +10,7 @@ import {
 } from 'node:crypto';
 import request from 'supertest';
 import { decodeJwt, me, registerUser } from '../support/auth-factory.js';
+import { useTestApp } from '../support/fixture.js';
 import { createTestApp } from '../support/test-app.js';
 
 const UNAUTHENTICATED = {
@@ -50,13 +51,8 @@ describe.each(['ES256', 'EdDSA'] as const)('signing with %s', (algorithm) => {
   const key = privatePem(algorithm);
   let app: NestFastifyApplication;
 
-  beforeAll(async () => {
-    app = await createTestApp({ env: { JWT_ALGORITHM: algorithm, JWT_PRIVATE_KEY: key } });
-  });
-
-  afterAll(async () => {
-    await app?.close();
-  });
+  const fixture = useTestApp({ env: { JWT_ALGORITHM: algorithm, JWT_PRIVATE_KEY: key } });
+  beforeAll(() => void ({ app } = fixture));
 
   it('signs with the private key, names the key in `kid`, and publishes its public key', async () => {
     const user = await registerUser(app);

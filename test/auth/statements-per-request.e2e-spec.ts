@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
 import { login, loginTokens, me, refresh, registerUser } from '../support/auth-factory.js';
-import { createTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/fixture.js';
 
 /** Every statement the app sends through its connection pool, counted from the last reset. */
 function statementCounter(app: NestFastifyApplication): { statements: string[]; reset(): void } {
@@ -24,13 +24,10 @@ describe('database statements of sign-in and refresh', () => {
   let app: NestFastifyApplication;
   let counter: ReturnType<typeof statementCounter>;
 
-  beforeAll(async () => {
-    app = await createTestApp({ env: { OUTBOX_POLL_MS: '3600000', SINGLE_INSTANCE: 'true', REDIS_URL: undefined } });
+  const fixture = useTestApp({ env: { OUTBOX_POLL_MS: '3600000', SINGLE_INSTANCE: 'true', REDIS_URL: undefined } });
+  beforeAll(() => {
+    app = fixture.app;
     counter = statementCounter(app);
-  });
-
-  afterAll(async () => {
-    await app?.close();
   });
 
   it('signs in with five statements and no settings read once the settings are cached', async () => {

@@ -14,9 +14,8 @@ import {
   sleep,
   uniqueMobile,
 } from '../support/auth-factory.js';
-import { createTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/fixture.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
-import { sharedDataSource } from '../support/test-database.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -24,16 +23,8 @@ describe('token pair, cookies, /me and logout', () => {
   let app: NestFastifyApplication;
   let db: DataSource;
 
-  beforeAll(async () => {
-    app = await createTestApp();
-    db = sharedDataSource();
-    await db.initialize();
-  });
-
-  afterAll(async () => {
-    await db.destroy();
-    await app.close();
-  });
+  const fixture = useTestApp();
+  beforeAll(() => void ({ app, db } = fixture));
 
   const server = () => app.getHttpServer();
 
@@ -333,13 +324,8 @@ describe('token pair, cookies, /me and logout', () => {
 describe('ACCESS_TOKEN_EXPIRY', () => {
   let app: NestFastifyApplication;
 
-  beforeAll(async () => {
-    app = await createTestApp({ env: { ACCESS_TOKEN_EXPIRY: '1', DB_POOL_SIZE: '3' } });
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const fixture = useTestApp({ env: { ACCESS_TOKEN_EXPIRY: '1', DB_POOL_SIZE: '3' } });
+  beforeAll(() => void ({ app } = fixture));
 
   it('issues access tokens that die after ACCESS_TOKEN_EXPIRY; the refresh token then buys a new one', async () => {
     const user = await registerUser(app);

@@ -1,8 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { useTestApp } from '../support/fixture.js';
 import { callerWithPermissions, call, type Caller } from '../support/rbac-factory.js';
 import { loginTokens, registerUser } from '../support/auth-factory.js';
 
@@ -34,20 +33,14 @@ describe('privilege escalation through the admin routes', () => {
   let admin: Caller;
   let adminRoleId: string;
 
+  const fixture = useTestApp();
   beforeAll(async () => {
-    app = await createTestApp();
-    db = sharedDataSource();
-    await db.initialize();
+    ({ app, db } = fixture);
     [{ id: adminRoleId }] = await db.query(`SELECT id FROM roles WHERE name = 'admin'`);
     const user = await registerUser(app);
     await db.query(`INSERT INTO user_roles (user_id, role_id) VALUES ($1, $2)`, [user.id, adminRoleId]);
     const tokens = await loginTokens(app, user);
     admin = { ...user, tokens, token: tokens.access_token };
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await db.destroy();
   });
 
   const permissionIds = async (names: string[]): Promise<string[]> =>

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { registerUser, uniqueMobile, type RegisteredUser } from '../support/auth-factory.js';
 import { roleWithPermissions, grantRoles } from '../support/rbac-factory.js';
 import { SmsReceiver } from '../support/sms-receiver.js';
-import { smsTestApp } from '../support/sms-test-app.js';
+import { SMS_LOGINS, useTestApp } from '../support/fixture.js';
 
 const EVERY_PERMISSION = [
   'users.view',
@@ -29,7 +29,7 @@ const EVERY_PERMISSION = [
  * permission that changes users, roles or settings), not to the role named `admin` alone.
  */
 describe('privileged accounts without the admin role (both login methods on)', () => {
-  const fixture = smsTestApp();
+  const fixture = useTestApp({ sms: true, env: SMS_LOGINS });
   let db: DataSource;
   let sms: SmsReceiver;
   let app: NestFastifyApplication;

@@ -12,9 +12,8 @@ import {
   RequireAnyPermission,
   RequirePermissions,
 } from '@auth-rbac/nest-guard';
-import { createTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/fixture.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
-import { sharedDataSource } from '../support/test-database.js';
 import { grantPermissions, login, logout, registerUser, type TestUser } from './consumer-support.js';
 
 @Controller()
@@ -51,12 +50,10 @@ describe('another Nest service guarded by this one, reading the shared database'
   let permitted: TestUser;
   let other: TestUser;
 
+  const fixture = useTestApp({ listen: true });
   beforeAll(async () => {
-    auth = await createTestApp();
-    await auth.listen(0, '127.0.0.1');
+    ({ app: auth, db: dataSource } = fixture);
     authUrl = await auth.getUrl();
-    dataSource = sharedDataSource();
-    await dataSource.initialize();
 
     const moduleRef = await Test.createTestingModule({
       imports: [AuthGuardModule.forRoot({ jwtSecret: TEST_JWT_SECRET, permissionsFrom: { dataSource } })],
@@ -72,8 +69,6 @@ describe('another Nest service guarded by this one, reading the shared database'
 
   afterAll(async () => {
     await consumer?.close();
-    await auth?.close();
-    if (dataSource?.isInitialized) await dataSource.destroy();
   });
 
   const get = (path: string, token?: string) => {

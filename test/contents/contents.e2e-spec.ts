@@ -4,8 +4,7 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { Permissions } from '@auth-rbac/nest-guard';
 import { call, callerWithPermissions, type Caller } from '../support/rbac-factory.js';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { useTestApp } from '../support/fixture.js';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
 
@@ -22,10 +21,9 @@ describe('contents API', () => {
   /** Holds no permission at all. */
   let nobody: Caller;
 
+  const fixture = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: '10000' } });
   beforeAll(async () => {
-    app = await createTestApp({ env: { RATE_LIMIT_PER_MINUTE: '10000' } });
-    db = sharedDataSource();
-    await db.initialize();
+    ({ app, db } = fixture);
     author = await callerWithPermissions(app, db, [
       Permissions.ContentsView,
       Permissions.ContentsCreate,
@@ -34,11 +32,6 @@ describe('contents API', () => {
     ]);
     reader = await callerWithPermissions(app, db, [Permissions.ContentsView]);
     nobody = await callerWithPermissions(app, db, []);
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    if (db?.isInitialized) await db.destroy();
   });
 
   const createContent = async (body: object = { title: `Title ${randomUUID()}`, body: 'Some text.' }) => {

@@ -1,20 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { sharedDataSource } from '../support/test-database.js';
+import { useTestDatabase } from '../support/fixture.js';
 
 const UNIQUE_VIOLATION = '23505';
 
 describe('schema constraints', () => {
   let db: DataSource;
 
-  beforeAll(async () => {
-    db = sharedDataSource();
-    await db.initialize();
-  });
-
-  afterAll(async () => {
-    await db.destroy();
-  });
+  const fixture = useTestDatabase();
+  beforeAll(() => void ({ db } = fixture));
 
   const unique = (label: string) => `${label}-${randomUUID()}`;
 

@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { RenormaliseIdentities1764320000000 } from '../../src/database/migrations/1764320000000-renormalise-identities.js';
-import { withEmptyDatabase } from '../support/test-database.js';
+import { withDatabase } from '../support/test-database.js';
 
 /**
  * The migration that re-normalises stored emails and mobiles, on a database holding rows written
@@ -10,8 +10,7 @@ import { withEmptyDatabase } from '../support/test-database.js';
  */
 describe('re-normalising stored emails and mobiles', () => {
   it('rewrites legacy spellings, reports collisions and invalid numbers by id, and leaves those rows unchanged', () =>
-    withEmptyDatabase(async (dataSource) => {
-      await dataSource.runMigrations({ transaction: 'each' });
+    withDatabase('migrated', async (dataSource) => {
       const legacy: [string, string, string | null][] = [
         ['ann', 'ann@exämple.com', '004917611111111'],
         ['bob-full-width', 'ｂｏｂ@example.com', null],
@@ -73,8 +72,7 @@ describe('re-normalising stored emails and mobiles', () => {
     }));
 
   it('changes nothing on a database already normalised', () =>
-    withEmptyDatabase(async (dataSource) => {
-      await dataSource.runMigrations({ transaction: 'each' });
+    withDatabase('migrated', async (dataSource) => {
       await dataSource.query(
         `INSERT INTO users (name, email, mobile, password_hash) VALUES ('a', 'a@example.com', '+4917633333333', 'x')`,
       );

@@ -1,5 +1,5 @@
-import { createTestDatabase } from '../support/databases.mjs';
-import { testDataSource } from '../support/test-database.js';
+import { startEmbeddedPostgres } from '../../src/database/embedded-postgres.js';
+import { createDatabase, testDataSource, type TestDatabase } from '../support/test-database.js';
 
 const TABLES = [
   'account_change_requests',
@@ -20,15 +20,25 @@ const TABLES = [
   'users',
 ];
 
-// Both kinds run whenever a server is available; the embedded one always does.
-const kinds: ['server' | 'embedded', string | undefined][] = [
-  ...(process.env.TEST_SERVER_URL ? [['server', process.env.TEST_SERVER_URL] as ['server', string]] : []),
-  ['embedded', undefined],
-];
+/** A new in-memory embedded database, for a run on a server (whose test databases live there). */
+async function newEmbeddedDatabase(): Promise<TestDatabase> {
+  const embedded = await startEmbeddedPostgres({ maxConnections: 4 });
+  return { url: embedded.url, kind: 'embedded', drop: () => embedded.stop() };
+}
 
-describe.each(kinds)('migrations on an empty %s database', (_kind, serverUrl) => {
+// Both kinds run whenever a server is available; the embedded one always does.
+const kinds: ['server' | 'embedded', () => Promise<TestDatabase>][] =
+  process.env.TEST_DATABASE_KIND === 'server'
+    ? [
+        ['server', () => createDatabase('empty')],
+        ['embedded', newEmbeddedDatabase],
+      ]
+    : [['embedded', () => createDatabase('empty')]];
+
+describe.each(kinds)('migrations on an empty %s database', (_kind, emptyDatabase) => {
   it('apply, match the entities exactly, and revert to an empty schema', async () => {
-    const database = await createTestDatabase(serverUrl, 'auth_migrations');
+    const database = await emptyDatabase();
+
     const dataSource = testDataSource(database.url);
     try {
       await dataSource.initialize();

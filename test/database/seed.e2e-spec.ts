@@ -4,10 +4,10 @@ import type { AppConfig } from '../../src/config/app-config.js';
 import { describePermission, SEEDED_PERMISSIONS } from '../../src/core/seeds/seed-data.js';
 import { SeedService } from '../../src/core/seeds/seed.service.js';
 import { createTestConfig } from '../support/test-config.js';
-import { withEmptyDatabase } from '../support/test-database.js';
+import { withDatabase } from '../support/test-database.js';
 
-async function migratedSeeder(dataSource: DataSource, config: AppConfig = createTestConfig()) {
-  await dataSource.runMigrations({ transaction: 'each' });
+/** A seeder on `dataSource`, a copy of the run's migrated, never seeded template. */
+function seederOn(dataSource: DataSource, config: AppConfig = createTestConfig()) {
   return new SeedService(dataSource, config, new PasswordHasher(config));
 }
 
@@ -27,8 +27,8 @@ const PRODUCTION = { APP_ENV: 'production', SMS_TRANSPORT: 'webhook', SMS_WEBHOO
 
 describe('seeding', () => {
   it("creates the specification's default data", () =>
-    withEmptyDatabase(async (dataSource) => {
-      const seeder = await migratedSeeder(dataSource);
+    withDatabase('migrated', async (dataSource) => {
+      const seeder = seederOn(dataSource);
       expect(await seeder.isEmpty()).toBe(true);
       await seeder.run();
       expect(await seeder.isEmpty()).toBe(false);
@@ -71,8 +71,8 @@ describe('seeding', () => {
     }));
 
   it('is idempotent: seeding twice leaves the same rows', () =>
-    withEmptyDatabase(async (dataSource) => {
-      const seeder = await migratedSeeder(dataSource);
+    withDatabase('migrated', async (dataSource) => {
+      const seeder = seederOn(dataSource);
       const first = await seeder.run();
       const before = await counts(dataSource);
       const second = await seeder.run();
@@ -87,8 +87,8 @@ describe('seeding', () => {
     }));
 
   it('links a permission added to the seed list later to admin on the next seeding', () =>
-    withEmptyDatabase(async (dataSource) => {
-      const seeder = await migratedSeeder(dataSource);
+    withDatabase('migrated', async (dataSource) => {
+      const seeder = seederOn(dataSource);
       await seeder.run();
       const report = await seeder.run([...SEEDED_PERMISSIONS, describePermission('reports.view')]);
       expect(report).toMatchObject({ permissionsCreated: 1, adminLinksCreated: 1 });
@@ -100,16 +100,16 @@ describe('seeding', () => {
     }));
 
   it('gives admin every permission, also ones created outside seeding', () =>
-    withEmptyDatabase(async (dataSource) => {
-      const seeder = await migratedSeeder(dataSource);
+    withDatabase('migrated', async (dataSource) => {
+      const seeder = seederOn(dataSource);
       await seeder.run();
       await dataSource.query(`INSERT INTO permissions (name) VALUES ('invoices.view')`);
       expect((await seeder.run()).adminLinksCreated).toBe(1);
     }));
 
   it('leaves a hand-edited permission and role unchanged', () =>
-    withEmptyDatabase(async (dataSource) => {
-      const seeder = await migratedSeeder(dataSource);
+    withDatabase('migrated', async (dataSource) => {
+      const seeder = seederOn(dataSource);
       await seeder.run();
       await dataSource.query(`UPDATE permissions SET display_name = 'See people' WHERE name = 'users.view'`);
       await dataSource.query(`UPDATE roles SET description = 'Our own words' WHERE name = 'user'`);
@@ -121,7 +121,7 @@ describe('seeding', () => {
     }));
 
   it('seeds the configured accounts with their roles and normalised mobiles, once', () =>
-    withEmptyDatabase(async (dataSource) => {
+    withDatabase('migrated', async (dataSource) => {
       const config = createTestConfig({
         ...PRODUCTION,
         SEED_ADMIN_EMAIL: ' Boss@Example.COM ',
@@ -130,7 +130,7 @@ describe('seeding', () => {
         SEED_USER_EMAIL: 'member@example.com',
         SEED_USER_PASSWORD: 'user-password-1',
       });
-      const seeder = await migratedSeeder(dataSource, config);
+      const seeder = seederOn(dataSource, config);
       const report = await seeder.run();
       expect(report.accountsCreated).toEqual([
         { role: 'admin', email: 'boss@example.com', generatedPassword: undefined },
@@ -157,8 +157,8 @@ describe('seeding', () => {
     }));
 
   it('generates passwords outside production and reports them once', () =>
-    withEmptyDatabase(async (dataSource) => {
-      const seeder = await migratedSeeder(dataSource, createTestConfig({ APP_ENV: 'development' }));
+    withDatabase('migrated', async (dataSource) => {
+      const seeder = seederOn(dataSource, createTestConfig({ APP_ENV: 'development' }));
       const report = await seeder.run();
       expect(report.accountsCreated).toHaveLength(2);
       for (const account of report.accountsCreated) expect(account.generatedPassword).toMatch(/^[A-Za-z0-9_-]{24}$/);
@@ -170,22 +170,22 @@ describe('seeding', () => {
     }));
 
   it('creates no account in production without a configured password', () =>
-    withEmptyDatabase(async (dataSource) => {
-      const seeder = await migratedSeeder(dataSource, createTestConfig(PRODUCTION));
+    withDatabase('migrated', async (dataSource) => {
+      const seeder = seederOn(dataSource, createTestConfig(PRODUCTION));
       const report = await seeder.run();
       expect(report.accountsCreated).toEqual([]);
       expect(await counts(dataSource)).toMatchObject({ users: 0, roles: 2, permissions: 15 });
     }));
 
   it('refuses a seed password shorter than 8 characters', () =>
-    withEmptyDatabase(async (dataSource) => {
-      const seeder = await migratedSeeder(dataSource, createTestConfig({ SEED_ADMIN_PASSWORD: 'short' }));
+    withDatabase('migrated', async (dataSource) => {
+      const seeder = seederOn(dataSource, createTestConfig({ SEED_ADMIN_PASSWORD: 'short' }));
       await expect(seeder.run()).rejects.toThrow('SEED_ADMIN_PASSWORD must be 8 to 128 characters long.');
     }));
 
   it('survives two seeders running at once', () =>
-    withEmptyDatabase(async (dataSource) => {
-      const seeder = await migratedSeeder(dataSource);
+    withDatabase('migrated', async (dataSource) => {
+      const seeder = seederOn(dataSource);
       await Promise.all([seeder.run(), seeder.run()]);
       expect(await counts(dataSource)).toMatchObject({
         permissions: 15,

@@ -4,8 +4,7 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { me, registerUser, registrationBody, uniqueEmail } from '../support/auth-factory.js';
 import { callerWithPermissions, type Caller } from '../support/rbac-factory.js';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { useTestApp } from '../support/fixture.js';
 
 const APP_URL = 'https://accounts.example.test';
 const FRONTEND = 'https://app.example.test';
@@ -21,20 +20,14 @@ describe('cookie-authenticated writes and their origin', () => {
   let admin: Caller;
   let ownOrigin: string;
 
-  beforeAll(async () => {
-    app = await createTestApp({
-      env: { APP_URL: `${APP_URL}/`, CORS_ORIGINS: `${FRONTEND}, https://other.example.test` },
-    });
-    await app.listen(0, '127.0.0.1');
-    ownOrigin = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-    db = sharedDataSource();
-    await db.initialize();
-    admin = await callerWithPermissions(app, db, ['users.view', 'users.create', 'users.edit', 'users.delete']);
+  const fixture = useTestApp({
+    env: { APP_URL: `${APP_URL}/`, CORS_ORIGINS: `${FRONTEND}, https://other.example.test` },
+    listen: true,
   });
-
-  afterAll(async () => {
-    await db.destroy();
-    await app.close();
+  beforeAll(async () => {
+    ({ app, db } = fixture);
+    ownOrigin = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    admin = await callerWithPermissions(app, db, ['users.view', 'users.create', 'users.edit', 'users.delete']);
   });
 
   const server = () => app.getHttpServer();
@@ -212,13 +205,8 @@ describe('cookie-authenticated writes and their origin', () => {
 describe('POST /api/auth/logout body', () => {
   let app: NestFastifyApplication;
 
-  beforeAll(async () => {
-    app = await createTestApp();
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const fixture = useTestApp();
+  beforeAll(() => void ({ app } = fixture));
 
   const logout = (token: string) =>
     request(app.getHttpServer()).post('/api/auth/logout').set('authorization', `Bearer ${token}`);

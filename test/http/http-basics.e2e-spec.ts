@@ -3,7 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { IsEmail, IsString, MinLength } from 'class-validator';
 import request from 'supertest';
 import { Public } from '@auth-rbac/nest-guard';
-import { createTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/fixture.js';
 
 class EchoDto {
   @IsEmail()
@@ -32,13 +32,8 @@ class TestOnlyController {
 describe('HTTP layer: envelope, errors, limits', () => {
   let app: NestFastifyApplication;
 
-  beforeAll(async () => {
-    app = await createTestApp({ extra: { controllers: [TestOnlyController] } });
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const fixture = useTestApp({ extra: { controllers: [TestOnlyController] } });
+  beforeAll(() => void ({ app } = fixture));
 
   const server = () => app.getHttpServer();
 

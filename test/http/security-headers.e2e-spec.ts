@@ -1,17 +1,13 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
+import { useTestApp } from '../support/fixture.js';
 import { createTestApp } from '../support/test-app.js';
 
 describe('security headers, CORS and content types', () => {
   let app: NestFastifyApplication;
 
-  beforeAll(async () => {
-    app = await createTestApp({ env: { CORS_ORIGINS: 'https://app.example.com,https://admin.example.com' } });
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const fixture = useTestApp({ env: { CORS_ORIGINS: 'https://app.example.com,https://admin.example.com' } });
+  beforeAll(() => void ({ app } = fixture));
 
   const server = () => app.getHttpServer();
 

@@ -1,9 +1,10 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { ServiceClientsService } from '../../src/introspection/service-clients.service.js';
 import { logout, registerUser } from '../support/auth-factory.js';
 import { callerWithPermissions } from '../support/rbac-factory.js';
+import { useTestApp } from '../support/fixture.js';
 import { createTestApp } from '../support/test-app.js';
 
 const ORDERS = { id: 'orders', secret: 'orders-secret-0123456789-abcdefghijkl' };
@@ -13,18 +14,10 @@ describe('POST /api/auth/introspect (RFC 7662) and GET /.well-known/jwks.json', 
   let app: NestFastifyApplication;
   let db: DataSource;
 
-  beforeAll(async () => {
-    app = await createTestApp({
-      env: {
-        SERVICE_CLIENTS: `${ORDERS.id}:${ORDERS.secret},billing:billing-secret-0123456789-abcdefgh`,
-      },
-    });
-    db = app.get(DataSource);
+  const fixture = useTestApp({
+    env: { SERVICE_CLIENTS: `${ORDERS.id}:${ORDERS.secret},billing:billing-secret-0123456789-abcdefgh` },
   });
-
-  afterAll(async () => {
-    await app?.close();
-  });
+  beforeAll(() => void ({ app, db } = fixture));
 
   const introspect = (token: unknown, authorization = basic(ORDERS.id, ORDERS.secret), on = app) =>
     request(on.getHttpServer()).post('/api/auth/introspect').set('authorization', authorization).send({ token });

@@ -1,9 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomInt } from 'node:crypto';
 import { uniqueEmail, uniqueMobile } from '../support/auth-factory.js';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
-import type { TestDatabase } from '../support/databases.mjs';
-import { createTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/fixture.js';
 import { expectRateLimited, postFrom, repeat, statuses } from './limits-kit.js';
 
 /**
@@ -24,13 +22,8 @@ const toHex = (ipv4: string) => {
 describe('rate limits count an IPv6 /64 and an IPv4-mapped address as one client', () => {
   let app: NestFastifyApplication;
 
-  beforeAll(async () => {
-    app = await createTestApp({ env: { TRUST_PROXY: '1', RATE_LIMIT_PER_MINUTE: '3', LOCKOUT_THRESHOLD: '1000' } });
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const fixture = useTestApp({ env: { TRUST_PROXY: '1', RATE_LIMIT_PER_MINUTE: '3', LOCKOUT_THRESHOLD: '1000' } });
+  beforeAll(() => void ({ app } = fixture));
 
   const forgot = (address: string) => postFrom(app, '/api/auth/forgot-password', { email: uniqueEmail() }, address);
 
@@ -53,26 +46,13 @@ describe('rate limits count an IPv6 /64 and an IPv4-mapped address as one client
 });
 
 describe('the send-otp hourly cap per client address counts a /64 and an IPv4-mapped address as one client', () => {
-  let database: TestDatabase;
   let app: NestFastifyApplication;
-
-  beforeAll(async () => {
-    database = await createIsolatedDatabase({ seed: true });
-    app = await createTestApp({
-      env: {
-        DATABASE_URL: database.url,
-        TRUST_PROXY: '1',
-        AUTH_MOBILE_OTP: 'true',
-        OTP_RESEND_SECONDS: '0',
-        OTP_HOURLY_CAP: '2',
-      },
-    });
+  // A database of its own: the first app on a database stores the login-method settings it starts with.
+  const fixture = useTestApp({
+    database: 'seeded',
+    env: { TRUST_PROXY: '1', AUTH_MOBILE_OTP: 'true', OTP_RESEND_SECONDS: '0', OTP_HOURLY_CAP: '2' },
   });
-
-  afterAll(async () => {
-    await app.close();
-    await database.drop();
-  });
+  beforeAll(() => void ({ app } = fixture));
 
   // A new mobile each time: only the per-address cap is spent.
   const sendOtp = (address: string) => postFrom(app, '/api/auth/send-otp', { mobile: uniqueMobile() }, address);

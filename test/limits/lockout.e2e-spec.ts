@@ -11,10 +11,7 @@ import {
   uniqueMobile,
   type RegisteredUser,
 } from '../support/auth-factory.js';
-import type { TestDatabase } from '../support/databases.mjs';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
-import { createTestApp } from '../support/test-app.js';
-import { testDataSource } from '../support/test-database.js';
+import { useTestApp } from '../support/fixture.js';
 import { expectRateLimited, repeat } from './limits-kit.js';
 
 /**
@@ -27,28 +24,16 @@ const LOCKOUT_SECONDS = 2;
 const WRONG = 'Wrong-Password-000';
 
 describe('account lockout after consecutive failed password logins', () => {
-  let database: TestDatabase;
+  const fixture = useTestApp({
+    env: { LOCKOUT_THRESHOLD: String(THRESHOLD), LOCKOUT_SECONDS: String(LOCKOUT_SECONDS) },
+    instances: 2,
+  });
   let db: DataSource;
   let first: NestFastifyApplication;
   let second: NestFastifyApplication;
-
-  beforeAll(async () => {
-    database = await createIsolatedDatabase({ seed: true });
-    const env = {
-      DATABASE_URL: database.url,
-      LOCKOUT_THRESHOLD: String(THRESHOLD),
-      LOCKOUT_SECONDS: String(LOCKOUT_SECONDS),
-    };
-    first = await createTestApp({ env });
-    second = await createTestApp({ env });
-    db = testDataSource(database.url);
-    await db.initialize();
-  });
-
-  afterAll(async () => {
-    await Promise.all([first?.close(), second?.close()]);
-    if (db?.isInitialized) await db.destroy();
-    await database?.drop();
+  beforeAll(() => {
+    ({ db } = fixture);
+    [first, second] = fixture.apps;
   });
 
   const fail = async (app: NestFastifyApplication, body: object, times = THRESHOLD) => {

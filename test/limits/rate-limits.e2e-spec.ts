@@ -19,8 +19,9 @@ async function startApp(env: Record<string, string> = {}): Promise<NestFastifyAp
   return app;
 }
 
-afterAll(async () => {
-  await Promise.all(apps.map((app) => app.close()));
+// Closed after each test: a dozen apps open at once would each hold the process's signal listeners.
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((app) => app.close()));
 });
 
 const login = (app: NestFastifyApplication, body: object, address?: string) =>

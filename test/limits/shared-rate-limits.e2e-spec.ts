@@ -1,7 +1,10 @@
 import type { LoggerService } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createHash } from 'node:crypto';
 import { format } from 'node:util';
 import { uniqueEmail } from '../support/auth-factory.js';
+import { useTestApp } from '../support/fixture.js';
+import { useRedis, TEST_REDIS_URL } from '../support/redis.js';
 import { createTestApp } from '../support/test-app.js';
 import { expectRateLimited, postFrom, repeat, statuses, uniqueAddress } from './limits-kit.js';
 
@@ -11,7 +14,7 @@ import { expectRateLimited, postFrom, repeat, statuses, uniqueAddress } from './
  * (TRUST_PROXY=1 and X-Forwarded-For) and its own accounts.
  */
 const ENV = {
-  REDIS_URL: 'redis://127.0.0.1:6379',
+  REDIS_URL: TEST_REDIS_URL,
   TRUST_PROXY: '1',
   RATE_LIMIT_PER_MINUTE: '5',
   LOCKOUT_THRESHOLD: '1000',
@@ -22,17 +25,23 @@ const WRONG = 'Wrong-Password-000';
 const login = (app: NestFastifyApplication, body: object, address: string) =>
   postFrom(app, '/api/auth/login', body, address);
 
+/**
+ * The Redis keys of the per-account limit of POST /api/auth/login: the throttler names a counter
+ * by the SHA-256 of the controller, the handler, the limit's name and the tracker (for this limit,
+ * the normalised email).
+ */
+function loginAccountKeys(email: string): { hits: string; block: string } {
+  const digest = createHash('sha256').update(`AuthController-login-auth-account-email:${email}`).digest('hex');
+  return { hits: `ratelimit:{${digest}}:hits`, block: `ratelimit:{${digest}}:block` };
+}
+
 describe('rate limits shared through Redis by two instances', () => {
+  const redis = useRedis();
+  const fixture = useTestApp({ env: ENV, instances: 2 });
   let first: NestFastifyApplication;
   let second: NestFastifyApplication;
-
-  beforeAll(async () => {
-    first = await createTestApp({ env: ENV });
-    second = await createTestApp({ env: ENV });
-  });
-
-  afterAll(async () => {
-    await Promise.all([first?.close(), second?.close()]);
+  beforeAll(() => {
+    [first, second] = fixture.apps;
   });
 
   it('counts one client address across both instances', async () => {
@@ -53,6 +62,11 @@ describe('rate limits shared through Redis by two instances', () => {
     expect(sent).toEqual(repeat(401, 5));
     expectRateLimited(await login(second, { email, password: WRONG }, uniqueAddress()));
     expectRateLimited(await login(first, { email: email.toUpperCase(), password: WRONG }, uniqueAddress()));
+    // The account is blocked in Redis itself, for at most the one-minute window.
+    const keys = loginAccountKeys(email);
+    const blockMs = await redis.client.pttl(keys.block);
+    expect(blockMs).toBeGreaterThan(0);
+    expect(blockMs).toBeLessThanOrEqual(60_000);
   });
 
   it('keeps separate budgets per endpoint in Redis too', async () => {

@@ -1,8 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
-import { createTestDatabase, type TestDatabase } from '../support/databases.mjs';
-import { testDataSource } from '../support/test-database.js';
+import { createDatabase, fileDatabase, testDataSource, type TestDatabase } from '../support/test-database.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
 
 const CLI = path.resolve(import.meta.dirname, '../../dist/src/cli/main.js');
@@ -53,10 +51,7 @@ describe('admin CLI: accounts and roles', () => {
   let database: TestDatabase;
 
   beforeAll(async () => {
-    database = await createIsolatedDatabase({ seed: true });
-  });
-  afterAll(async () => {
-    await database.drop();
+    database = await fileDatabase();
   });
 
   async function rolesOf(email: string): Promise<string[]> {
@@ -155,10 +150,7 @@ describe('admin CLI: migrations', () => {
   let database: TestDatabase;
 
   beforeAll(async () => {
-    database = await createTestDatabase(process.env.TEST_SERVER_URL || undefined, 'auth_cli_migrations');
-  });
-  afterAll(async () => {
-    await database.drop();
+    database = await createDatabase('empty');
   });
 
   it('migrate:status lists pending migrations, migrate applies and names them, and both say when nothing is left', async () => {

@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { login, loginTokens, refresh, registerUser } from '../support/auth-factory.js';
-import { createTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/fixture.js';
 
 const METRICS_TOKEN = 'scrape-token-0123456789abcdef';
 
@@ -25,12 +25,8 @@ describe('GET /metrics', () => {
       return res.text;
     };
 
-    beforeAll(async () => {
-      app = await createTestApp();
-    });
-    afterAll(async () => {
-      await app.close();
-    });
+    const fixture = useTestApp();
+    beforeAll(() => void ({ app } = fixture));
 
     it('answers Prometheus text, outside the /api envelope', async () => {
       const res = await request(app.getHttpServer()).get('/metrics');
@@ -85,12 +81,8 @@ describe('GET /metrics', () => {
   describe('with METRICS_TOKEN', () => {
     let app: NestFastifyApplication;
 
-    beforeAll(async () => {
-      app = await createTestApp({ env: { METRICS_TOKEN } });
-    });
-    afterAll(async () => {
-      await app.close();
-    });
+    const fixture = useTestApp({ env: { METRICS_TOKEN } });
+    beforeAll(() => void ({ app } = fixture));
 
     it('refuses a scrape without the token, or with another one, with 401 UNAUTHENTICATED', async () => {
       for (const authorization of [
@@ -120,12 +112,8 @@ describe('GET /metrics', () => {
   describe('rate-limit refusals', () => {
     let app: NestFastifyApplication;
 
-    beforeAll(async () => {
-      app = await createTestApp({ env: { RATE_LIMIT_PER_MINUTE: '2' } });
-    });
-    afterAll(async () => {
-      await app.close();
-    });
+    const fixture = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: '2' } });
+    beforeAll(() => void ({ app } = fixture));
 
     it('counts every 429', async () => {
       const before = sample(

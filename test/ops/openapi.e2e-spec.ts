@@ -2,7 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import request from 'supertest';
-import { createTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/fixture.js';
 
 interface OpenApiDocument {
   openapi: string;
@@ -87,14 +87,12 @@ describe('OpenAPI document and Swagger UI', () => {
   let app: NestFastifyApplication;
   let document: OpenApiDocument;
 
+  const fixture = useTestApp();
   beforeAll(async () => {
-    app = await createTestApp();
+    app = fixture.app;
     const res = await request(app.getHttpServer()).get('/docs/openapi.json');
     expect(res.status).toBe(200);
     document = res.body as OpenApiDocument;
-  });
-  afterAll(async () => {
-    await app.close();
   });
 
   it('is a valid OpenAPI 3 document', async () => {
@@ -258,12 +256,8 @@ describe('OpenAPI document and Swagger UI', () => {
 describe('DOCS_ENABLED=false', () => {
   let app: NestFastifyApplication;
 
-  beforeAll(async () => {
-    app = await createTestApp({ env: { DOCS_ENABLED: 'false' } });
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  const fixture = useTestApp({ env: { DOCS_ENABLED: 'false' } });
+  beforeAll(() => void ({ app } = fixture));
 
   it('serves neither /docs nor the document', async () => {
     expect((await request(app.getHttpServer()).get('/docs')).status).toBe(404);

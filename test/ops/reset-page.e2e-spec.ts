@@ -1,16 +1,12 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { createTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/fixture.js';
 
 describe('GET /reset-password: the page the reset link opens', () => {
   let app: NestFastifyApplication;
 
-  beforeAll(async () => {
-    app = await createTestApp();
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  const fixture = useTestApp();
+  beforeAll(() => void ({ app } = fixture));
 
   it('serves an HTML form under a policy that runs only same-origin scripts', async () => {
     const res = await request(app.getHttpServer()).get('/reset-password?token=abc123');

@@ -3,22 +3,14 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { me, registerUser } from '../support/auth-factory.js';
 import { call, callerWithPermissions } from '../support/rbac-factory.js';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { useTestApp } from '../support/fixture.js';
 
 describe('small HTTP fixes', () => {
   let app: NestFastifyApplication;
   let db: DataSource;
 
-  beforeAll(async () => {
-    app = await createTestApp();
-    db = sharedDataSource();
-    await db.initialize();
-  });
-  afterAll(async () => {
-    await db.destroy();
-    await app.close();
-  });
+  const fixture = useTestApp();
+  beforeAll(() => void ({ app, db } = fixture));
 
   it('logs out with content-type: application/json and an empty body', async () => {
     const user = await registerUser(app);

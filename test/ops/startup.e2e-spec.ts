@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createTestDatabase, type TestDatabase } from '../support/databases.mjs';
 import { startService, type RunningService } from '../support/service-process.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
+import { createDatabase, type TestDatabase } from '../support/test-database.js';
 
 /** The banner's lines follow the "Listening" line that startService waits for. */
 async function bannerOf(service: RunningService): Promise<string> {
@@ -18,7 +18,8 @@ describe('start-up that explains itself', () => {
   let cwd: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase(process.env.TEST_SERVER_URL || undefined, 'auth_startup');
+    // Migrated, never seeded: the service seeds it at start, as on a first deployment.
+    database = await createDatabase('migrated');
     cwd = mkdtempSync(path.join(tmpdir(), 'auth-startup-'));
   });
   afterAll(async () => {
@@ -83,7 +84,8 @@ describe('start-up with the second factor on and an administrator without a mobi
   let cwd: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase(process.env.TEST_SERVER_URL || undefined, 'auth_startup_2fa');
+    // Migrated, never seeded: the service seeds it at start, as on a first deployment.
+    database = await createDatabase('migrated');
     cwd = mkdtempSync(path.join(tmpdir(), 'auth-startup-2fa-'));
   });
   afterAll(async () => {

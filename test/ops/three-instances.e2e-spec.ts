@@ -4,8 +4,8 @@ import type { DataSource } from 'typeorm';
 import { registrationBody } from '../support/auth-factory.js';
 import { callerWithPermissions, roleWithPermissions } from '../support/rbac-factory.js';
 import { RoundRobinProxy } from '../support/round-robin-proxy.js';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { useTestApp } from '../support/fixture.js';
+import { TEST_REDIS_URL, useRedis } from '../support/redis.js';
 
 /**
  * The recipe of docs/scaling.md, tested: three instances on one database and one Redis behind a
@@ -13,26 +13,23 @@ import { sharedDataSource } from '../support/test-database.js';
  * holds as if there were one: tokens, rotation, a role change seen at once, logout everywhere.
  */
 describe('three instances behind a round-robin proxy', () => {
-  const instances: NestFastifyApplication[] = [];
+  const redis = useRedis();
+  const fixture = useTestApp({
+    env: { REDIS_URL: TEST_REDIS_URL, DB_POOL_SIZE: '3', TRUST_PROXY: '1' },
+    instances: 3,
+    listen: true,
+  });
+  let instances: NestFastifyApplication[];
   let proxy: RoundRobinProxy;
   let db: DataSource;
 
   beforeAll(async () => {
-    const env = { REDIS_URL: 'redis://127.0.0.1:6379', DB_POOL_SIZE: '3', TRUST_PROXY: '1' };
-    for (let i = 0; i < 3; i++) {
-      const app = await createTestApp({ env });
-      await app.listen(0, '127.0.0.1');
-      instances.push(app);
-    }
+    ({ apps: instances, db } = fixture);
     proxy = await RoundRobinProxy.start(await Promise.all(instances.map((app) => app.getUrl())));
-    db = sharedDataSource();
-    await db.initialize();
   });
 
   afterAll(async () => {
     await proxy.stop();
-    await db.destroy();
-    for (const app of instances) await app.close();
   });
 
   /** One request through the proxy; returns the answer and the instance that served it. */
@@ -94,6 +91,9 @@ describe('three instances behind a round-robin proxy', () => {
     expect(roleChange.status).toBe(200);
     const roleChangeOn = servedBy(roleChange);
     served.push(roleChangeOn);
+    // Published through Redis: the user's version counter there moved.
+    const versionAfterGrant = Number(await redis.client.get(`authz:v:user:${userId}`));
+    expect(versionAfterGrant).toBeGreaterThanOrEqual(1);
 
     // The grant counts at once on every instance, whatever each had cached.
     for (let i = 0; i < 3; i++) {
@@ -110,6 +110,7 @@ describe('three instances behind a round-robin proxy', () => {
     expect(logout.status).toBe(200);
     const logoutOn = servedBy(logout);
     served.push(logoutOn);
+    expect(Number(await redis.client.get(`authz:v:user:${userId}`))).toBeGreaterThan(versionAfterGrant);
 
     // Logged out everywhere, on the very next request of each instance.
     for (let i = 0; i < 3; i++) {

@@ -1,40 +1,20 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { registerUser, uniqueMobile } from '../support/auth-factory.js';
-import type { TestDatabase } from '../support/databases.mjs';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
-import { SmsReceiver } from '../support/sms-receiver.js';
-import { createTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/fixture.js';
+import type { SmsReceiver } from '../support/sms-receiver.js';
 
 describe.each([
   ['production', 'production'],
   ['development', 'development'],
 ])('codes with APP_ENV=%s', (_name, appEnv) => {
-  let database: TestDatabase;
+  const fixture = useTestApp({
+    sms: true,
+    env: { APP_ENV: appEnv, AUTH_MOBILE_OTP: 'true', OTP_RESEND_SECONDS: '0', OTP_HOURLY_CAP: '1000' },
+  });
   let sms: SmsReceiver;
   let app: NestFastifyApplication;
-
-  beforeAll(async () => {
-    database = await createIsolatedDatabase({ seed: true });
-    sms = await new SmsReceiver().start();
-    app = await createTestApp({
-      env: {
-        APP_ENV: appEnv,
-        DATABASE_URL: database.url,
-        AUTH_MOBILE_OTP: 'true',
-        SMS_TRANSPORT: 'webhook',
-        SMS_WEBHOOK_URL: sms.url,
-        OTP_RESEND_SECONDS: '0',
-        OTP_HOURLY_CAP: '1000',
-      },
-    });
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await sms.stop();
-    await database.drop();
-  });
+  beforeAll(() => void ({ sms, app } = fixture));
 
   const send = (mobile: string) => request(app.getHttpServer()).post('/api/auth/send-otp').send({ mobile });
 

@@ -1,37 +1,30 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { registerUser, setCookies, sleep, uniqueMobile } from '../support/auth-factory.js';
+import type { DataSource } from 'typeorm';
 import type { TestDatabase } from '../support/databases.mjs';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
-import { SmsReceiver, wrongCode } from '../support/sms-receiver.js';
+import { useTestApp } from '../support/fixture.js';
+import { wrongCode, type SmsReceiver } from '../support/sms-receiver.js';
 import { createTestApp } from '../support/test-app.js';
-import { testDataSource } from '../support/test-database.js';
+import { createDatabase } from '../support/test-database.js';
+
+const OTP_ENV = { AUTH_MOBILE_OTP: 'true', OTP_RESEND_SECONDS: '0', OTP_HOURLY_CAP: '1000' };
 
 describe('mobile + SMS code sign-in', () => {
+  const fixture = useTestApp({ sms: true, env: OTP_ENV });
   let database: TestDatabase;
+  let db: DataSource;
   let sms: SmsReceiver;
   let app: NestFastifyApplication;
+  beforeAll(() => void ({ database, db, sms, app } = fixture));
 
+  /** The variables of another instance beside `app`, on its database and SMS receiver. */
   const otpEnv = (extra: Record<string, string> = {}) => ({
     DATABASE_URL: database.url,
-    AUTH_MOBILE_OTP: 'true',
     SMS_TRANSPORT: 'webhook',
     SMS_WEBHOOK_URL: sms.url,
-    OTP_RESEND_SECONDS: '0',
-    OTP_HOURLY_CAP: '1000',
+    ...OTP_ENV,
     ...extra,
-  });
-
-  beforeAll(async () => {
-    database = await createIsolatedDatabase({ seed: true });
-    sms = await new SmsReceiver().start();
-    app = await createTestApp({ env: otpEnv() });
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await sms.stop();
-    await database.drop();
   });
 
   const sendOtp = (mobile: string, target = app) =>
@@ -174,16 +167,10 @@ describe('mobile + SMS code sign-in', () => {
     const user = await userWithMobile();
     await sendOtp(user.mobile);
     const code = await sms.codeFor(user.mobile);
-    const db = testDataSource(database.url);
-    await db.initialize();
-    try {
-      const rows = await db.query(`SELECT * FROM otp_codes WHERE mobile = $1`, [user.mobile]);
-      expect(rows).toHaveLength(1);
-      expect(rows[0].code_hash).toMatch(/^[0-9a-f]{64}$/);
-      expect(JSON.stringify(rows)).not.toContain(code);
-    } finally {
-      await db.destroy();
-    }
+    const rows = await db.query(`SELECT * FROM otp_codes WHERE mobile = $1`, [user.mobile]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].code_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(rows)).not.toContain(code);
   });
 
   it('refuses an expired code', async () => {
@@ -219,7 +206,7 @@ describe('mobile + SMS code sign-in', () => {
 
     it('caps codes per mobile and per client address each hour', async () => {
       // A database of its own: the client address of every test here is the same.
-      const fresh = await createIsolatedDatabase({ seed: true });
+      const fresh = await createDatabase('seeded');
       const capped = await createTestApp({ env: otpEnv({ OTP_HOURLY_CAP: '2', DATABASE_URL: fresh.url }) });
       try {
         const mobile = uniqueMobile();
@@ -241,22 +228,17 @@ describe('mobile + SMS code sign-in', () => {
 });
 
 describe('mobile + SMS code sign-in switched off', () => {
+  // A database of its own: the first app on a database stores the login-method settings it starts with.
+  const fixture = useTestApp({ database: 'seeded', env: { AUTH_MOBILE_OTP: 'false' } });
+
   it('refuses send-otp and verify-otp with 403 LOGIN_METHOD_DISABLED', async () => {
-    const database = await createIsolatedDatabase({ seed: true });
-    const app = await createTestApp({ env: { DATABASE_URL: database.url, AUTH_MOBILE_OTP: 'false' } });
-    try {
-      for (const res of [
-        await request(app.getHttpServer()).post('/api/auth/send-otp').send({ mobile: '+4917690000123' }),
-        await request(app.getHttpServer())
-          .post('/api/auth/verify-otp')
-          .send({ mobile: '+4917690000123', otp: '123456' }),
-      ]) {
-        expect(res.status).toBe(403);
-        expect(res.body.error.code).toBe('LOGIN_METHOD_DISABLED');
-      }
-    } finally {
-      await app.close();
-      await database.drop();
+    const { app } = fixture;
+    for (const res of [
+      await request(app.getHttpServer()).post('/api/auth/send-otp').send({ mobile: '+4917690000123' }),
+      await request(app.getHttpServer()).post('/api/auth/verify-otp').send({ mobile: '+4917690000123', otp: '123456' }),
+    ]) {
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('LOGIN_METHOD_DISABLED');
     }
   });
 });

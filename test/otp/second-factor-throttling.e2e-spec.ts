@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { registerUser, uniqueMobile, type RegisteredUser } from '../support/auth-factory.js';
 import { SmsReceiver, wrongCode } from '../support/sms-receiver.js';
-import { smsTestApp } from '../support/sms-test-app.js';
+import { SMS_LOGINS, useTestApp } from '../support/fixture.js';
 
 /**
  * The second factor is an authenticator like the password: one live challenge per account, wrong
@@ -13,10 +13,14 @@ const THRESHOLD = 5;
 const HOURLY_CAP = 3;
 
 describe('second factor throttling', () => {
-  const fixture = smsTestApp({
-    OTP_HOURLY_CAP: String(HOURLY_CAP),
-    LOCKOUT_THRESHOLD: String(THRESHOLD),
-    LOCKOUT_SECONDS: '600',
+  const fixture = useTestApp({
+    sms: true,
+    env: {
+      ...SMS_LOGINS,
+      OTP_HOURLY_CAP: String(HOURLY_CAP),
+      LOCKOUT_THRESHOLD: String(THRESHOLD),
+      LOCKOUT_SECONDS: '600',
+    },
   });
   let db: DataSource;
   let sms: SmsReceiver;

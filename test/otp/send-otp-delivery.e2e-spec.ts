@@ -5,7 +5,7 @@ import { registerUser, sleep, uniqueMobile } from '../support/auth-factory.js';
 import type { TestDatabase } from '../support/databases.mjs';
 import { SmsReceiver } from '../support/sms-receiver.js';
 import { createTestApp } from '../support/test-app.js';
-import { smsTestApp } from '../support/sms-test-app.js';
+import { SMS_LOGINS, useTestApp } from '../support/fixture.js';
 
 /**
  * send-otp never waits for the SMS gateway: the code is queued in the database and sent after the
@@ -21,10 +21,14 @@ function median(values: number[]): number {
 }
 
 describe('send-otp delivery through the outbox', () => {
-  const fixture = smsTestApp({
-    OTP_HOURLY_CAP: '1000',
-    OUTBOX_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
-    OUTBOX_RETRY_BASE_MS: '100',
+  const fixture = useTestApp({
+    sms: true,
+    env: {
+      ...SMS_LOGINS,
+      OTP_HOURLY_CAP: '1000',
+      OUTBOX_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
+      OUTBOX_RETRY_BASE_MS: '100',
+    },
   });
   let database: TestDatabase;
   let db: DataSource;

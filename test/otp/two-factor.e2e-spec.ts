@@ -6,11 +6,11 @@ import { registerUser, setCookies, uniqueMobile, type RegisteredUser } from '../
 import type { TestDatabase } from '../support/databases.mjs';
 import { SmsReceiver, wrongCode } from '../support/sms-receiver.js';
 import { createTestApp } from '../support/test-app.js';
-import { smsTestApp } from '../support/sms-test-app.js';
+import { SMS_LOGINS, useTestApp } from '../support/fixture.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
 
 describe('admin two-factor sign-in (both login methods on)', () => {
-  const fixture = smsTestApp();
+  const fixture = useTestApp({ sms: true, env: SMS_LOGINS });
   let database: TestDatabase;
   let db: DataSource;
   let sms: SmsReceiver;

@@ -1,8 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { useTestApp } from '../support/fixture.js';
 import { actorWithPermissions, actorWithRoles, call, idOf, type Actor } from './rbac-kit.js';
 
 const unique = (label: string) => `${label}-${randomUUID().slice(0, 8)}`;
@@ -12,16 +11,10 @@ describe('role, permission and user administration', () => {
   let db: DataSource;
   let admin: Actor;
 
+  const fixture = useTestApp();
   beforeAll(async () => {
-    app = await createTestApp();
-    db = sharedDataSource();
-    await db.initialize();
+    ({ app, db } = fixture);
     admin = await actorWithRoles(app, db, ['admin']);
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await db.destroy();
   });
 
   const as = (actor: Actor) => ({

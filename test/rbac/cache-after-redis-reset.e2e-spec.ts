@@ -1,13 +1,13 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { me, registerUser } from '../support/auth-factory.js';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { useTestApp } from '../support/fixture.js';
+import { testRedisUrl, useRedis } from '../support/redis.js';
 import { actorWithPermissions, actorWithRoles, call, roleWithPermissions } from './rbac-kit.js';
 
 /** A Redis database of this file's own: FLUSHDB here touches nothing another test uses. */
-const REDIS_URL = 'redis://127.0.0.1:6379/7';
+const REDIS_INDEX = 7;
 
 /**
  * Redis holds the version counters that tell an instance when its cached callers are stale. A
@@ -16,22 +16,14 @@ const REDIS_URL = 'redis://127.0.0.1:6379/7';
  * keep serving a revoked role or session.
  */
 describe('cached callers after Redis loses its data', () => {
+  const store = useRedis({ index: REDIS_INDEX, flush: true });
+  const fixture = useTestApp({ env: { REDIS_URL: testRedisUrl(REDIS_INDEX) } });
   let app: NestFastifyApplication;
   let db: DataSource;
   let redis: Redis;
-
-  beforeAll(async () => {
-    redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
-    await redis.flushdb();
-    app = await createTestApp({ env: { REDIS_URL } });
-    db = sharedDataSource();
-    await db.initialize();
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    if (db?.isInitialized) await db.destroy();
-    await redis?.quit();
+  beforeAll(() => {
+    ({ app, db } = fixture);
+    redis = store.client;
   });
 
   it('sees a removed role and a password change at once after a FLUSHDB', async () => {

@@ -1,13 +1,13 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { logout, me, registerUser, uniqueMobile } from '../support/auth-factory.js';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { useTestApp, useTestDatabase } from '../support/fixture.js';
+import { testRedisUrl, useRedis } from '../support/redis.js';
 import { actorWithRoles, call, idOf, roleWithPermissions } from './rbac-kit.js';
 
 /** A Redis database of this file's own, so its counters and epoch are nobody else's. */
-const REDIS_URL = 'redis://127.0.0.1:6379/9';
+const REDIS_INDEX = 9;
 /** No background poll while statements are counted. */
 const QUIET = { OUTBOX_POLL_MS: '3600000' };
 
@@ -40,28 +40,17 @@ async function grantThroughApi(
  * next request.
  */
 describe('the caller cache', () => {
+  const data = useTestDatabase();
   let db: DataSource;
-
-  beforeAll(async () => {
-    db = sharedDataSource();
-    await db.initialize();
-  });
-
-  afterAll(async () => {
-    if (db?.isInitialized) await db.destroy();
-  });
+  beforeAll(() => void ({ db } = data));
 
   describe('one instance without Redis (SINGLE_INSTANCE)', () => {
+    const fixture = useTestApp({ env: { ...QUIET, SINGLE_INSTANCE: 'true', REDIS_URL: undefined } });
     let app: NestFastifyApplication;
     let counter: ReturnType<typeof statementCounter>;
-
-    beforeAll(async () => {
-      app = await createTestApp({ env: { ...QUIET, SINGLE_INSTANCE: 'true', REDIS_URL: undefined } });
+    beforeAll(() => {
+      app = fixture.app;
       counter = statementCounter(app);
-    });
-
-    afterAll(async () => {
-      await app?.close();
     });
 
     it('answers a warm GET /api/auth/me without a database statement', async () => {
@@ -87,7 +76,7 @@ describe('the caller cache', () => {
       counter.reset();
       const warm = await call(app, 'get', '/api/admin/settings', admin.token);
       expect(warm.status).toBe(200);
-      expect(warm.body.data).toEqual({ email_password: true, mobile_otp: expect.any(Boolean) });
+      expect(warm.body.data).toEqual({ email_password: true, mobile_otp: false });
       expect(counter.statements).toEqual([]);
     });
 
@@ -148,24 +137,19 @@ describe('the caller cache', () => {
   });
 
   describe('two instances sharing Redis', () => {
+    const store = useRedis({ index: REDIS_INDEX, flush: true });
+    const fixture = useTestApp({
+      env: { ...QUIET, REDIS_URL: testRedisUrl(REDIS_INDEX), DB_POOL_SIZE: '4' },
+      instances: 2,
+    });
     let first: NestFastifyApplication;
     let second: NestFastifyApplication;
     let redis: Redis;
     let counter: ReturnType<typeof statementCounter>;
-
-    beforeAll(async () => {
-      redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
-      await redis.flushdb();
-      const env = { ...QUIET, REDIS_URL, DB_POOL_SIZE: '4' };
-      first = await createTestApp({ env });
-      second = await createTestApp({ env });
+    beforeAll(() => {
+      [first, second] = fixture.apps;
+      redis = store.client;
       counter = statementCounter(second);
-    });
-
-    afterAll(async () => {
-      await first?.close();
-      await second?.close();
-      await redis?.quit();
     });
 
     it('answers a warm GET /api/auth/me on either instance without a database statement', async () => {
@@ -183,6 +167,8 @@ describe('the caller cache', () => {
       const viewers = await roleWithPermissions(db, ['users.view', 'contents.view'], 'cache-viewers');
       const user = await registerUser(first);
       await grantThroughApi(first, admin.token, user.id, viewers.id);
+      // The grant was published in Redis, where the other instance reads it.
+      expect(await redis.get(`authz:v:user:${user.id}`)).toBe('1');
       for (let i = 0; i < 2; i += 1) {
         expect((await call(second, 'get', '/api/admin/users?limit=1', user.tokens.access_token)).status).toBe(200);
       }
@@ -200,8 +186,11 @@ describe('the caller cache', () => {
       const user = await registerUser(first);
       expect((await me(second, user.tokens.access_token)).status).toBe(200);
       expect((await me(second, user.tokens.access_token)).status).toBe(200);
+      expect(await redis.get(`authz:v:user:${user.id}`)).toBeNull();
       expect((await logout(first, user.tokens.access_token)).status).toBe(200);
+      expect(await redis.get(`authz:v:user:${user.id}`)).toBe('1');
       const res = await me(second, user.tokens.access_token);
+
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('UNAUTHENTICATED');
     });

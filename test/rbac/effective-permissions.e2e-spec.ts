@@ -1,29 +1,31 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DataSource } from 'typeorm';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { useTestApp } from '../support/fixture.js';
+import { TEST_REDIS_URL, useRedis } from '../support/redis.js';
 import { actorWithRoles, call, roleWithPermissions } from './rbac-kit.js';
 
-const SETUPS: [string, Record<string, string>][] = [
-  ['without Redis (PostgreSQL read on every request)', {}],
-  ['with Redis (cached callers, shared versions)', { REDIS_URL: 'redis://127.0.0.1:6379' }],
+const SETUPS: [string, { redis: boolean }][] = [
+  ['without Redis (PostgreSQL read on every request)', { redis: false }],
+  ['with Redis (cached callers, shared versions)', { redis: true }],
 ];
 
-describe.each(SETUPS)('effective permissions on two instances %s', (_name, env) => {
+describe.each(SETUPS)('effective permissions on two instances %s', (_name, { redis: withRedis }) => {
+  const redis = withRedis ? useRedis() : undefined;
+  const fixture = useTestApp({ env: withRedis ? { REDIS_URL: TEST_REDIS_URL } : {}, instances: 2 });
   let first: NestFastifyApplication;
   let second: NestFastifyApplication;
   let db: DataSource;
-
-  beforeAll(async () => {
-    [first, second] = [await createTestApp({ env }), await createTestApp({ env })];
-    db = sharedDataSource();
-    await db.initialize();
+  beforeAll(() => {
+    ({ db } = fixture);
+    [first, second] = fixture.apps;
   });
 
-  afterAll(async () => {
-    await Promise.all([first.close(), second.close()]);
-    await db.destroy();
-  });
+  /** With Redis, a change to the user was published there (the user's version counter moved). */
+  const expectPublished = async (userId: string) => {
+    if (redis) expect(Number(await redis.client.get(`authz:v:user:${userId}`))).toBeGreaterThanOrEqual(1);
+  };
+  /** With Redis, the version of every role and permission definition, which any change moves. */
+  const globalVersion = async () => Number(await redis?.client.get('authz:v:global'));
 
   const permissionsOn = async (app: NestFastifyApplication, token: string) =>
     ((await call(app, 'get', '/api/auth/me', token)).body.data.permissions as string[]).sort();
@@ -42,6 +44,7 @@ describe.each(SETUPS)('effective permissions on two instances %s', (_name, env) 
     // Removing a role on one instance is seen by the other at once.
     const removed = await call(first, 'delete', `/api/admin/users/${member.id}/roles/${people.id}`, admin.token);
     expect(removed.status).toBe(200);
+    await expectPublished(member.id);
     expect((await call(second, 'get', '/api/admin/users', member.token)).status).toBe(403);
     expect(await permissionsOn(second, member.token)).toEqual(['contents.view']);
 
@@ -72,6 +75,8 @@ describe.each(SETUPS)('effective permissions on two instances %s', (_name, env) 
     const member = await actorWithRoles(first, db, ['user']);
     expect((await call(second, 'get', '/api/auth/me', member.token)).status).toBe(200);
     expect((await call(first, 'delete', `/api/admin/users/${member.id}`, admin.token)).status).toBe(200);
+    await expectPublished(member.id);
+
     expect((await call(second, 'get', '/api/auth/me', member.token)).status).toBe(401);
   });
 
@@ -79,8 +84,11 @@ describe.each(SETUPS)('effective permissions on two instances %s', (_name, env) 
     const admin = await actorWithRoles(first, db, ['admin']);
     const name = `audit${Date.now().toString(36)}.view`;
     expect(await permissionsOn(second, admin.token)).not.toContain(name);
+    const before = await globalVersion();
     const created = await call(first, 'post', '/api/admin/permissions', admin.token, { name });
+    if (redis) expect(await globalVersion()).toBeGreaterThan(before);
     expect(await permissionsOn(second, admin.token)).toContain(name);
+
     await call(first, 'delete', `/api/admin/permissions/${created.body.data.id}`, admin.token);
     expect(await permissionsOn(second, admin.token)).not.toContain(name);
   });

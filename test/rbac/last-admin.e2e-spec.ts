@@ -5,7 +5,7 @@ import { SeedService } from '../../src/core/seeds/seed.service.js';
 import { loginTokens, registerUser } from '../support/auth-factory.js';
 import { createTestApp } from '../support/test-app.js';
 import { createTestConfig } from '../support/test-config.js';
-import { withEmptyDatabase } from '../support/test-database.js';
+import { withDatabase } from '../support/test-database.js';
 import { call } from './rbac-kit.js';
 
 const ADMIN = { email: 'only-admin@example.com', password: 'Plum-Orbit-Lantern-42' };
@@ -19,8 +19,7 @@ const SEED_ENV = {
 
 /** A database whose only administrator is ADMIN, and an app on it. */
 async function withSoleAdmin(work: (app: NestFastifyApplication, db: DataSource, adminToken: string) => Promise<void>) {
-  await withEmptyDatabase(async (db, database) => {
-    await db.runMigrations({ transaction: 'each' });
+  await withDatabase('migrated', async (db, database) => {
     const config = createTestConfig(SEED_ENV);
     await new SeedService(db, config, new PasswordHasher(config)).run();
     const app = await createTestApp({ env: { DATABASE_URL: database.url } });

@@ -1,8 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { useTestApp } from '../support/fixture.js';
 import { actorWithPermissions, actorWithRoles, call, type Actor } from './rbac-kit.js';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
@@ -180,16 +179,10 @@ describe('every administration route is guarded', () => {
   let db: DataSource;
   let nobody: Actor;
 
+  const fixture = useTestApp();
   beforeAll(async () => {
-    app = await createTestApp();
-    db = sharedDataSource();
-    await db.initialize();
+    ({ app, db } = fixture);
     nobody = await actorWithRoles(app, db, ['user']);
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await db.destroy();
   });
 
   describe.each(ROUTES.map((route) => [route.name, route] as const))('%s', (_name, route) => {

@@ -10,9 +10,9 @@ import {
   type RegisteredUser,
 } from '../support/auth-factory.js';
 import type { TestDatabase } from '../support/databases.mjs';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { createTestApp } from '../support/test-app.js';
+import { fileDatabase } from '../support/test-database.js';
 
 const CONNECT_TIMEOUT_MS = 1000;
 
@@ -29,7 +29,7 @@ describe('database outage', () => {
   let before: RegisteredUser;
 
   beforeAll(async () => {
-    database = await createIsolatedDatabase({ seed: true });
+    database = await fileDatabase();
     const target = new URL(database.url);
     proxy = await TcpProxy.start(target.hostname, Number(target.port));
     app = await createTestApp({
@@ -46,7 +46,6 @@ describe('database outage', () => {
     await proxy.restore();
     await app?.close();
     await proxy.stop();
-    await database?.drop();
   });
 
   const server = () => app.getHttpServer();

@@ -3,6 +3,8 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { login, logout, me, registerUser } from '../support/auth-factory.js';
+import { useTestApp } from '../support/fixture.js';
+import { TEST_REDIS_URL } from '../support/redis.js';
 import { createTestApp } from '../support/test-app.js';
 
 /** A loopback port with nothing listening: every Redis command fails at once. */
@@ -14,18 +16,14 @@ async function deadPort(): Promise<number> {
   return port;
 }
 
+const DEAD_PORT = await deadPort();
+
 describe('with Redis configured but unreachable', () => {
   let app: NestFastifyApplication;
 
-  beforeAll(async () => {
-    app = await createTestApp({
-      env: { REDIS_URL: `redis://127.0.0.1:${await deadPort()}`, RATE_LIMIT_PER_MINUTE: '5' },
-    });
-  });
+  const fixture = useTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${DEAD_PORT}`, RATE_LIMIT_PER_MINUTE: '5' } });
 
-  afterAll(async () => {
-    await app.close();
-  });
+  beforeAll(() => void ({ app } = fixture));
 
   it('keeps serving from PostgreSQL, and a logout is still refused on the next request', async () => {
     const user = await registerUser(app);
@@ -67,7 +65,8 @@ describe('with Redis configured but unreachable', () => {
 
 describe('with Redis configured and reachable', () => {
   it('reports ready with both checks up', async () => {
-    const app = await createTestApp({ env: { REDIS_URL: 'redis://127.0.0.1:6379' } });
+    const app = await createTestApp({ env: { REDIS_URL: TEST_REDIS_URL } });
+
     try {
       const ready = await request(app.getHttpServer()).get('/health/ready');
       expect(ready.status).toBe(200);

@@ -2,11 +2,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { loginTokens, registerUser, TEST_PASSWORD } from '../support/auth-factory.js';
-import type { TestDatabase } from '../support/databases.mjs';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
+import { useTestApp } from '../support/fixture.js';
 import { call, callerWithPermissions } from '../support/rbac-factory.js';
-import { createTestApp } from '../support/test-app.js';
-import { testDataSource } from '../support/test-database.js';
 
 const EVERY_PERMISSION = [
   'users.view',
@@ -41,7 +38,7 @@ interface Attempt {
  * `users.view` holder may read the admin account; `PUT /admin/settings` has no target.)
  */
 describe('privilege matrix: one permission against the administrator', () => {
-  let database: TestDatabase;
+  const fixture = useTestApp();
   let db: DataSource;
   let app: NestFastifyApplication;
   let adminId: string;
@@ -50,10 +47,7 @@ describe('privilege matrix: one permission against the administrator', () => {
   const permissionIds = new Map<string, string>();
 
   beforeAll(async () => {
-    database = await createIsolatedDatabase({ seed: true });
-    db = testDataSource(database.url);
-    await db.initialize();
-    app = await createTestApp({ env: { DATABASE_URL: database.url } });
+    ({ app, db } = fixture);
     [{ id: adminRoleId }] = await db.query(`SELECT id FROM roles WHERE name = 'admin'`);
     for (const row of await db.query(`SELECT id, name FROM permissions`)) permissionIds.set(row.name, row.id);
     const admin = await registerUser(app);
@@ -61,12 +55,6 @@ describe('privilege matrix: one permission against the administrator', () => {
     await loginTokens(app, admin);
     adminId = admin.id;
     adminEmail = admin.email;
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await db.destroy();
-    await database.drop();
   });
 
   function attempts(own: string, selfId: string): Attempt[] {

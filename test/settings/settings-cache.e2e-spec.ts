@@ -9,10 +9,9 @@ import {
   RedisVersionCounters,
 } from '../../src/redis/version-counters.js';
 import { SettingsVersion } from '../../src/core/settings/settings-version.js';
-import type { TestDatabase } from '../support/databases.mjs';
+import { useTestDatabase } from '../support/fixture.js';
+import { TEST_REDIS_URL, testRedisUrl } from '../support/redis.js';
 import { createTestConfig } from '../support/test-config.js';
-import { testDataSource } from '../support/test-database.js';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
 
 /**
  * SettingsService against a real database in each of its three modes. The HTTP tests prove that
@@ -20,20 +19,13 @@ import { createIsolatedDatabase } from '../support/isolated-database.js';
  * direct SQL edit (which publishes nothing) stays unseen exactly while the cache is trusted.
  */
 describe('SettingsService', () => {
-  let database: TestDatabase;
+  const data = useTestDatabase();
   let db: DataSource;
   const clients: Redis[] = [];
-
-  beforeAll(async () => {
-    database = await createIsolatedDatabase({ seed: false });
-    db = testDataSource(database.url);
-    await db.initialize();
-  });
+  beforeAll(() => void ({ db } = data));
 
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
-    if (db?.isInitialized) await db.destroy();
-    await database?.drop();
   });
 
   // Each test starts from a database whose settings were never read.
@@ -45,7 +37,13 @@ describe('SettingsService', () => {
     new SettingsService(new SettingsRepository(db), createTestConfig(env), version);
   const editBySql = (key: string, value: boolean) =>
     db.query(`UPDATE settings SET value = $2::jsonb WHERE key = $1`, [key, JSON.stringify(value)]);
-  const redisClient = (url = 'redis://127.0.0.1:6379') => {
+  /** Resolves once the client is connected, and fails the test when Redis does not answer. */
+  const untilReady = (client: Redis) =>
+    new Promise((resolve, reject) => {
+      client.once('ready', resolve);
+      client.once('error', (error: Error) => reject(new Error(`Redis does not answer: ${error.message}`)));
+    });
+  const redisClient = (url = TEST_REDIS_URL) => {
     const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 1000 });
     client.on('error', () => undefined);
     clients.push(client);
@@ -142,7 +140,7 @@ describe('SettingsService', () => {
     /** Without an offline queue, commands sent before the connection is ready fail (and fall back). */
     const connectedClient = async () => {
       const client = redisClient();
-      if (client.status !== 'ready') await new Promise((resolve) => client.once('ready', resolve));
+      if (client.status !== 'ready') await untilReady(client);
       return client;
     };
 
@@ -165,8 +163,9 @@ describe('SettingsService', () => {
 
     it('reloads after Redis loses its data, even when the version then reads as it did before', async () => {
       // A Redis database of this test's own, so its FLUSHDB touches nobody else's keys.
-      const client = redisClient('redis://127.0.0.1:6379/8');
-      if (client.status !== 'ready') await new Promise((resolve) => client.once('ready', resolve));
+      const client = redisClient(testRedisUrl(8));
+
+      if (client.status !== 'ready') await untilReady(client);
       await client.flushdb();
       const key = `test:settings:v:${randomUUID()}`;
       const [a, b] = [serviceWith(versionOn(client, key)), serviceWith(versionOn(client, key))];

@@ -1,21 +1,26 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { Permissions } from '@auth-rbac/nest-guard';
 import type { TestDatabase } from '../support/databases.mjs';
+import { useTestApp } from '../support/fixture.js';
 import { call, callerWithPermissions, type Caller } from '../support/rbac-factory.js';
+import { TEST_REDIS_URL, useRedis } from '../support/redis.js';
 import { createTestApp } from '../support/test-app.js';
-import { testDataSource } from '../support/test-database.js';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
 
 const SETUPS: [string, Record<string, string>][] = [
   ['without Redis (PostgreSQL read every time)', {}],
-  ['with Redis (cached, shared version)', { REDIS_URL: 'redis://127.0.0.1:6379' }],
+  ['with Redis (cached, shared version)', { REDIS_URL: TEST_REDIS_URL }],
 ];
 
 const PATH = '/api/admin/settings';
+/** The version counter of the settings in Redis, which every instance reads before its cached copy. */
+const SETTINGS_VERSION_KEY = 'settings:v';
 
 describe.each(SETUPS)('settings API on two instances %s', (_name, env) => {
+  const redis = env.REDIS_URL ? useRedis() : undefined;
+  // A database for each setup: the settings are global state its tests change. Test files share
+  // Redis; a limiter there must not refuse this file's registrations.
+  const fixture = useTestApp({ database: 'seeded', env: { ...env, RATE_LIMIT_PER_MINUTE: '10000' }, instances: 2 });
   let database: TestDatabase;
   let db: DataSource;
   let first: NestFastifyApplication;
@@ -25,23 +30,12 @@ describe.each(SETUPS)('settings API on two instances %s', (_name, env) => {
   let editor: Caller;
 
   beforeAll(async () => {
-    database = await createIsolatedDatabase({ seed: true });
-    // Test files share Redis; a limiter there must not refuse this file's registrations.
-    const appEnv = { ...env, DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '10000' };
-    first = await createTestApp({ env: appEnv });
-    second = await createTestApp({ env: appEnv });
-    db = testDataSource(database.url);
-    await db.initialize();
+    ({ database, db } = fixture);
+    [first, second] = fixture.apps;
     // Every caller signs in before any test switches a login method off.
     nobody = await callerWithPermissions(first, db, []);
-    viewer = await callerWithPermissions(first, db, [Permissions.SettingsView]);
-    editor = await callerWithPermissions(first, db, [Permissions.SettingsView, Permissions.SettingsEdit]);
-  });
-
-  afterAll(async () => {
-    await Promise.all([first?.close(), second?.close()]);
-    if (db?.isInitialized) await db.destroy();
-    await database?.drop();
+    viewer = await callerWithPermissions(first, db, ['settings.view']);
+    editor = await callerWithPermissions(first, db, ['settings.view', 'settings.edit']);
   });
 
   const put = (app: NestFastifyApplication, body: unknown, token = editor.token) => call(app, 'put', PATH, token, body);
@@ -72,14 +66,9 @@ describe.each(SETUPS)('settings API on two instances %s', (_name, env) => {
     it('answers both flags to a caller with settings.view, from rows in the database', async () => {
       const res = await call(second, 'get', PATH, viewer.token);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({
-        success: true,
-        data: { email_password: expect.any(Boolean), mobile_otp: expect.any(Boolean) },
-      });
-      expect(await stored()).toEqual({
-        email_password: res.body.data.email_password,
-        mobile_otp: res.body.data.mobile_otp,
-      });
+      // The service's initial values (AUTH_EMAIL_PASSWORD=true, AUTH_MOBILE_OTP=false), stored on first read.
+      expect(res.body).toEqual({ success: true, data: { email_password: true, mobile_otp: false } });
+      expect(await stored()).toEqual({ email_password: true, mobile_otp: false });
     });
   });
 
@@ -116,7 +105,10 @@ describe.each(SETUPS)('settings API on two instances %s', (_name, env) => {
       expect(await get(first)).toEqual({ email_password: true, mobile_otp: false });
       expect(await get(second)).toEqual({ email_password: true, mobile_otp: false });
 
+      const version = Number(await redis?.client.get(SETTINGS_VERSION_KEY));
       expect((await put(first, { mobile_otp: true })).status).toBe(200);
+      // With Redis, the change was published there, where the other instance reads it.
+      if (redis) expect(Number(await redis.client.get(SETTINGS_VERSION_KEY))).toBeGreaterThan(version);
       expect(await get(second)).toEqual({ email_password: true, mobile_otp: true });
 
       expect((await put(second, { email_password: false })).status).toBe(200);

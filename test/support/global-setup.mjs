@@ -5,20 +5,15 @@ import { buildAppConfig } from '../../dist/src/config/app-config.js';
 import { parseEnvironment } from '../../dist/src/config/environment.js';
 import { buildDataSourceOptions } from '../../dist/src/database/data-source-options.js';
 import { SeedService } from '../../dist/src/core/seeds/seed.service.js';
-import { createTestDatabase } from './databases.mjs';
+import { prepareTemplates } from './databases.mjs';
 
 /**
- * One database for the run, migrated and seeded once; test files share it and make their own
- * rows, so their order never matters. Workers inherit the environment set here.
+ * Migrates and seeds the run's template databases once; every test file then works on copies of
+ * its own (see database-environment.mjs), so no file sees another's rows or settings and their
+ * order never matters. Workers inherit the variables set here.
  */
 export default async function globalSetup() {
   const serverUrl = process.env.DATABASE_URL || undefined;
-  const database = await createTestDatabase(serverUrl);
-  globalThis.testDatabase = database;
-  process.env.TEST_SERVER_URL = serverUrl ?? '';
-  process.env.TEST_DATABASE_URL = database.url;
-  process.env.TEST_DATABASE_KIND = database.kind;
-
   const config = buildAppConfig(
     parseEnvironment({
       APP_ENV: 'test',
@@ -27,17 +22,23 @@ export default async function globalSetup() {
       ARGON2_ITERATIONS: '1',
     }),
   );
-  const dataSource = new DataSource(
-    buildDataSourceOptions({ url: database.url, poolSize: 2, connectTimeoutMs: 5000, migrationsRun: false }),
-  );
-  await dataSource.initialize();
-  try {
-    await dataSource.runMigrations({ transaction: 'each' });
-    await new SeedService(dataSource, config, new PasswordHasher(config)).run();
-  } finally {
-    await dataSource.destroy();
-  }
+  const run = await prepareTemplates(serverUrl, async (url, template) => {
+    const dataSource = new DataSource(
+      buildDataSourceOptions({ url, poolSize: 2, connectTimeoutMs: 5000, migrationsRun: false }),
+    );
+    await dataSource.initialize();
+    try {
+      if (template === 'migrated') await dataSource.runMigrations({ transaction: 'each' });
+      else await new SeedService(dataSource, config, new PasswordHasher(config)).run();
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+  globalThis.testRun = run;
+  Object.assign(process.env, run);
   process.stdout.write(
-    `\nTest database: ${database.kind === 'server' ? `new database on ${serverUrl}` : 'embedded, in memory'}\n`,
+    `\nTest databases: ${
+      serverUrl ? `copies of a migrated template on ${serverUrl}` : 'embedded, copies of a migrated data folder'
+    }\n`,
   );
 }

@@ -5,9 +5,13 @@ import { AppModule } from '../../src/app.module.js';
 import { AppConfig } from '../../src/config/app-config.js';
 import { APP_OPTIONS, configureHttpApp, createHttpAdapter, useStructuredLogs } from '../../src/http-app.js';
 import { createTestConfig } from './test-config.js';
+import { fileDatabase } from './test-database.js';
 
 export interface TestAppOptions {
-  /** Variables over the test defaults; `undefined` removes one, so the service's default applies. */
+  /**
+   * Variables over the test defaults; `undefined` removes one, so the service's default applies.
+   * Without `DATABASE_URL`, the app runs on the test file's database.
+   */
   env?: Record<string, string | undefined>;
   /** Extra controllers or providers, e.g. a route that throws, to test the HTTP layer. */
   extra?: Pick<ModuleMetadata, 'controllers' | 'providers'>;
@@ -19,9 +23,11 @@ export interface TestAppOptions {
   logger?: LoggerService | LogLevel[] | 'pino';
 }
 
-/** The real application on the run's database, configured exactly as `main.ts` configures it. */
+/** The real application on a test database, configured exactly as `main.ts` configures it. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<NestFastifyApplication> {
-  const config = createTestConfig(options.env);
+  const env = { ...options.env };
+  if (!('DATABASE_URL' in env)) env.DATABASE_URL = (await fileDatabase()).url;
+  const config = createTestConfig(env);
   const moduleRef = await Test.createTestingModule({ imports: [AppModule], ...options.extra })
     .overrideProvider(AppConfig)
     .useValue(config)

@@ -5,15 +5,15 @@ import { parseEnvironment } from '../../src/config/environment.js';
 export const TEST_JWT_SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 
 /**
- * The configuration a test app runs with: the run's database, migrations already applied, and
- * Argon2 made cheap through configuration (one test proves the production defaults). An
- * override of `undefined` removes the variable, so the service's own default applies.
+ * The configuration a test app runs with: migrations already applied (test databases are copies
+ * of a migrated template), and Argon2 made cheap through configuration (one test proves the
+ * production defaults). An override of `undefined` removes the variable, so the service's own
+ * default applies. `DATABASE_URL` is the caller's to give (`createTestApp` gives the file's).
  */
 export function createTestConfig(overrides: Record<string, string | undefined> = {}): AppConfig {
   const env: Record<string, string | undefined> = {
     APP_ENV: 'test',
     JWT_SECRET: TEST_JWT_SECRET,
-    DATABASE_URL: process.env.TEST_DATABASE_URL,
     DB_MIGRATIONS_RUN: 'false',
     ARGON2_MEMORY_KIB: '1024',
     ARGON2_ITERATIONS: '1',

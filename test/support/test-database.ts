@@ -1,22 +1,50 @@
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/data-source-options.js';
-import { createTestDatabase, type TestDatabase } from './databases.mjs';
+import type { Template, TestDatabase } from './databases.mjs';
+
+export type { Template, TestDatabase };
+
+/** What the e2e project's environment (database-environment.mjs) offers each test file. */
+interface TestDatabases {
+  file(): Promise<TestDatabase>;
+  create(template: Template): Promise<TestDatabase>;
+}
+
+function testDatabases(): TestDatabases {
+  const databases = (globalThis as { testDatabases?: TestDatabases }).testDatabases;
+  if (!databases) throw new Error('Databases exist only in the e2e project (its environment makes them).');
+  return databases;
+}
+
+/**
+ * The test file's own database, a copy of the run's migrated and seeded template made on the
+ * file's first call; every app and data source of the file uses it unless told otherwise. It is
+ * dropped after the file.
+ */
+export function fileDatabase(): Promise<TestDatabase> {
+  return testDatabases().file();
+}
+
+/**
+ * Another database for this test file alone, a copy of `template`, for tests that need a state
+ * the file's database no longer has (no rows at all, settings never changed). Dropped after the
+ * file, or earlier by its `drop`.
+ */
+export function createDatabase(template: Template = 'seeded'): Promise<TestDatabase> {
+  return testDatabases().create(template);
+}
 
 /** A data source on `url` with the service's own options, migrations not run. */
 export function testDataSource(url: string): DataSource {
   return new DataSource(buildDataSourceOptions({ url, poolSize: 4, connectTimeoutMs: 5000, migrationsRun: false }));
 }
 
-/** The run's shared, migrated and seeded database. */
-export function sharedDataSource(): DataSource {
-  return testDataSource(process.env.TEST_DATABASE_URL!);
-}
-
-/** Runs `work` against a new, empty database of the run's kind, then drops it. */
-export async function withEmptyDatabase<T>(
+/** Runs `work` against a new database made from `template`, then drops it. */
+export async function withDatabase<T>(
+  template: Template,
   work: (dataSource: DataSource, database: TestDatabase) => Promise<T>,
 ): Promise<T> {
-  const database = await createTestDatabase(process.env.TEST_SERVER_URL || undefined, 'auth_scratch');
+  const database = await createDatabase(template);
   const dataSource = testDataSource(database.url);
   try {
     await dataSource.initialize();

@@ -2,8 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { registerUser, uniqueEmail, type RegisteredUser } from '../support/auth-factory.js';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { useTestApp } from '../support/fixture.js';
 
 const TRIES = 50;
 const MAX_RELATIVE_DIFFERENCE = 0.2;
@@ -19,29 +18,24 @@ describe('login timing does not reveal whether an account exists', () => {
   let db: DataSource;
   let known: RegisteredUser;
 
-  beforeAll(async () => {
-    app = await createTestApp({
-      env: {
-        // `undefined` removes the tests' cheap setting: the service's defaults apply.
-        ARGON2_MEMORY_KIB: undefined,
-        ARGON2_ITERATIONS: undefined,
-        // 50 wrong passwords for one account must not lock it or hit a rate limit.
-        LOCKOUT_THRESHOLD: '1000',
-        RATE_LIMIT_PER_MINUTE: '1000000',
-        RATE_LIMIT_GLOBAL_PER_MINUTE: '1000000',
-      },
-    });
+  const fixture = useTestApp({
+    env: {
+      // `undefined` removes the tests' cheap setting: the service's defaults apply.
+      ARGON2_MEMORY_KIB: undefined,
+      ARGON2_ITERATIONS: undefined,
+      // 50 wrong passwords for one account must not lock it or hit a rate limit.
+      LOCKOUT_THRESHOLD: '1000',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      RATE_LIMIT_GLOBAL_PER_MINUTE: '1000000',
+    },
     // Listening once keeps supertest from opening a server per request, a cost that is pure noise here.
-    await app.listen(0, '127.0.0.1');
-    db = sharedDataSource();
-    await db.initialize();
+    listen: true,
+  });
+
+  beforeAll(async () => {
+    ({ app, db } = fixture);
     known = await registerUser(app);
   }, 60_000);
-
-  afterAll(async () => {
-    await app?.close();
-    if (db?.isInitialized) await db.destroy();
-  });
 
   /** One login's latency in milliseconds, after checking it was refused as a wrong credential. */
   async function timedLogin(email: string): Promise<number> {

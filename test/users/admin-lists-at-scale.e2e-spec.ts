@@ -4,11 +4,8 @@ import type { DataSource } from 'typeorm';
 import { adminUsersPageQuery } from '../../src/core/users/users.repository.js';
 import { loginTokens, registerUser, sleep } from '../support/auth-factory.js';
 import { insertBulkUsers } from '../support/bulk-users.js';
-import type { TestDatabase } from '../support/databases.mjs';
-import { createIsolatedDatabase } from '../support/isolated-database.js';
+import { useTestApp } from '../support/fixture.js';
 import { callerWithPermissions, type Caller } from '../support/rbac-factory.js';
-import { createTestApp } from '../support/test-app.js';
-import { testDataSource } from '../support/test-database.js';
 
 const BULK_USERS = 300_000;
 const onServer = Boolean(process.env.TEST_SERVER_URL);
@@ -32,28 +29,18 @@ function nodesOf(plan: PlanNode): PlanNode[] {
  * one caller's flood of list requests is capped without starving anyone else.
  */
 describe('admin lists at scale', () => {
-  let database: TestDatabase;
+  const fixture = useTestApp({ listen: true });
   let db: DataSource;
   let app: NestFastifyApplication;
   let admin: Caller;
   let baseUrl: string;
 
   beforeAll(async () => {
-    database = await createIsolatedDatabase({ seed: true });
-    db = testDataSource(database.url);
-    await db.initialize();
+    ({ app, db } = fixture);
     await insertBulkUsers(db, BULK_USERS, { prefix: 'scale', roleNames: ['user'], roleEvery: 5 });
-    app = await createTestApp({ env: { DATABASE_URL: database.url } });
-    await app.listen(0, '127.0.0.1');
     baseUrl = await app.getUrl();
     admin = await callerWithPermissions(app, db, ['users.view']);
   }, 300_000);
-
-  afterAll(async () => {
-    await app?.close();
-    if (db?.isInitialized) await db.destroy();
-    await database?.drop();
-  });
 
   const list = (query: string, token = admin.token): Promise<Response> =>
     request(baseUrl).get(`/api/admin/users${query}`).set('authorization', `Bearer ${token}`);

@@ -14,9 +14,8 @@ import {
   type RegisteredUser,
 } from '../support/auth-factory.js';
 import { callerWithPermissions, type Caller } from '../support/rbac-factory.js';
-import { resetTokenFrom, SmtpSink, type ReceivedMail } from '../support/smtp-sink.js';
-import { createTestApp } from '../support/test-app.js';
-import { sharedDataSource } from '../support/test-database.js';
+import { useTestApp } from '../support/fixture.js';
+import { resetTokenFrom, type ReceivedMail, type SmtpSink } from '../support/smtp-sink.js';
 
 const APP_URL = 'https://accounts.example.test';
 const NEW_PASSWORD = 'Violet-Harbour-Quill-77';
@@ -29,18 +28,10 @@ describe('identity changes: what was issued to the old identity ends', () => {
   let db: DataSource;
   let admin: Caller;
 
+  const fixture = useTestApp({ smtp: true, env: { APP_URL } });
   beforeAll(async () => {
-    sink = await SmtpSink.start();
-    app = await createTestApp({ env: { SMTP_URL: sink.url, APP_URL } });
-    db = sharedDataSource();
-    await db.initialize();
+    ({ smtp: sink, app, db } = fixture);
     admin = await callerWithPermissions(app, db, ['users.view', 'users.edit']);
-  });
-
-  afterAll(async () => {
-    await db.destroy();
-    await app.close();
-    await sink.stop();
   });
 
   const server = () => app.getHttpServer();
