@@ -1,3 +1,5 @@
+// class-transformer's @Type reads design metadata, which the application's entry point loads.
+import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { PageQuery, pageOf, pageOffset } from './pagination.dto.js';
