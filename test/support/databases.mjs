@@ -1,12 +1,18 @@
 // Plain JavaScript on the built service: Jest loads its global setup and test environments
 // outside its own module system, so this file serves them and the tests alike. `npm test`
 // builds first.
+import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../../dist/src/database/embedded-postgres.js';
+
+// The service's code run here (embedded databases, migrations, seeding) logs only what is wrong:
+// a line per test database would bury the tests' own output. Apps under test log on their own terms.
+Logger.overrideLogger(['error', 'warn']);
+
 
 /**
  * What a new test database starts from: `empty` (no schema), `migrated` (every migration, no

@@ -27,16 +27,8 @@ export interface DatabaseFixtureOptions {
  */
 export function useTestDatabase(options: DatabaseFixtureOptions = {}): DatabaseFixture {
   const fixture = {} as DatabaseFixture;
-  beforeAll(async () => {
-    fixture.database = await openDatabase(options.database ?? 'file');
-    fixture.db = testDataSource(fixture.database.url);
-    await fixture.db.initialize();
-  });
-  afterAll(async () => {
-    if (fixture.db?.isInitialized) await fixture.db.destroy();
-    // The file's database outlives the block: the environment drops it after the file.
-    if ((options.database ?? 'file') !== 'file') await fixture.database?.drop();
-  });
+  beforeAll(() => openDatabase(fixture, options.database ?? 'file'));
+  afterAll(() => closeDatabase(fixture, options.database ?? 'file'));
   return fixture;
 }
 
@@ -73,9 +65,7 @@ export function useTestApp(options: AppFixtureOptions = {}): AppFixture {
   const { database = 'file', smtp, sms, instances = 1, listen, env, ...appOptions } = options;
   const fixture = { apps: [] as NestFastifyApplication[] } as AppFixture;
   beforeAll(async () => {
-    fixture.database = await openDatabase(database);
-    fixture.db = testDataSource(fixture.database.url);
-    await fixture.db.initialize();
+    await openDatabase(fixture, database);
     const receivers: Record<string, string> = {};
     if (smtp) {
       fixture.smtp = await SmtpSink.start();
@@ -100,14 +90,21 @@ export function useTestApp(options: AppFixtureOptions = {}): AppFixture {
     await Promise.all(fixture.apps.map((app) => app.close()));
     await fixture.sms?.stop();
     await fixture.smtp?.stop();
-    if (fixture.db?.isInitialized) await fixture.db.destroy();
-    if (database !== 'file') await fixture.database?.drop();
+    await closeDatabase(fixture, database);
   });
   return fixture;
 }
 
-function openDatabase(database: 'file' | Template): Promise<TestDatabase> {
-  return database === 'file' ? fileDatabase() : createDatabase(database);
+async function openDatabase(fixture: DatabaseFixture, database: 'file' | Template): Promise<void> {
+  fixture.database = database === 'file' ? await fileDatabase() : await createDatabase(database);
+  fixture.db = testDataSource(fixture.database.url);
+  await fixture.db.initialize();
+}
+
+async function closeDatabase(fixture: Partial<DatabaseFixture>, database: 'file' | Template): Promise<void> {
+  if (fixture.db?.isInitialized) await fixture.db.destroy();
+  // The file's database outlives the block: the test environment drops it after the file.
+  if (database !== 'file') await fixture.database?.drop();
 }
 
 /** Both login methods on and no send-otp cooldown: the set-up of the SMS and second-factor tests. */

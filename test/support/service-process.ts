@@ -13,9 +13,14 @@ export interface RunningService {
 
 /**
  * Starts the built service (`node dist/src/main.js`) as a user would, in `cwd`, with only the
- * given environment, and waits until it says where it listens.
+ * given environment, and waits until it says where it listens (at most `startMs`; a service
+ * that has not said so by then is killed, so it holds no port or data folder after the test).
  */
-export async function startService(cwd: string, env: Record<string, string>): Promise<RunningService> {
+export async function startService(
+  cwd: string,
+  env: Record<string, string>,
+  startMs = 45_000,
+): Promise<RunningService> {
   const child = spawn(process.execPath, [MAIN], {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: cwd, PORT: '0', NO_COLOR: '1', ...env },
@@ -29,7 +34,11 @@ export async function startService(cwd: string, env: Record<string, string>): Pr
   );
 
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start in time:\n${output}`)), 45_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service did not start in time:\n${output}`));
+    }, startMs);
+
     const onData = () => {
       const match = /Listening on (http:\/\/[^\s]+)/.exec(output);
       if (match) {
