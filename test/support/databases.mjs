@@ -13,7 +13,6 @@ import { startEmbeddedPostgres } from '../../dist/src/database/embedded-postgres
 // a line per test database would bury the tests' own output. Apps under test log on their own terms.
 Logger.overrideLogger(['error', 'warn']);
 
-
 /**
  * What a new test database starts from: `empty` (no schema), `migrated` (every migration, no
  * rows), `seeded` (migrated, then seeded as the service seeds a new database).
