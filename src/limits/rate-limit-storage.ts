@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { ThrottlerStorageService, type ThrottlerStorage } from '@nestjs/throttler';
+import type { ThrottlerStorage } from '@nestjs/throttler';
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { REDIS, type RedisClient } from '../redis/redis-client.js';
@@ -70,6 +70,94 @@ export class RedisRateLimitStorage implements ThrottlerStorage {
   }
 }
 
+interface WindowCounter {
+  hits: number;
+  windowEndsAt: number;
+  blockedUntil: number;
+}
+
+/** How often counters whose window and block are both over are dropped. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+/**
+ * Counters in this process, on the same fixed windows as HIT_SCRIPT, so a limit means the same
+ * with or without Redis. A hit costs one map lookup: the throttler's own in-process storage keeps
+ * every hit's expiry in an array that it filters on each hit, which at a few thousand requests a
+ * second made every request copy arrays of a hundred thousand entries and held them in memory.
+ */
+export class LocalRateLimitStorage implements ThrottlerStorage {
+  private readonly counters = new Map<string, WindowCounter>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly now: () => number = Date.now) {
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
+    this.sweeper.unref();
+  }
+
+  increment(key: string, ttl: number, limit: number, blockDuration: number): Promise<RateLimitRecord> {
+    const now = this.now();
+    let counter = this.counters.get(key);
+    if (counter && counter.blockedUntil > now) {
+      const left = counter.blockedUntil - now;
+      return Promise.resolve({
+        totalHits: limit + 1,
+        timeToExpire: seconds(left),
+        isBlocked: true,
+        timeToBlockExpire: seconds(left),
+      });
+    }
+    if (!counter || counter.windowEndsAt <= now) {
+      counter = { hits: 0, windowEndsAt: now + ttl, blockedUntil: 0 };
+      this.counters.set(key, counter);
+    }
+    counter.hits += 1;
+    const windowLeft = counter.windowEndsAt - now;
+    if (counter.hits <= limit) {
+      return Promise.resolve({
+        totalHits: counter.hits,
+        timeToExpire: seconds(windowLeft),
+        isBlocked: false,
+        timeToBlockExpire: 0,
+      });
+    }
+    if (blockDuration <= 0) {
+      return Promise.resolve({
+        totalHits: counter.hits,
+        timeToExpire: seconds(windowLeft),
+        isBlocked: true,
+        timeToBlockExpire: seconds(windowLeft),
+      });
+    }
+    // Blocked: the next window starts afresh once the block is over.
+    const hits = counter.hits;
+    counter.hits = 0;
+    counter.windowEndsAt = now;
+    counter.blockedUntil = now + blockDuration;
+    return Promise.resolve({
+      totalHits: hits,
+      timeToExpire: seconds(windowLeft),
+      isBlocked: true,
+      timeToBlockExpire: seconds(blockDuration),
+    });
+  }
+
+  /** Drops the counters whose window and block are both over: they would start afresh anyway. */
+  sweep(): void {
+    const now = this.now();
+    for (const [key, counter] of this.counters) {
+      if (counter.windowEndsAt <= now && counter.blockedUntil <= now) this.counters.delete(key);
+    }
+  }
+
+  get size(): number {
+    return this.counters.size;
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+  }
+}
+
 /** How long a hit may wait for Redis before the in-process counters answer instead. */
 export const REDIS_HIT_TIMEOUT_MS = 1000;
 /** After a failure, Redis is left alone this long, so an outage does not slow every request. */
@@ -84,7 +172,7 @@ const REDIS_RETRY_AFTER_MS = 5000;
 @Injectable()
 export class RateLimitStorage implements ThrottlerStorage, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimits');
-  private readonly local = new ThrottlerStorageService();
+  private readonly local = new LocalRateLimitStorage();
   private readonly shared: RedisRateLimitStorage | null;
   private degraded = false;
   private skipSharedUntil = 0;
@@ -93,15 +181,9 @@ export class RateLimitStorage implements ThrottlerStorage, OnApplicationShutdown
     this.shared = redis ? new RedisRateLimitStorage(redis) : null;
   }
 
-  async increment(
-    key: string,
-    ttl: number,
-    limit: number,
-    blockDuration: number,
-    throttlerName: string,
-  ): Promise<RateLimitRecord> {
+  async increment(key: string, ttl: number, limit: number, blockDuration: number): Promise<RateLimitRecord> {
     if (!this.shared || Date.now() < this.skipSharedUntil) {
-      return this.local.increment(key, ttl, limit, blockDuration, throttlerName);
+      return this.local.increment(key, ttl, limit, blockDuration);
     }
     try {
       const record = await withTimeout(this.shared.increment(key, ttl, limit, blockDuration), REDIS_HIT_TIMEOUT_MS);
@@ -118,12 +200,12 @@ export class RateLimitStorage implements ThrottlerStorage, OnApplicationShutdown
           `Redis unavailable for rate limits (${(error as Error).message}); counting in this process until it is back.`,
         );
       }
-      return this.local.increment(key, ttl, limit, blockDuration, throttlerName);
+      return this.local.increment(key, ttl, limit, blockDuration);
     }
   }
 
   onApplicationShutdown(): void {
-    this.local.onApplicationShutdown();
+    this.local.close();
   }
 }
 
