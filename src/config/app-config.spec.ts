@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { buildAppConfig, ConfigurationError } from './app-config.js';
 import { InvalidEnvironmentError, parseEnvironment } from './environment.js';
 
@@ -18,7 +19,12 @@ describe('configuration', () => {
     expect(config.resetTokenTtl).toBe(3600);
     expect(config.otp).toEqual({ length: 6, ttl: 300, resendSeconds: 60, hourlyCap: 10 });
     expect(config.loginMethods).toEqual({ emailPassword: true, mobileOtp: false });
-    expect(config.passwordHashing).toEqual({ memoryKib: 19456, iterations: 2, parallelism: 1 });
+    expect(config.passwordHashing).toEqual({
+      memoryKib: 19456,
+      iterations: 2,
+      parallelism: 1,
+      concurrency: availableParallelism(),
+    });
     expect(config.limits).toEqual({
       ratePerMinute: 30,
       globalRatePerMinute: 1200,
@@ -29,6 +35,11 @@ describe('configuration', () => {
     expect(config.sms.transport).toBe('log');
     expect(config.database.url).toBeUndefined();
     expect(config.database.dataDir).toMatch(/\/data$/);
+  });
+
+  it('runs ARGON2_CONCURRENCY hashes at once, at least one', () => {
+    expect(build({ JWT_SECRET: STRONG_SECRET, ARGON2_CONCURRENCY: '3' }).passwordHashing.concurrency).toBe(3);
+    expect(() => build({ JWT_SECRET: STRONG_SECRET, ARGON2_CONCURRENCY: '0' })).toThrow(InvalidEnvironmentError);
   });
 
   it('reads numbers and booleans from strings', () => {

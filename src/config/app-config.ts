@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { availableParallelism } from 'node:os';
 import { isCommonPassword } from '../common/common-passwords.js';
 import { Environment, parseEnvironment } from './environment.js';
 import { isGuessableSecret } from './secret-strength.js';
@@ -59,7 +60,12 @@ export abstract class AppConfig {
   };
   /** Other services asking about tokens (POST /api/auth/introspect). */
   abstract readonly introspection: { clients: { id: string; secret: string }[]; ratePerMinute: number };
-  abstract readonly passwordHashing: { memoryKib: number; iterations: number; parallelism: number };
+  abstract readonly passwordHashing: {
+    memoryKib: number;
+    iterations: number;
+    parallelism: number;
+    concurrency: number;
+  };
   abstract readonly resetTokenTtl: number;
   abstract readonly otp: {
     length: number;
@@ -160,6 +166,7 @@ export function buildAppConfig(env: Environment): AppConfig {
       memoryKib: env.ARGON2_MEMORY_KIB,
       iterations: env.ARGON2_ITERATIONS,
       parallelism: env.ARGON2_PARALLELISM,
+      concurrency: env.ARGON2_CONCURRENCY ?? availableParallelism(),
     },
     resetTokenTtl: env.RESET_TOKEN_EXPIRY,
     otp: {

@@ -290,6 +290,14 @@ export class Environment {
   @Min(1)
   ARGON2_PARALLELISM = 1;
 
+  /** Hashes computed at once in this process; unset, one per core. */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1024)
+  ARGON2_CONCURRENCY?: number;
+
   @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose' = 'log';
 
@@ -383,4 +391,5 @@ const declaredOptionalKeys = [
   'JWT_PREVIOUS_SECRETS',
   'JWT_PREVIOUS_PUBLIC_KEYS',
   'SERVICE_CLIENTS',
+  'ARGON2_CONCURRENCY',
 ];

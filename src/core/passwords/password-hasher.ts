@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { hash, verify, type Options } from '@node-rs/argon2';
 import { randomBytes } from 'node:crypto';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { normalizePassword } from '../../common/normalize.js';
 import { AppConfig } from '../../config/app-config.js';
 
@@ -16,13 +17,19 @@ const ARGON2ID = 2;
 /**
  * Argon2id hashing with a random salt per hash. @node-rs/argon2 runs on the libuv thread pool,
  * so hashing never blocks the event loop.
+ *
+ * At most ARGON2_CONCURRENCY hashes run at once (one per core by default); the rest wait their
+ * turn. More at once would not finish sooner: they would share the same cores, each holding its
+ * ARGON2_MEMORY_KIB, and take CPU from the event loop and the database beside them.
  */
 @Injectable()
 export class PasswordHasher {
   private readonly options: Options;
+  private readonly limit: LimitFunction;
   private dummyHash?: Promise<string>;
 
   constructor(config: AppConfig) {
+    this.limit = pLimit(config.passwordHashing.concurrency);
     this.options = {
       algorithm: ARGON2ID,
       memoryCost: config.passwordHashing.memoryKib,
@@ -36,7 +43,8 @@ export class PasswordHasher {
    * form: typed composed or decomposed, in full-width or not, it is one password.
    */
   hash(password: string): Promise<string> {
-    return hash(normalizePassword(password), this.options);
+    const normalized = normalizePassword(password);
+    return this.limit(() => hash(normalized, this.options));
   }
 
   /** Constant-time comparison happens inside argon2's verify. */
@@ -50,9 +58,18 @@ export class PasswordHasher {
    */
   async check(passwordHash: string, password: string): Promise<PasswordCheck> {
     const normalized = normalizePassword(password);
-    if (await verify(passwordHash, normalized)) return { valid: true };
-    if (normalized === password || !(await verify(passwordHash, password))) return { valid: false };
+    if (await this.verifyOne(passwordHash, normalized)) return { valid: true };
+    if (normalized === password || !(await this.verifyOne(passwordHash, password))) return { valid: false };
     return { valid: true, rehash: await this.hash(password) };
+  }
+
+  /** Hashes running now, and those waiting for their turn. */
+  get load(): { active: number; waiting: number } {
+    return { active: this.limit.activeCount, waiting: this.limit.pendingCount };
+  }
+
+  private verifyOne(passwordHash: string, password: string): Promise<boolean> {
+    return this.limit(() => verify(passwordHash, password));
   }
 
   /**
