@@ -1,16 +1,22 @@
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Logger } from '@nestjs/common';
+import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { extractClusterTemplate, loadClusterTemplate } from './embedded-template.js';
 import { createPGliteSocketServer } from './pglite-socket-server.js';
 
 /** Memory settings of the embedded server (written to its postgresql.conf at every start). */
 const EMBEDDED_POSTGRESQL_CONF = ['shared_buffers = 32MB', 'maintenance_work_mem = 16MB', 'wal_buffers = 1MB'];
 
+/** How the cluster came to be: found in the data folder, loaded from the shipped template, or made by initdb. */
+export type EmbeddedCluster = 'existing' | 'template' | 'initdb';
+
 export interface EmbeddedPostgres {
   /** A `postgres://` URL the ordinary `pg` driver connects to. */
   readonly url: string;
+  readonly cluster: EmbeddedCluster;
   stop(): Promise<void>;
 }
 
@@ -29,8 +35,12 @@ export async function startEmbeddedPostgres(options: {
   const logger = new Logger('EmbeddedPostgres');
   const release = options.dataDir ? await lockDataDir(options.dataDir) : async () => undefined;
   try {
+    const pgdata = options.dataDir ? path.join(options.dataDir, 'pgdata') : undefined;
+    const { cluster, loadDataDir } = await prepareCluster(pgdata);
+    if (cluster === 'initdb') logger.warn('No cluster template for this PGlite release: running initdb');
     const db = await PGlite.create({
-      dataDir: options.dataDir ? path.join(options.dataDir, 'pgdata') : undefined,
+      dataDir: pgdata,
+      loadDataDir,
       // The admin search's trigram indexes (a migration creates the extension, as on a server).
       extensions: { pg_trgm },
       // PGlite's WASM heap grows to hold shared_buffers and never shrinks: its default 128 MB
@@ -50,6 +60,7 @@ export async function startEmbeddedPostgres(options: {
     let stopped = false;
     return {
       url,
+      cluster,
       async stop() {
         if (stopped) return;
         stopped = true;
@@ -62,6 +73,21 @@ export async function startEmbeddedPostgres(options: {
     await release();
     throw error;
   }
+}
+
+/**
+ * A new cluster comes from the shipped template where there is one for this PGlite release:
+ * unpacked into an empty data folder, or handed to PGlite for a cluster in memory.
+ */
+async function prepareCluster(pgdata: string | undefined): Promise<{ cluster: EmbeddedCluster; loadDataDir?: Blob }> {
+  if (pgdata === undefined) {
+    const loadDataDir = await loadClusterTemplate();
+    return loadDataDir ? { cluster: 'template', loadDataDir } : { cluster: 'initdb' };
+  }
+  if (existsSync(path.join(pgdata, 'PG_VERSION'))) return { cluster: 'existing' };
+  // Anything else already there is left to PGlite, as before there was a template.
+  if (existsSync(pgdata)) return { cluster: 'initdb' };
+  return { cluster: (await extractClusterTemplate(pgdata)) ? 'template' : 'initdb' };
 }
 
 /**

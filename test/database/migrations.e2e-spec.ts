@@ -60,8 +60,8 @@ describe.each(kinds)('migrations on an empty %s database', (_kind, emptyDatabase
       if (dataSource.isInitialized) await dataSource.destroy();
       await database.drop();
     }
-    // A new embedded cluster runs PGlite's initdb, then every migration twice and every revert:
-    // on two loaded cores that alone can pass the run's 60 s default. A limit, not a measurement.
+    // Every migration twice and every revert on a new embedded cluster: on two loaded cores that
+    // can pass the run's 60 s default. A limit, not a measurement.
   }, 180_000);
 });
 
