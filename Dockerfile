@@ -19,6 +19,8 @@ COPY packages/nest-guard/package.json ./packages/nest-guard/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/packages/nest-guard/dist ./packages/nest-guard/dist
+# The embedded database's cluster template (a new DATA_DIR starts from it instead of initdb).
+COPY assets ./assets
 RUN mkdir -p /var/lib/auth && chown node:node /var/lib/auth
 USER node
 # The embedded database (when DATABASE_URL is unset) and the generated seed passwords live here.
@@ -26,6 +28,7 @@ VOLUME ["/var/lib/auth"]
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-# Applies pending migrations (DB_MIGRATIONS_RUN, default true), then serves.
+# Applies pending migrations (DB_MIGRATIONS_RUN, default true), then serves. Node's options are
+# those of `npm run start:prod` (README, "Performance": the heap and the embedded database's memory).
 # Admin commands need no compiler: docker run ... auth-service npm run cli -- seed
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "--optimize-for-size", "--max-semi-space-size=2", "--liftoff-only", "dist/src/main.js"]

@@ -52,14 +52,29 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-/** Starts a built entry point (`dist/...`) with exactly `env` (plus PATH), and waits until it is ready. */
+/**
+ * Node's options from the `start:prod` script (the Dockerfile's CMD is checked against it), so
+ * the benchmark measures the service as it is started: heap sizes and compiler choices are part
+ * of its memory and speed.
+ */
+export function serviceNodeOptions(): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const [command, ...args] = pkg.scripts['start:prod']!.split(/\s+/);
+  if (command !== 'node') throw new Error(`start:prod does not start node: ${pkg.scripts['start:prod']}`);
+  return args.filter((arg) => arg.startsWith('--'));
+}
+
+/**
+ * Starts a built entry point (`dist/...`) with exactly `env` (plus PATH) and the Node options of
+ * `start:prod`, and waits until it is ready.
+ */
 export async function startService(
   entry: string,
   env: Record<string, string>,
   readyWithinMs = 120_000,
 ): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, entry)], {
+  const child = spawn(process.execPath, [...serviceNodeOptions(), path.join(ROOT, entry)], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
