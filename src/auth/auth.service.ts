@@ -90,17 +90,12 @@ export class AuthService {
 
   /** Same error, and the same Argon2 work, whether the account is unknown or the password wrong. */
   private async verifyPassword(dto: LoginDto, client: ClientInfo): Promise<UserWithPassword> {
-    const user = dto.email
-      ? await this.users.findByEmailWithPassword(dto.email)
-      : await this.users.findByMobileWithPassword(dto.mobile!);
     // Counted before the password is checked, so parallel guesses cannot outrun the lockout (429).
-    const subject = lockoutSubject(user?.id ?? null, dto);
+    const { account: user, subject, refusal } = await this.lockout.beginSignIn(dto);
     const method = dto.email ? 'email' : 'mobile';
-    try {
-      await this.lockout.begin(subject);
-    } catch (error) {
+    if (refusal) {
       await this.audit.record({ type: 'login.locked', actorId: user?.id ?? null, client, details: { method } });
-      throw error;
+      throw refusal;
     }
     const check = user
       ? await this.passwords.check(user.passwordHash, dto.password)

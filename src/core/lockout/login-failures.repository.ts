@@ -1,5 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { userWithPasswordSql, type UserWithPassword } from '../users/users.repository.js';
+
+export interface AttemptCount {
+  failures: number;
+  retry_after: number | null;
+}
+
+/** Counts one attempt of `subject` (an SQL expression); `$2` is the window in seconds. */
+function countAttemptSql(subject: string): string {
+  return `INSERT INTO login_failures AS f (subject, failures, locked_until, last_attempt_at)
+          SELECT ${subject}, 1, NULL, now()
+          ON CONFLICT (subject) DO UPDATE SET
+            failures = CASE
+              WHEN f.locked_until > now() THEN f.failures
+              WHEN f.locked_until IS NOT NULL OR f.last_attempt_at <= now() - make_interval(secs => $2) THEN 1
+              ELSE f.failures + 1 END,
+            locked_until = CASE WHEN f.locked_until > now() THEN f.locked_until END,
+            last_attempt_at = CASE WHEN f.locked_until > now() THEN f.last_attempt_at ELSE now() END
+          RETURNING failures, ceil(extract(epoch FROM locked_until - now()))::int AS retry_after`;
+}
 
 /** The `login_failures` table: one row of consecutive failed password logins per subject. */
 @Injectable()
@@ -20,21 +40,28 @@ export class LoginFailuresRepository {
    * Counts one attempt in one atomic upsert; a count older than `windowSeconds` starts over.
    * Answers the count and, while a lock holds, the seconds left of it.
    */
-  async count(subject: string, windowSeconds: number): Promise<{ failures: number; retry_after: number | null }> {
-    const [row]: { failures: number; retry_after: number | null }[] = await this.dataSource.query(
-      `INSERT INTO login_failures AS f (subject, failures, locked_until, last_attempt_at)
-       VALUES ($1, 1, NULL, now())
-       ON CONFLICT (subject) DO UPDATE SET
-         failures = CASE
-           WHEN f.locked_until > now() THEN f.failures
-           WHEN f.locked_until IS NOT NULL OR f.last_attempt_at <= now() - make_interval(secs => $2) THEN 1
-           ELSE f.failures + 1 END,
-         locked_until = CASE WHEN f.locked_until > now() THEN f.locked_until END,
-         last_attempt_at = CASE WHEN f.locked_until > now() THEN f.last_attempt_at ELSE now() END
-       RETURNING failures, ceil(extract(epoch FROM locked_until - now()))::int AS retry_after`,
-      [subject, windowSeconds],
+  async count(subject: string, windowSeconds: number): Promise<AttemptCount> {
+    const [row]: AttemptCount[] = await this.dataSource.query(countAttemptSql('$1'), [subject, windowSeconds]);
+    return row!;
+  }
+
+  /**
+   * A sign-in's two first steps in one statement: reads the account `column` names, and counts
+   * the attempt for that account (`user:<id>`), or for `unknownSubject` when there is none.
+   */
+  async countSignIn(
+    column: 'email' | 'mobile',
+    value: string,
+    unknownSubject: string,
+    windowSeconds: number,
+  ): Promise<AttemptCount & { account: UserWithPassword | null }> {
+    const [row]: (AttemptCount & { account: UserWithPassword | null })[] = await this.dataSource.query(
+      `WITH account AS (${userWithPasswordSql(column)}),
+            counted AS (${countAttemptSql(`coalesce((SELECT 'user:' || id FROM account), $3)`)})
+       SELECT counted.failures, counted.retry_after, (SELECT to_jsonb(account) FROM account) AS account FROM counted`,
+      [value, windowSeconds, unknownSubject],
     );
-    return row;
+    return row!;
   }
 
   /** Locks the subject for `seconds` once its count has reached `threshold`; answers whether it did. */

@@ -2,7 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { sha256Hex } from '../sessions/token-hash.js';
 import { rateLimited } from '../../common/rate-limited.js';
 import { AppConfig } from '../../config/app-config.js';
-import { LoginFailuresRepository } from './login-failures.repository.js';
+import type { AppException } from '../../common/app-exception.js';
+import type { UserWithPassword } from '../users/users.repository.js';
+import { LoginFailuresRepository, type AttemptCount } from './login-failures.repository.js';
 
 /** Stale rows (no attempt for LOCKOUT_SECONDS, no live lock) are swept at most this often per process. */
 const SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -39,17 +41,48 @@ export class LoginLockout {
   /** Counts one attempt for the subject, or refuses it (429) while the subject is locked out. */
   async begin(subject: string): Promise<void> {
     await this.sweepIfDue();
+    const refusal = await this.judge(subject, await this.count(subject));
+    if (refusal) throw refusal;
+  }
+
+  /**
+   * A password sign-in's start, in one statement: the account the email or mobile names (null
+   * for none) and the attempt counted for it, with the refusal (429) when the lockout holds. The
+   * subject of an unknown identifier is its digest (`lockoutSubject`).
+   */
+  async beginSignIn(identifier: { email?: string; mobile?: string }): Promise<{
+    account: UserWithPassword | null;
+    subject: string;
+    refusal?: AppException;
+  }> {
+    await this.sweepIfDue();
+    const [column, value] =
+      identifier.email !== undefined
+        ? (['email', identifier.email] as const)
+        : (['mobile', identifier.mobile!] as const);
+    const row = await this.failures.countSignIn(
+      column,
+      value,
+      lockoutSubject(null, identifier),
+      this.config.limits.lockoutSeconds,
+    );
+    const subject = lockoutSubject(row.account?.id ?? null, identifier);
+    return { account: row.account, subject, refusal: await this.judge(subject, row) };
+  }
+
+  /** The refusal an attempt counted as `row` gets, if any. */
+  private async judge(subject: string, row: AttemptCount): Promise<AppException | undefined> {
     const { lockoutThreshold, lockoutSeconds } = this.config.limits;
-    const row = await this.count(subject);
     // now() is when the statement started; it may then have waited for the row lock while a
     // parallel attempt set locked_until from a later clock, so the remainder can exceed the lockout.
-    if (row.retry_after !== null) throw lockedOut(Math.min(row.retry_after, lockoutSeconds));
+    if (row.retry_after !== null) return lockedOut(Math.min(row.retry_after, lockoutSeconds));
     if (row.failures > lockoutThreshold) {
       // Earlier attempts still in flight have used up the threshold: this one is not checked, and
       // the lock starts now (a success among those in flight lifts it again).
       await this.failed(subject);
-      throw lockedOut(lockoutSeconds);
+      return lockedOut(lockoutSeconds);
     }
+    return undefined;
   }
 
   /** Refuses (429) while the subject is locked out, without counting an attempt. */
@@ -85,7 +118,7 @@ export class LoginLockout {
   }
 
   /** Counts one attempt in one atomic upsert; a count older than LOCKOUT_SECONDS starts over. */
-  private count(subject: string): Promise<{ failures: number; retry_after: number | null }> {
+  private count(subject: string): Promise<AttemptCount> {
     return this.failures.count(subject, this.config.limits.lockoutSeconds);
   }
 

@@ -95,16 +95,20 @@ export interface PrincipalRow {
   session_expires_at: Date;
 }
 
+/** The account a sign-in names, as `UserWithPassword`, by its email or mobile (`$1`). */
+export function userWithPasswordSql(column: 'email' | 'mobile'): string {
+  return `SELECT u.id, u.name, u.email, u.mobile, u.password_hash AS "passwordHash",
+                 EXISTS (SELECT 1 FROM totp_authenticators t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS "hasTotp"
+            FROM users u WHERE u.${column} = $1`;
+}
+
 @Injectable()
 export class UsersRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  findByEmailWithPassword(email: string): Promise<UserWithPassword | null> {
-    return this.findWithPassword('email', email);
-  }
-
-  findByMobileWithPassword(mobile: string): Promise<UserWithPassword | null> {
-    return this.findWithPassword('mobile', mobile);
+  async findByEmailWithPassword(email: string): Promise<UserWithPassword | null> {
+    const [row]: UserWithPassword[] = await this.dataSource.query(userWithPasswordSql('email'), [email]);
+    return row ?? null;
   }
 
   /**
@@ -272,16 +276,6 @@ export class UsersRepository {
       return user ?? null;
     };
     return manager ? find(manager) : underAdminStatementTimeout(this.dataSource, find);
-  }
-
-  private async findWithPassword(column: 'email' | 'mobile', value: string): Promise<UserWithPassword | null> {
-    const [row]: UserWithPassword[] = await this.dataSource.query(
-      `SELECT u.id, u.name, u.email, u.mobile, u.password_hash AS "passwordHash",
-              EXISTS (SELECT 1 FROM totp_authenticators t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS "hasTotp"
-         FROM users u WHERE u.${column} = $1`,
-      [value],
-    );
-    return row ?? null;
   }
 
   async deleteUser(manager: EntityManager, id: string): Promise<void> {
