@@ -2,7 +2,7 @@
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
@@ -47,8 +47,16 @@ export function freePort(): Promise<number> {
 export interface ServiceProcess {
   child: ChildProcess;
   base: string;
-  /** The highest resident set size seen so far (the kernel's VmHWM), in MB. */
+  /**
+   * The highest resident set size seen so far (the kernel's VmHWM), in MB, leaving out what ran
+   * inside `outsideThePeak`.
+   */
   peakRssMb(): number;
+  /**
+   * Runs work that is not the service's own (a baseline that lives in the bench build), then
+   * starts the kernel's peak afresh, so that work's memory does not count as the service's peak.
+   */
+  outsideThePeak<T>(work: () => Promise<T>): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -80,10 +88,20 @@ export async function startService(
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
+  let peakBefore = 0;
   const service: ServiceProcess = {
     child,
     base,
-    peakRssMb: () => peakRssMb(child.pid!),
+    peakRssMb: () => Math.max(peakBefore, peakRssMb(child.pid!)),
+    async outsideThePeak(work) {
+      peakBefore = service.peakRssMb();
+      try {
+        return await work();
+      } finally {
+        // 5: reset the peak to the present resident size (proc(5), clear_refs).
+        writeFileSync(`/proc/${child.pid}/clear_refs`, '5');
+      }
+    },
     stop: () => stopService(child),
   };
   try {
