@@ -1,7 +1,7 @@
 import { errors, jwtVerify, decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { IncomingHttpHeaders } from 'node:http';
 import { authServiceUnavailable, unauthenticated } from './library-errors.js';
-import { KeysUnavailableError, type KeySource } from './verification-keys.js';
+import { joseKey, KeysUnavailableError, type KeySource } from './verification-keys.js';
 
 export const ACCESS_TOKEN_COOKIE = 'access_token';
 
@@ -102,7 +102,7 @@ export class AccessTokenVerifier {
     for (const candidate of candidates) {
       let claims: JWTPayload;
       try {
-        ({ payload: claims } = await jwtVerify(token, candidate.key, { algorithms: [candidate.algorithm] }));
+        ({ payload: claims } = await jwtVerify(token, joseKey(candidate.key), { algorithms: [candidate.algorithm] }));
       } catch (error) {
         if (error instanceof errors.JWSSignatureVerificationFailed) continue;
         throw unauthenticated();

@@ -33,6 +33,7 @@ export { PrincipalSource, createPrincipalSource, principalFromIntrospection } fr
 export { PRINCIPAL_OF_ACTIVE_SESSION_SQL } from './principal-query.js';
 export {
   algorithmOfKey,
+  joseKey,
   keyThumbprint,
   publicVerificationKey,
   secretVerificationKey,

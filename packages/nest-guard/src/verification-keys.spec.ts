@@ -1,5 +1,7 @@
-import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, type webcrypto } from 'node:crypto';
+import { jwtVerify, SignJWT } from 'jose';
 import {
+  joseKey,
   JwksKeySource,
   KeysUnavailableError,
   keyThumbprint,
@@ -92,5 +94,23 @@ describe('verification keys', () => {
     const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-384' });
     expect(() => publicVerificationKey(publicKey)).toThrow(/P-256/);
     expect(() => secretVerificationKey('')).toThrow(/non-empty/);
+  });
+});
+
+describe('joseKey', () => {
+  it('turns an HMAC secret into one CryptoKey, made once, that verifies what the secret signed', async () => {
+    const { key } = secretVerificationKey('a-secret-of-some-length-0123456789');
+    const first = joseKey(key);
+    expect(first).toBe(joseKey(key));
+    expect((first as webcrypto.CryptoKey).algorithm).toMatchObject({ name: 'HMAC', hash: { name: 'SHA-256' } });
+    const token = await new SignJWT({ sub: 'u' }).setProtectedHeader({ alg: 'HS256' }).sign(key);
+    expect((await jwtVerify(token, first, { algorithms: ['HS256'] })).payload.sub).toBe('u');
+    const other = secretVerificationKey('another-secret-of-some-length-0123').key;
+    await expect(jwtVerify(token, joseKey(other), { algorithms: ['HS256'] })).rejects.toThrow();
+  });
+
+  it('hands public keys to jose as they are', () => {
+    const { key } = publicVerificationKey(generateKeyPairSync('ed25519').publicKey);
+    expect(joseKey(key)).toBe(key);
   });
 });

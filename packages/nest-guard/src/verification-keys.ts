@@ -1,5 +1,5 @@
 import type { JWK } from 'jose';
-import { createHash, createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, createSecretKey, type KeyObject, type webcrypto } from 'node:crypto';
 
 /** The algorithms the auth service signs with (`JWT_ALGORITHM`). */
 export type TokenAlgorithm = 'HS256' | 'ES256' | 'EdDSA';
@@ -60,6 +60,22 @@ export function algorithmOfKey(key: KeyObject): Exclude<TokenAlgorithm, 'HS256'>
 export function publicVerificationKey(pem: string | KeyObject): VerificationKey {
   const key = typeof pem === 'string' ? createPublicKey(pem) : pem.type === 'private' ? createPublicKey(pem) : pem;
   return { kid: keyThumbprint(key), algorithm: algorithmOfKey(key), key };
+}
+
+const joseKeys = new WeakMap<KeyObject, webcrypto.CryptoKey>();
+
+/**
+ * The key as jose uses it fastest: an HMAC secret as a CryptoKey made once, since jose imports a
+ * secret KeyObject's bytes anew on every call; other keys as they are (jose keeps their conversion).
+ */
+export function joseKey(key: KeyObject): KeyObject | webcrypto.CryptoKey {
+  if (key.type !== 'secret') return key;
+  let cryptoKey = joseKeys.get(key);
+  if (!cryptoKey) {
+    cryptoKey = key.toCryptoKey({ name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    joseKeys.set(key, cryptoKey);
+  }
+  return cryptoKey;
 }
 
 /** A fixed set of keys: the shared secret(s) or public keys configured in the importing service. */

@@ -1,5 +1,6 @@
 import {
   algorithmOfKey,
+  joseKey,
   publicVerificationKey,
   secretVerificationKey,
   StaticKeySource,
@@ -114,7 +115,7 @@ export class SigningKeys implements KeySource {
       .setProtectedHeader({ alg: this.algorithm, typ: 'JWT', kid: this.kid })
       .setIssuedAt(now)
       .setExpirationTime(now + ttlSeconds)
-      .sign(this.signingKey);
+      .sign(joseKey(this.signingKey));
   }
 
   candidates(algorithm: string, kid: string | undefined): Promise<VerificationKey[]> {
@@ -129,7 +130,7 @@ export class SigningKeys implements KeySource {
     const { alg, kid } = decodeHeader(token);
     for (const candidate of await this.candidates(alg, kid)) {
       try {
-        const { payload } = await jwtVerify(token, candidate.key, {
+        const { payload } = await jwtVerify(token, joseKey(candidate.key), {
           algorithms: [candidate.algorithm],
           ...(options.ignoreExpiration ? { currentDate: new Date(0) } : {}),
         });
