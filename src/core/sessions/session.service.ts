@@ -79,7 +79,10 @@ export class SessionService {
   async start(user: { id: string; email: string }, client: ClientInfo): Promise<IssuedTokens> {
     const identity: SessionIdentity = { userId: user.id, email: user.email, sessionId: randomUUID() };
     const expiresAt = new Date(Date.now() + this.config.jwt.sessionMaxAge * 1000);
-    const refreshToken = await this.tokens.signRefresh(identity, 0, expiresAt);
+    const [accessToken, refreshToken] = await Promise.all([
+      this.tokens.signAccess(identity),
+      this.tokens.signRefresh(identity, 0, expiresAt),
+    ]);
     await this.sessions.insert({
       id: identity.sessionId,
       userId: user.id,
@@ -90,7 +93,7 @@ export class SessionService {
       userAgent: client.userAgent?.slice(0, 512) ?? null,
     });
     return {
-      accessToken: await this.tokens.signAccess(identity),
+      accessToken,
       refreshToken,
       sessionId: identity.sessionId,
       userId: user.id,
@@ -126,7 +129,11 @@ export class SessionService {
     ) {
       const identity = { userId: state.user_id, email: state.email, sessionId: claims.sid };
       const expiresAt = new Date(state.expires_at);
-      const nextRefresh = await this.tokens.signRefresh(identity, state.generation + 1, expiresAt);
+      // Both tokens at once; the access token is thrown away in the rare case the swap loses.
+      const [accessToken, nextRefresh] = await Promise.all([
+        this.tokens.signAccess(identity),
+        this.tokens.signRefresh(identity, state.generation + 1, expiresAt),
+      ]);
       const rotated = await this.sessions.advanceGeneration({
         sessionId: claims.sid,
         generation: state.generation,
@@ -137,7 +144,7 @@ export class SessionService {
       if (rotated) {
         return {
           tokens: {
-            accessToken: await this.tokens.signAccess(identity),
+            accessToken,
             refreshToken: nextRefresh,
             sessionId: claims.sid,
             userId: state.user_id,
