@@ -40,7 +40,21 @@ export class SessionsRepository {
     ip: string | null;
     userAgent: string | null;
   }): Promise<void> {
-    await this.dataSource.getRepository(Session).insert(session);
+    // Plain SQL on the sign-in path: TypeORM's insert builds its statement anew each time and
+    // reads back the generated columns, which nobody here needs.
+    await this.dataSource.query(
+      `INSERT INTO sessions (id, user_id, generation, refresh_token_hash, expires_at, ip, user_agent)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [
+        session.id,
+        session.userId,
+        session.generation,
+        session.refreshTokenHash,
+        session.expiresAt,
+        session.ip,
+        session.userAgent,
+      ],
+    );
   }
 
   /** The session row, locked until the caller's transaction ends (the refresh's slow path). */
