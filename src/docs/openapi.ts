@@ -1,32 +1,8 @@
-import { HttpStatus, RequestMethod } from '@nestjs/common';
-import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
-import { ModulesContainer } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import {
-  type ReferenceObject,
-  type SchemaObject,
-  ApiBasicAuth,
-  ApiBearerAuth,
-  ApiCookieAuth,
-  ApiExtension,
-  ApiResponse,
-  DECORATORS,
-  DocumentBuilder,
-  SwaggerModule,
-  type OpenAPIObject,
-} from '@nestjs/swagger';
-import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import {
-  ACCESS_TOKEN_COOKIE,
-  IS_PUBLIC_KEY,
-  REQUIRED_PERMISSIONS_KEY,
-  type PermissionRequirement,
-} from '@auth-rbac/nest-guard';
-import { BARE_ANSWERS, BASIC_AUTH_HANDLERS, ENVELOPED_DATA, RESPONSE_COMPONENTS } from './response-schemas.js';
 
 export const DOCS_PATH = 'docs';
 export const OPENAPI_JSON_PATH = 'docs/openapi.json';
@@ -45,9 +21,6 @@ const DOCS_CSP = [
   "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-/** Handlers already described; test apps build the document more than once per process. */
-const described = new WeakSet<object>();
 
 /** Swagger UI's own files, served as they ship in swagger-ui-dist. */
 const UI_ASSETS: Record<string, string> = {
@@ -81,6 +54,9 @@ const UI_INIT = `window.ui = SwaggerUIBundle({ url: '/${OPENAPI_JSON_PATH}', dom
  * in, which permissions) is read from the same metadata the guards read, so the two cannot differ.
  * The UI's files come straight from swagger-ui-dist: SwaggerModule.setup would need @fastify/static,
  * which Jest on Node 20 cannot load (it requires an ES module), for three fixed files.
+ *
+ * The builder and what it needs (@nestjs/swagger, class-validator-jsonschema: some 15 MB of heap)
+ * are loaded with the first request for the document, not at start.
  */
 export function setUpOpenApi(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
@@ -94,7 +70,10 @@ export function setUpOpenApi(app: NestFastifyApplication): void {
     reply.type('application/javascript; charset=utf-8').send(UI_INIT),
   );
   fastify.get(`/${OPENAPI_JSON_PATH}`, async (_request, reply) => {
-    document ??= JSON.stringify(buildOpenApiDocument(app));
+    if (document === undefined) {
+      const { buildOpenApiDocument } = await import('./openapi-document.js');
+      document = JSON.stringify(buildOpenApiDocument(app));
+    }
     return reply.type('application/json; charset=utf-8').send(document);
   });
   for (const [file, type] of Object.entries(UI_ASSETS)) {
@@ -102,139 +81,6 @@ export function setUpOpenApi(app: NestFastifyApplication): void {
       if (!assets.has(file)) assets.set(file, await readFile(path.join(swaggerUiDirectory(), file)));
       return reply.type(type).send(assets.get(file));
     });
-  }
-}
-
-export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
-  describeHandlers(app);
-  const config = new DocumentBuilder()
-    .setTitle('Authentication and RBAC service')
-    .setDescription(
-      'Every `/api` answer is an envelope: `{"success": true, "data": ...}` or `{"success": false, "error": {"code", "message", "details?"}}`, ' +
-        'except the bare RFC 7662 answer of `POST /api/auth/introspect` (HTTP Basic client credentials) and the RFC 7517 key set at `/.well-known/jwks.json`. ' +
-        'Routes that need a signed-in caller take the access token as a bearer token or in the `access_token` cookie; ' +
-        '`x-required-permissions` lists the permissions a route needs (`all` of them or `any`).',
-    )
-    .setVersion('1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
-    .addCookieAuth(ACCESS_TOKEN_COOKIE, { type: 'apiKey', in: 'cookie', name: ACCESS_TOKEN_COOKIE }, 'cookie')
-    .addBasicAuth({ type: 'http', scheme: 'basic' }, 'basic')
-    .build();
-  const document = SwaggerModule.createDocument(app, config);
-  const schemas = ((document.components ??= {}).schemas ??= {});
-  // Request DTOs carry class-validator rules, not @ApiProperty: their schemas come from those rules.
-  const fromValidators = validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' });
-  for (const [name, schema] of Object.entries(fromValidators)) {
-    if (name !== 'Environment') schemas[name] = schema as never;
-  }
-  Object.assign(schemas, RESPONSE_COMPONENTS);
-  schemas.ErrorEnvelope = {
-    type: 'object',
-    required: ['success', 'error'],
-    properties: {
-      success: { type: 'boolean', enum: [false] },
-      error: {
-        type: 'object',
-        required: ['code', 'message'],
-        properties: {
-          code: { type: 'string', example: 'VALIDATION_FAILED' },
-          message: { type: 'string' },
-          details: { type: 'array', items: { type: 'object' } },
-        },
-      },
-    },
-  };
-  return document;
-}
-
-/** The success envelope around what a handler's `data` holds. */
-const envelope = (data: SchemaObject | ReferenceObject): SchemaObject => ({
-  type: 'object',
-  required: ['success', 'data'],
-  properties: { success: { type: 'boolean', enum: [true] }, data },
-});
-const error = { $ref: '#/components/schemas/ErrorEnvelope' };
-
-function describeHandlers(app: NestFastifyApplication): void {
-  for (const module of app.get(ModulesContainer).values()) {
-    for (const wrapper of module.controllers.values()) {
-      const controller = wrapper.metatype as (new (...args: never[]) => object) | null;
-      if (!controller || described.has(controller)) continue;
-      described.add(controller);
-      const prototype = controller.prototype as Record<string, unknown>;
-      for (const key of Object.getOwnPropertyNames(prototype)) {
-        const handler = prototype[key];
-        if (
-          key === 'constructor' ||
-          typeof handler !== 'function' ||
-          Reflect.getMetadata(PATH_METADATA, handler) === undefined
-        )
-          continue;
-        describeHandler(controller, key, handler as object, `${controller.name}.${key}`);
-      }
-    }
-  }
-}
-
-function describeHandler(controller: object, key: string, handler: object, name: string): void {
-  const descriptor = Object.getOwnPropertyDescriptor((controller as { prototype: object }).prototype, key)!;
-  const decorate = (decorator: MethodDecorator) =>
-    decorator((controller as { prototype: object }).prototype, key, descriptor);
-  const isPublic = Reflect.getMetadata(IS_PUBLIC_KEY, handler) ?? Reflect.getMetadata(IS_PUBLIC_KEY, controller);
-  const requirement: PermissionRequirement | undefined =
-    Reflect.getMetadata(REQUIRED_PERMISSIONS_KEY, handler) ?? Reflect.getMetadata(REQUIRED_PERMISSIONS_KEY, controller);
-  const method: RequestMethod = Reflect.getMetadata(METHOD_METADATA, handler);
-  const success: number =
-    Reflect.getMetadata(HTTP_CODE_METADATA, handler) ??
-    (method === RequestMethod.POST ? HttpStatus.CREATED : HttpStatus.OK);
-
-  // Pages and scrapes (`/reset-password`, `/metrics`) describe their own answer; the rest is the envelope.
-  const declared = (Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) ?? {}) as Record<string, unknown>;
-  if (Object.keys(declared).length === 0) {
-    const bare = BARE_ANSWERS[name];
-    const data = ENVELOPED_DATA[name];
-    // A handler missing from the table is a gap the OpenAPI test reports, not a start-up failure.
-    const schema = bare ?? envelope(data ?? { type: 'object' });
-    decorate(
-      ApiResponse({
-        status: success,
-        description: bare ? 'Success, bare JSON (no envelope).' : 'Success, in the envelope.',
-        schema,
-      }),
-    );
-    decorate(
-      ApiResponse({
-        status: 400,
-        description: 'VALIDATION_FAILED, INVALID_JSON or another refusal of the input.',
-        schema: error,
-      }),
-    );
-  }
-  decorate(ApiResponse({ status: 429, description: 'RATE_LIMITED, with Retry-After.', schema: error }));
-  if (BASIC_AUTH_HANDLERS.has(name)) {
-    decorate(ApiBasicAuth('basic'));
-    decorate(
-      ApiResponse({
-        status: 401,
-        description: 'UNAUTHENTICATED: no valid client credentials (WWW-Authenticate: Basic).',
-        schema: error,
-      }),
-    );
-  }
-  if (!isPublic) {
-    decorate(ApiBearerAuth('bearer'));
-    decorate(ApiCookieAuth('cookie'));
-    decorate(ApiResponse({ status: 401, description: 'UNAUTHENTICATED: no valid access token.', schema: error }));
-  }
-  if (requirement) {
-    decorate(ApiExtension('x-required-permissions', { [requirement.mode]: requirement.permissions }));
-    decorate(
-      ApiResponse({
-        status: 403,
-        description: `FORBIDDEN without ${requirement.mode} of: ${requirement.permissions.join(', ')}.`,
-        schema: error,
-      }),
-    );
   }
 }
 

@@ -244,5 +244,16 @@ export const BARE_ANSWERS: Record<string, Schema> = {
   'JwksController.jwks': ref('Jwks'),
 };
 
+/** Pages and scrapes: handlers that answer in a format of their own, with what they serve. */
+export const PAGE_ANSWERS: Record<string, { produces: string; description: string }> = {
+  'MetricsController.scrape': { produces: 'text/plain', description: 'Prometheus text exposition format.' },
+  'ResetPageController.page': {
+    produces: 'text/html',
+    description: 'The form that sets a new password with the token of a reset link (`?token=...`).',
+  },
+  'ResetPageController.script': { produces: 'application/javascript', description: "The reset page's script." },
+  'ResetPageController.style': { produces: 'text/css', description: "The reset page's style sheet." },
+};
+
 /** Handlers authenticated by HTTP Basic client credentials instead of an access token. */
 export const BASIC_AUTH_HANDLERS = new Set(['IntrospectionController.introspect']);

@@ -1,6 +1,5 @@
 import { Controller, Get, Headers, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { ApiOkResponse, ApiProduces } from '@nestjs/swagger';
 import { Public } from '@auth-rbac/nest-guard';
 import { AppException } from '../common/app-exception.js';
 import { SkipRateLimits } from '../limits/rate-limit.guard.js';
@@ -15,8 +14,6 @@ export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 
   @Get()
-  @ApiProduces('text/plain')
-  @ApiOkResponse({ description: 'Prometheus text exposition format.' })
   async scrape(@Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply): Promise<void> {
     if (!this.metrics.mayScrape(authorization))
       throw new AppException('UNAUTHENTICATED', 'A valid metrics token is required.');
