@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { ModuleRef } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
-import { startEmbeddedPostgres } from './embedded-postgres.js';
 
 /** Where the service's PostgreSQL is: a server from DATABASE_URL, or the embedded one. */
 export abstract class DatabaseEndpoint {
@@ -15,6 +14,8 @@ export async function openDatabaseEndpoint(config: AppConfig): Promise<DatabaseE
   if (config.database.url) {
     return { url: config.database.url, embedded: false, stop: async () => undefined };
   }
+  // Loaded only here: a service on a PostgreSQL server never loads PGlite.
+  const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
   // Headroom over the pool so a health check or a second pool never waits on the multiplexer.
   const embedded = await startEmbeddedPostgres({
     dataDir: config.database.dataDir,

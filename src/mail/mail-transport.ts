@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { AppConfig } from '../config/app-config.js';
 import type { MailMessage } from './mail-message.js';
 
@@ -10,21 +10,22 @@ import type { MailMessage } from './mail-message.js';
 @Injectable()
 export class MailTransport implements OnApplicationShutdown {
   private readonly logger = new Logger('Mail');
-  private readonly transport?: Transporter;
+  /** Made with the first mail: nodemailer is loaded only by a service that sends one. */
+  private transport?: Promise<Transporter>;
 
-  constructor(private readonly config: AppConfig) {
-    if (config.mail.smtpUrl) {
-      this.transport = nodemailer.createTransport(config.mail.smtpUrl, {
-        connectionTimeout: 10_000,
-        greetingTimeout: 10_000,
-        socketTimeout: 20_000,
-      } as never);
-    }
-  }
+  constructor(private readonly config: AppConfig) {}
 
   async deliver(message: MailMessage): Promise<void> {
-    if (this.transport) {
-      await this.transport.sendMail({ from: this.config.mail.from, ...message });
+    const smtpUrl = this.config.mail.smtpUrl;
+    if (smtpUrl) {
+      this.transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+        nodemailer.createTransport(smtpUrl, {
+          connectionTimeout: 10_000,
+          greetingTimeout: 10_000,
+          socketTimeout: 20_000,
+        } as never),
+      );
+      await (await this.transport).sendMail({ from: this.config.mail.from, ...message });
       return;
     }
     if (this.config.isProduction) {
@@ -37,7 +38,7 @@ export class MailTransport implements OnApplicationShutdown {
   }
 
   // After every module's onModuleDestroy, so the outbox has finished its last delivery.
-  onApplicationShutdown(): void {
-    this.transport?.close();
+  async onApplicationShutdown(): Promise<void> {
+    (await this.transport)?.close();
   }
 }

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { AppConfig } from '../config/app-config.js';
 
 /** The shared Redis connection, or null when REDIS_URL is unset (single-instance state in process). */
@@ -7,8 +7,10 @@ export const REDIS = Symbol('REDIS');
 
 export type RedisClient = Redis | null;
 
-export function createRedis(config: AppConfig): RedisClient {
+/** ioredis is loaded only when REDIS_URL is set. */
+export async function createRedis(config: AppConfig): Promise<RedisClient> {
   if (!config.redisUrl) return null;
+  const { Redis } = await import('ioredis');
   const logger = new Logger('Redis');
   const client = new Redis(config.redisUrl, {
     // Fail fast instead of queueing: every caller has a PostgreSQL fallback.

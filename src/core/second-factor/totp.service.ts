@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 import type { EntityManager } from 'typeorm';
 import { AppException } from '../../common/app-exception.js';
 import { AppConfig } from '../../config/app-config.js';
@@ -46,6 +45,8 @@ export class TotpService {
     const secret = new Secret({ size: 20 });
     await this.repository.savePendingTotp(user.id, this.box.seal(secret.base32, user.id));
     const uri = this.totp(secret, user.email).toString();
+    // Loaded by the first enrolment, not at start.
+    const { default: QRCode } = await import('qrcode');
     return { otpauth_uri: uri, qr_svg: await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M' }) };
   }
 
