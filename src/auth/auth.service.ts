@@ -72,19 +72,16 @@ export class AuthService {
       await this.audit.record({ type: '2fa.challenge', actorId: user.id, client, details: { method } });
       return { challenge };
     }
-    // Independent writes, so one round trip of latency instead of two on a PostgreSQL server.
+    // Independent writes, so one round trip of latency instead of two on a PostgreSQL server; the
+    // session and its audit event are one statement.
     const [, session] = await Promise.all([
       this.lockout.succeeded(lockoutSubject(user.id, dto)),
-      this.startSession(user, client),
+      this.sessions.startWithResponse(user, client, {
+        type: 'login.success',
+        actorId: user.id,
+        details: { method },
+      }),
     ]);
-    await this.audit.record({
-      type: 'login.success',
-      actorId: user.id,
-      targetType: 'session',
-      targetId: session.tokens.sessionId,
-      client,
-      details: { method },
-    });
     return session;
   }
 
@@ -118,7 +115,6 @@ export class AuthService {
 
   async refresh(refreshToken: string): Promise<IssuedSession> {
     const { tokens, user } = await this.sessions.rotate(refreshToken);
-    await this.audit.record({ type: 'refresh', actorId: user.id, targetType: 'session', targetId: tokens.sessionId });
     return { response: tokenPairResponse(tokens, user, this.config.jwt.accessTokenTtl), tokens };
   }
 

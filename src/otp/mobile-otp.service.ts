@@ -89,15 +89,7 @@ export class MobileOtpService {
     if (methods.emailPassword && (await this.users.isPrivilegedAccount(account.id))) {
       throw new AppException('LOGIN_METHOD_DISABLED', 'Administrators must sign in with their password and a code.');
     }
-    const session = await this.sessions.startWithResponse(account, client);
-    await this.audit.record({
-      type: 'otp.success',
-      actorId: account.id,
-      targetType: 'session',
-      targetId: session.tokens.sessionId,
-      client,
-    });
-    return session;
+    return this.sessions.startWithResponse(account, client, { type: 'otp.success', actorId: account.id });
   }
 
   private async assertEnabled() {

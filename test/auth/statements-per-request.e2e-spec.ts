@@ -30,29 +30,38 @@ describe('database statements of sign-in and refresh', () => {
     counter = statementCounter(app);
   });
 
-  it('signs in with four statements and no settings read once the settings are cached', async () => {
+  it('signs in with three statements and no settings read once the settings are cached', async () => {
     const user = await registerUser(app);
     await loginTokens(app, user);
     counter.reset();
     const res = await login(app, { email: user.email, password: user.password });
     expect(res.status).toBe(200);
-    expect(counter.statements).toHaveLength(4);
+    expect(counter.statements).toHaveLength(3);
     expect(counter.statements.join('\n')).not.toMatch(/FROM "?settings"?/i);
     // Before the hash, one statement reads the account and counts the attempt; after it, the
-    // count is cleared beside the session's insert, then the audit row.
+    // count is cleared beside one statement that writes the session and its audit event.
     expect(counter.statements[0]).toMatch(/FROM users u WHERE u\.email = \$1/);
     expect(counter.statements[0]).toMatch(/INSERT INTO login_failures/);
     expect(counter.statements.filter((sql) => /login_failures/.test(sql))).toHaveLength(2);
+    const sessionInsert = counter.statements.find((sql) => /INSERT INTO sessions/.test(sql));
+    expect(sessionInsert).toMatch(/INSERT INTO audit_events/);
+    const [event] = await fixture.db.query(
+      `SELECT type, target_type, target_id FROM audit_events WHERE actor_id = $1 ORDER BY created_at DESC LIMIT 1`,
+      [user.id],
+    );
+    expect(event).toEqual({ type: 'login.success', target_type: 'session', target_id: expect.any(String) });
   });
 
-  it('rotates a refresh token with three statements and no transaction', async () => {
+  it('rotates a refresh token with two statements and no transaction', async () => {
     const user = await registerUser(app);
     counter.reset();
     const res = await refresh(app, user.tokens.refresh_token);
     expect(res.status).toBe(200);
     expect(res.body.data.user).toEqual({ id: user.id, name: user.name, email: user.email, mobile: null });
-    expect(counter.statements).toHaveLength(3);
+    expect(counter.statements).toHaveLength(2);
     expect(counter.statements.join('\n')).not.toMatch(/START TRANSACTION|FOR UPDATE/i);
+    // The rotation's audit event is written by the compare-and-set itself, only when it moved.
+    expect(counter.statements[1]).toMatch(/UPDATE sessions[\s\S]*INSERT INTO audit_events[\s\S]*FROM advanced/);
     expect((await me(app, res.body.data.access_token)).status).toBe(200);
   });
 

@@ -20,27 +20,40 @@ export interface AuditEventFilter {
   type?: string;
 }
 
+/** One event as the table stores it. */
+export interface AuditRow {
+  type: string;
+  actorId: string | null;
+  targetType: string | null;
+  targetId: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  details: Record<string, unknown>;
+}
+
+/**
+ * The insert of one event, its values numbered from `$first`, as `INSERT ... SELECT`: a statement
+ * that changes something else can write its event in the same statement (`... FROM changed`), so
+ * there is never the change without its event, nor the event without the change. Plain SQL:
+ * TypeORM's insert would build it anew each time and read back the generated id and time.
+ */
+export function auditInsertSql(row: AuditRow, first: number): { sql: string; params: unknown[] } {
+  const casts = ['text', 'uuid', 'text', 'text', 'text', 'text', 'jsonb'];
+  const values = casts.map((cast, i) => `$${first + i}::${cast}`).join(', ');
+  return {
+    sql: `INSERT INTO audit_events (type, actor_id, target_type, target_id, ip, user_agent, details) SELECT ${values}`,
+    params: [row.type, row.actorId, row.targetType, row.targetId, row.ip, row.userAgent, JSON.stringify(row.details)],
+  };
+}
+
 /** The audit table's queries: the writer's insert, the admin list and the retention's deletion. */
 @Injectable()
 export class AuditEventsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async insert(row: {
-    type: string;
-    actorId: string | null;
-    targetType: string | null;
-    targetId: string | null;
-    ip: string | null;
-    userAgent: string | null;
-    details: Record<string, unknown>;
-  }): Promise<void> {
-    // Plain SQL: every sign-in and refresh writes one, and TypeORM's insert reads back the
-    // generated id and time, which the writer does not need.
-    await this.dataSource.query(
-      `INSERT INTO audit_events (type, actor_id, target_type, target_id, ip, user_agent, details)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [row.type, row.actorId, row.targetType, row.targetId, row.ip, row.userAgent, JSON.stringify(row.details)],
-    );
+  async insert(row: AuditRow): Promise<void> {
+    const { sql, params } = auditInsertSql(row, 1);
+    await this.dataSource.query(sql, params);
   }
 
   /**

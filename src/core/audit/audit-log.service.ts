@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { AuditEntry } from './audit-entry.js';
-import { AuditEventsRepository } from './audit-events.repository.js';
+import { AuditEventsRepository, type AuditRow } from './audit-events.repository.js';
 import { countAuditEvent } from './audit-metrics.js';
 
 export type { AuditEntry, AuditEventType } from './audit-entry.js';
@@ -25,8 +25,18 @@ export class AuditLog {
   constructor(private readonly events: AuditEventsRepository) {}
 
   async record(entry: AuditEntry): Promise<void> {
-    countAuditEvent(entry);
-    const row = {
+    const row = this.rowOf(entry);
+    this.announce(entry, row);
+    try {
+      await this.events.insert(row);
+    } catch (error) {
+      this.logger.error(`Audit event ${row.type} not stored: ${(error as Error).message}`);
+    }
+  }
+
+  /** The row of an event that a change writes in its own statement (see `auditInsertSql`). */
+  rowOf(entry: AuditEntry): AuditRow {
+    return {
       type: entry.type,
       actorId: entry.actorId ?? null,
       targetType: entry.targetType ?? null,
@@ -35,13 +45,13 @@ export class AuditLog {
       userAgent: truncateCodePoints(entry.client?.userAgent, USER_AGENT_MAX_CHARS),
       details: entry.details ?? {},
     };
+  }
+
+  /** The log line and the metric of an event, once its row is written (or being written, by `record`). */
+  announce(entry: AuditEntry, row: AuditRow = this.rowOf(entry)): void {
+    countAuditEvent(entry);
     this.logger.log(
       `${row.type} actor=${row.actorId ?? '-'} target=${row.targetType ?? '-'}:${row.targetId ?? '-'} ip=${row.ip ?? '-'}`,
     );
-    try {
-      await this.events.insert(row);
-    } catch (error) {
-      this.logger.error(`Audit event ${row.type} not stored: ${(error as Error).message}`);
-    }
   }
 }

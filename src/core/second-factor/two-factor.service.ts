@@ -171,13 +171,9 @@ export class TwoFactorService {
       throw new AppException('UNAUTHENTICATED', 'The token is missing, invalid, expired or revoked.');
     // The sign-in is complete: the count left by the password step starts over.
     await this.lockout.succeeded(subject);
-    const session = await this.sessions.startWithResponse(user, client);
-    await this.audit.record({
+    const session = await this.sessions.startWithResponse(user, client, {
       type: '2fa.success',
       actorId: user.id,
-      targetType: 'session',
-      targetId: session.tokens.sessionId,
-      client,
       details: { method },
     });
     if (method === 'recovery')

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { AuditLog } from '../audit/audit-log.service.js';
+import { AuditLog, type AuditEntry } from '../audit/audit-log.service.js';
 import { AppException } from '../../common/app-exception.js';
 import { AppConfig } from '../../config/app-config.js';
 import { AuthzVersions } from '../authz/authz-versions.js';
@@ -55,6 +55,17 @@ export function tokenPairResponse(tokens: IssuedTokens, user: PublicUser, access
   };
 }
 
+/** The audit event of a sign-in; its target is the session it starts. */
+export type SignInEvent = Omit<AuditEntry, 'targetType' | 'targetId' | 'client'>;
+
+/** A rotation's audit event: written with the rotation on the common path, after it on the locked one. */
+const refreshEvent = (userId: string, sessionId: string): AuditEntry => ({
+  type: 'refresh',
+  actorId: userId,
+  targetType: 'session',
+  targetId: sessionId,
+});
+
 type RotationOutcome = { kind: 'rotated'; tokens: IssuedTokens } | { kind: 'reused' } | { kind: 'invalid' };
 
 /**
@@ -76,22 +87,36 @@ export class SessionService {
     private readonly users: UsersRepository,
   ) {}
 
-  async start(user: { id: string; email: string }, client: ClientInfo): Promise<IssuedTokens> {
+  /**
+   * A new session, written in one statement with the audit event of the sign-in that made it
+   * (`event`, whose target is the new session), when there is one.
+   */
+  async start(user: { id: string; email: string }, client: ClientInfo, event?: SignInEvent): Promise<IssuedTokens> {
     const identity: SessionIdentity = { userId: user.id, email: user.email, sessionId: randomUUID() };
     const expiresAt = new Date(Date.now() + this.config.jwt.sessionMaxAge * 1000);
+    const audited: AuditEntry | undefined = event && {
+      ...event,
+      targetType: 'session',
+      targetId: identity.sessionId,
+      client,
+    };
     const [accessToken, refreshToken] = await Promise.all([
       this.tokens.signAccess(identity),
       this.tokens.signRefresh(identity, 0, expiresAt),
     ]);
-    await this.sessions.insert({
-      id: identity.sessionId,
-      userId: user.id,
-      generation: 0,
-      refreshTokenHash: sha256Hex(refreshToken),
-      expiresAt,
-      ip: client.ip?.slice(0, 64) ?? null,
-      userAgent: client.userAgent?.slice(0, 512) ?? null,
-    });
+    await this.sessions.insert(
+      {
+        id: identity.sessionId,
+        userId: user.id,
+        generation: 0,
+        refreshTokenHash: sha256Hex(refreshToken),
+        expiresAt,
+        ip: client.ip?.slice(0, 64) ?? null,
+        userAgent: client.userAgent?.slice(0, 512) ?? null,
+      },
+      audited && this.audit.rowOf(audited),
+    );
+    if (audited) this.audit.announce(audited);
     return {
       accessToken,
       refreshToken,
@@ -101,8 +126,8 @@ export class SessionService {
   }
 
   /** A new session for a user who has just proved who they are, as the token-pair response. */
-  async startWithResponse(user: PublicUser, client: ClientInfo): Promise<IssuedSession> {
-    const tokens = await this.start(user, client);
+  async startWithResponse(user: PublicUser, client: ClientInfo, event?: SignInEvent): Promise<IssuedSession> {
+    const tokens = await this.start(user, client, event);
     return { response: tokenPairResponse(tokens, user, this.config.jwt.accessTokenTtl), tokens };
   }
 
@@ -134,14 +159,19 @@ export class SessionService {
         this.tokens.signAccess(identity),
         this.tokens.signRefresh(identity, state.generation + 1, expiresAt),
       ]);
-      const rotated = await this.sessions.advanceGeneration({
-        sessionId: claims.sid,
-        generation: state.generation,
-        presentedHash,
-        nextHash: sha256Hex(nextRefresh),
-        email: state.email,
-      });
+      const event = refreshEvent(state.user_id, claims.sid);
+      const rotated = await this.sessions.advanceGeneration(
+        {
+          sessionId: claims.sid,
+          generation: state.generation,
+          presentedHash,
+          nextHash: sha256Hex(nextRefresh),
+          email: state.email,
+        },
+        this.audit.rowOf(event),
+      );
       if (rotated) {
+        this.audit.announce(event);
         return {
           tokens: {
             accessToken,
@@ -154,6 +184,7 @@ export class SessionService {
       }
     }
     const tokens = await this.rotateLocked(refreshToken, claims);
+    await this.audit.record(refreshEvent(tokens.userId, tokens.sessionId));
     const user = await this.users.findProfile(tokens.userId);
     if (!user) throw invalidToken();
     return { tokens, user };

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Session, type SessionRevocationReason } from '../../database/entities/session.entity.js';
+import { auditInsertSql, type AuditRow } from '../audit/audit-events.repository.js';
 
 /** Which live sessions a revocation ends: one session, or every session of a user but one. */
 export type SessionRevocationScope =
@@ -31,30 +32,36 @@ export interface RotationState {
 export class SessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async insert(session: {
-    id: string;
-    userId: string;
-    generation: number;
-    refreshTokenHash: string;
-    expiresAt: Date;
-    ip: string | null;
-    userAgent: string | null;
-  }): Promise<void> {
-    // Plain SQL on the sign-in path: TypeORM's insert builds its statement anew each time and
-    // reads back the generated columns, which nobody here needs.
-    await this.dataSource.query(
-      `INSERT INTO sessions (id, user_id, generation, refresh_token_hash, expires_at, ip, user_agent)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [
-        session.id,
-        session.userId,
-        session.generation,
-        session.refreshTokenHash,
-        session.expiresAt,
-        session.ip,
-        session.userAgent,
-      ],
-    );
+  /** A new session, and the audit event of its sign-in, if any, in the same statement. */
+  async insert(
+    session: {
+      id: string;
+      userId: string;
+      generation: number;
+      refreshTokenHash: string;
+      expiresAt: Date;
+      ip: string | null;
+      userAgent: string | null;
+    },
+    event?: AuditRow,
+  ): Promise<void> {
+    const insert = `INSERT INTO sessions (id, user_id, generation, refresh_token_hash, expires_at, ip, user_agent)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7)`;
+    const values = [
+      session.id,
+      session.userId,
+      session.generation,
+      session.refreshTokenHash,
+      session.expiresAt,
+      session.ip,
+      session.userAgent,
+    ];
+    if (!event) {
+      await this.dataSource.query(insert, values);
+      return;
+    }
+    const audit = auditInsertSql(event, values.length + 1);
+    await this.dataSource.query(`WITH session AS (${insert}) ${audit.sql}`, [...values, ...audit.params]);
   }
 
   /** The session row, locked until the caller's transaction ends (the refresh's slow path). */
@@ -89,21 +96,36 @@ export class SessionsRepository {
    * the one the new tokens carry. The row lock of the UPDATE orders parallel refreshes: the
    * second finds the generation moved on and changes nothing. Answers whether it rotated.
    */
-  async advanceGeneration(rotation: {
-    sessionId: string;
-    generation: number;
-    presentedHash: string;
-    nextHash: string;
-    email: string;
-  }): Promise<boolean> {
-    const [, affected]: [unknown[], number] = await this.dataSource.query(
-      `UPDATE sessions s SET generation = s.generation + 1, refresh_token_hash = $4, last_used_at = now(), updated_at = now()
-        WHERE s.id = $1 AND s.generation = $2 AND s.refresh_token_hash = $3
-          AND s.revoked_at IS NULL AND s.expires_at > now()
-          AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.email = $5)`,
-      [rotation.sessionId, rotation.generation, rotation.presentedHash, rotation.nextHash, rotation.email],
+  async advanceGeneration(
+    rotation: {
+      sessionId: string;
+      generation: number;
+      presentedHash: string;
+      nextHash: string;
+      email: string;
+    },
+    event: AuditRow,
+  ): Promise<boolean> {
+    // The event is written only if the row moved: the insert selects from the update's result.
+    const audit = auditInsertSql(event, 6);
+    const written: unknown[] = await this.dataSource.query(
+      `WITH advanced AS (
+         UPDATE sessions s SET generation = s.generation + 1, refresh_token_hash = $4, last_used_at = now(), updated_at = now()
+          WHERE s.id = $1 AND s.generation = $2 AND s.refresh_token_hash = $3
+            AND s.revoked_at IS NULL AND s.expires_at > now()
+            AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.email = $5)
+         RETURNING s.id)
+       ${audit.sql} FROM advanced RETURNING id`,
+      [
+        rotation.sessionId,
+        rotation.generation,
+        rotation.presentedHash,
+        rotation.nextHash,
+        rotation.email,
+        ...audit.params,
+      ],
     );
-    return affected === 1;
+    return written.length === 1;
   }
 
   /**
