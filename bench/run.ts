@@ -55,6 +55,8 @@ interface Figure {
   mean_ms: number;
   non_2xx: number;
   errors: number;
+  /** The service's peak resident memory so far, after this scenario. */
+  peak_rss_mb?: number;
 }
 
 function figure(scenario: string, connections: number, result: autocannon.Result): Figure {
@@ -120,9 +122,10 @@ async function main(): Promise<void> {
     const figures: Figure[] = [];
     const run = async (name: string, connections: number, options: autocannon.Options) => {
       const result = figure(name, connections, await measure(options, load(connections)));
+      result.peak_rss_mb = service!.peakRssMb();
       figures.push(result);
       console.log(
-        `  ${name} @${connections}: ${result.requests_per_second} req/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms`,
+        `  ${name} @${connections}: ${result.requests_per_second} req/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms, peak RSS ${result.peak_rss_mb} MB`,
       );
       return result;
     };
@@ -211,6 +214,7 @@ async function main(): Promise<void> {
       warmupSeconds: WARMUP_SECONDS,
     });
     const servicePeakRss = service.peakRssMb();
+    console.log(`  admin lists: peak RSS ${servicePeakRss} MB`);
     await service.stop();
     service = undefined;
 
@@ -317,6 +321,7 @@ function printTable(
       'p50 ms': f.p50_ms,
       'p99 ms': f.p99_ms,
       'non-2xx': f.non_2xx,
+      'peak MB': f.peak_rss_mb,
     })),
     {
       scenario: 'second-factor sign-in, end to end',
