@@ -37,7 +37,10 @@ export async function startEmbeddedPostgres(options: {
   try {
     const pgdata = options.dataDir ? path.join(options.dataDir, 'pgdata') : undefined;
     const { cluster, loadDataDir } = await prepareCluster(pgdata);
-    if (cluster === 'initdb') logger.warn('No cluster template for this PGlite release: running initdb');
+    if (cluster === 'initdb')
+      logger.warn(
+        "New cluster by PGlite's initdb (no template for this PGlite release, or the folder already holds files): it needs about 1 GB of memory while it runs",
+      );
     const db = await PGlite.create({
       dataDir: pgdata,
       loadDataDir,
@@ -56,7 +59,9 @@ export async function startEmbeddedPostgres(options: {
     });
     await server.start();
     const url = `postgres://postgres@${server.getServerConn()}/postgres`;
-    logger.log(`Embedded PostgreSQL ready (${options.dataDir ? `data in ${options.dataDir}` : 'in memory'})`);
+    const origin =
+      cluster === 'existing' ? '' : `, new cluster from ${cluster === 'template' ? 'the template' : 'initdb'}`;
+    logger.log(`Embedded PostgreSQL ready (${options.dataDir ? `data in ${options.dataDir}` : 'in memory'}${origin})`);
     let stopped = false;
     return {
       url,
