@@ -184,9 +184,9 @@ export class SessionService {
       }
     }
     const tokens = await this.rotateLocked(refreshToken, claims);
-    await this.audit.record(refreshEvent(tokens.userId, tokens.sessionId));
     const user = await this.users.findProfile(tokens.userId);
     if (!user) throw invalidToken();
+    await this.audit.record(refreshEvent(tokens.userId, tokens.sessionId));
     return { tokens, user };
   }
 
