@@ -72,17 +72,11 @@ export class AuthService {
       await this.audit.record({ type: '2fa.challenge', actorId: user.id, client, details: { method } });
       return { challenge };
     }
-    // Independent writes, so one round trip of latency instead of two on a PostgreSQL server; the
-    // session and its audit event are one statement.
-    const [, session] = await Promise.all([
-      this.lockout.succeeded(lockoutSubject(user.id, dto)),
-      this.sessions.startWithResponse(user, client, {
-        type: 'login.success',
-        actorId: user.id,
-        details: { method },
-      }),
-    ]);
-    return session;
+    // One statement: the session, its audit event, and the end of the lockout count.
+    return this.sessions.startWithResponse(user, client, {
+      event: { type: 'login.success', actorId: user.id, details: { method } },
+      attemptsOf: lockoutSubject(user.id, dto),
+    });
   }
 
   /** Same error, and the same Argon2 work, whether the account is unknown or the password wrong. */

@@ -89,7 +89,7 @@ export class MobileOtpService {
     if (methods.emailPassword && (await this.users.isPrivilegedAccount(account.id))) {
       throw new AppException('LOGIN_METHOD_DISABLED', 'Administrators must sign in with their password and a code.');
     }
-    return this.sessions.startWithResponse(account, client, { type: 'otp.success', actorId: account.id });
+    return this.sessions.startWithResponse(account, client, { event: { type: 'otp.success', actorId: account.id } });
   }
 
   private async assertEnabled() {

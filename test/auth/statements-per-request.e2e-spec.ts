@@ -30,21 +30,23 @@ describe('database statements of sign-in and refresh', () => {
     counter = statementCounter(app);
   });
 
-  it('signs in with three statements and no settings read once the settings are cached', async () => {
+  it('signs in with two statements and no settings read once the settings are cached', async () => {
     const user = await registerUser(app);
     await loginTokens(app, user);
     counter.reset();
     const res = await login(app, { email: user.email, password: user.password });
     expect(res.status).toBe(200);
-    expect(counter.statements).toHaveLength(3);
+    expect(counter.statements).toHaveLength(2);
     expect(counter.statements.join('\n')).not.toMatch(/FROM "?settings"?/i);
-    // Before the hash, one statement reads the account and counts the attempt; after it, the
-    // count is cleared beside one statement that writes the session and its audit event.
+    // Before the hash, one statement reads the account and counts the attempt; after it, one
+    // statement writes the session and its audit event and ends the count.
     expect(counter.statements[0]).toMatch(/FROM users u WHERE u\.email = \$1/);
     expect(counter.statements[0]).toMatch(/INSERT INTO login_failures/);
-    expect(counter.statements.filter((sql) => /login_failures/.test(sql))).toHaveLength(2);
-    const sessionInsert = counter.statements.find((sql) => /INSERT INTO sessions/.test(sql));
-    expect(sessionInsert).toMatch(/INSERT INTO audit_events/);
+    expect(counter.statements[1]).toMatch(/INSERT INTO sessions/);
+    expect(counter.statements[1]).toMatch(/DELETE FROM login_failures/);
+    expect(counter.statements[1]).toMatch(/INSERT INTO audit_events/);
+    const counts = await fixture.db.query(`SELECT 1 FROM login_failures WHERE subject = $1`, [`user:${user.id}`]);
+    expect(counts).toEqual([]);
     const [event] = await fixture.db.query(
       `SELECT type, target_type, target_id FROM audit_events WHERE actor_id = $1 ORDER BY created_at DESC LIMIT 1`,
       [user.id],

@@ -21,6 +21,14 @@ function countAttemptSql(subject: string): string {
           RETURNING failures, ceil(extract(epoch FROM locked_until - now()))::int AS retry_after`;
 }
 
+/**
+ * Ends the count of the subject in `$param`: a statement that completes a sign-in (the session's
+ * insert) clears the count in the same statement.
+ */
+export function clearAttemptsSql(param: number): string {
+  return `DELETE FROM login_failures WHERE subject = $${param}`;
+}
+
 /** The `login_failures` table: one row of consecutive failed password logins per subject. */
 @Injectable()
 export class LoginFailuresRepository {
@@ -76,7 +84,7 @@ export class LoginFailuresRepository {
   }
 
   async clear(subject: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM login_failures WHERE subject = $1`, [subject]);
+    await this.dataSource.query(clearAttemptsSql(1), [subject]);
   }
 
   /** Removes rows with no attempt for `windowSeconds` and no live lock. */

@@ -169,12 +169,11 @@ export class TwoFactorService {
     const user = await this.users.findProfile(claims.sub);
     if (!user || result.row.userId !== user.id)
       throw new AppException('UNAUTHENTICATED', 'The token is missing, invalid, expired or revoked.');
-    // The sign-in is complete: the count left by the password step starts over.
-    await this.lockout.succeeded(subject);
+    // The sign-in is complete: the count left by the password step starts over, in the statement
+    // that writes the session.
     const session = await this.sessions.startWithResponse(user, client, {
-      type: '2fa.success',
-      actorId: user.id,
-      details: { method },
+      event: { type: '2fa.success', actorId: user.id, details: { method } },
+      attemptsOf: subject,
     });
     if (method === 'recovery')
       await this.audit.record({

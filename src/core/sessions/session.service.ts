@@ -55,8 +55,14 @@ export function tokenPairResponse(tokens: IssuedTokens, user: PublicUser, access
   };
 }
 
-/** The audit event of a sign-in; its target is the session it starts. */
-export type SignInEvent = Omit<AuditEntry, 'targetType' | 'targetId' | 'client'>;
+/**
+ * What a sign-in completes beside its new session: its audit event (whose target is the session),
+ * and the lockout count it ends (a subject of `lockoutSubject`).
+ */
+export interface SignInCompletion {
+  event?: Omit<AuditEntry, 'targetType' | 'targetId' | 'client'>;
+  attemptsOf?: string;
+}
 
 /** A rotation's audit event: written with the rotation on the common path, after it on the locked one. */
 const refreshEvent = (userId: string, sessionId: string): AuditEntry => ({
@@ -88,12 +94,17 @@ export class SessionService {
   ) {}
 
   /**
-   * A new session, written in one statement with the audit event of the sign-in that made it
-   * (`event`, whose target is the new session), when there is one.
+   * A new session, written in one statement with what the sign-in that made it completes (its
+   * audit event, the end of its lockout count).
    */
-  async start(user: { id: string; email: string }, client: ClientInfo, event?: SignInEvent): Promise<IssuedTokens> {
+  async start(
+    user: { id: string; email: string },
+    client: ClientInfo,
+    completion: SignInCompletion = {},
+  ): Promise<IssuedTokens> {
     const identity: SessionIdentity = { userId: user.id, email: user.email, sessionId: randomUUID() };
     const expiresAt = new Date(Date.now() + this.config.jwt.sessionMaxAge * 1000);
+    const { event, attemptsOf } = completion;
     const audited: AuditEntry | undefined = event && {
       ...event,
       targetType: 'session',
@@ -114,7 +125,7 @@ export class SessionService {
         ip: client.ip?.slice(0, 64) ?? null,
         userAgent: client.userAgent?.slice(0, 512) ?? null,
       },
-      audited && this.audit.rowOf(audited),
+      { event: audited && this.audit.rowOf(audited), attemptsOf },
     );
     if (audited) this.audit.announce(audited);
     return {
@@ -126,8 +137,12 @@ export class SessionService {
   }
 
   /** A new session for a user who has just proved who they are, as the token-pair response. */
-  async startWithResponse(user: PublicUser, client: ClientInfo, event?: SignInEvent): Promise<IssuedSession> {
-    const tokens = await this.start(user, client, event);
+  async startWithResponse(
+    user: PublicUser,
+    client: ClientInfo,
+    completion: SignInCompletion = {},
+  ): Promise<IssuedSession> {
+    const tokens = await this.start(user, client, completion);
     return { response: tokenPairResponse(tokens, user, this.config.jwt.accessTokenTtl), tokens };
   }
 

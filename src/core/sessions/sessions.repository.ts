@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Session, type SessionRevocationReason } from '../../database/entities/session.entity.js';
 import { auditInsertSql, type AuditRow } from '../audit/audit-events.repository.js';
+import { clearAttemptsSql } from '../lockout/login-failures.repository.js';
 
 /** Which live sessions a revocation ends: one session, or every session of a user but one. */
 export type SessionRevocationScope =
@@ -32,7 +33,10 @@ export interface RotationState {
 export class SessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** A new session, and the audit event of its sign-in, if any, in the same statement. */
+  /**
+   * A new session and, in the same statement, what its sign-in completes: the audit event, and the
+   * end of the lockout count of `attemptsOf` (the account's failed attempts start over).
+   */
   async insert(
     session: {
       id: string;
@@ -43,11 +47,9 @@ export class SessionsRepository {
       ip: string | null;
       userAgent: string | null;
     },
-    event?: AuditRow,
+    signIn: { event?: AuditRow; attemptsOf?: string } = {},
   ): Promise<void> {
-    const insert = `INSERT INTO sessions (id, user_id, generation, refresh_token_hash, expires_at, ip, user_agent)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7)`;
-    const values = [
+    const params: unknown[] = [
       session.id,
       session.userId,
       session.generation,
@@ -56,12 +58,23 @@ export class SessionsRepository {
       session.ip,
       session.userAgent,
     ];
-    if (!event) {
-      await this.dataSource.query(insert, values);
-      return;
+    const parts = [
+      `INSERT INTO sessions (id, user_id, generation, refresh_token_hash, expires_at, ip, user_agent)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    ];
+    if (signIn.attemptsOf !== undefined) {
+      params.push(signIn.attemptsOf);
+      parts.push(clearAttemptsSql(params.length));
     }
-    const audit = auditInsertSql(event, values.length + 1);
-    await this.dataSource.query(`WITH session AS (${insert}) ${audit.sql}`, [...values, ...audit.params]);
+    if (signIn.event) {
+      const audit = auditInsertSql(signIn.event, params.length + 1);
+      params.push(...audit.params);
+      parts.push(audit.sql);
+    }
+    // Data-modifying statements in WITH all run, referenced or not, in the one statement.
+    const last = parts.pop()!;
+    const sql = parts.length === 0 ? last : `WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(', ')} ${last}`;
+    await this.dataSource.query(sql, params);
   }
 
   /** The session row, locked until the caller's transaction ends (the refresh's slow path). */
