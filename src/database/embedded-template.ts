@@ -36,7 +36,7 @@ export function templateFileName(version = pgliteVersion()): string {
  * The project's root: the nearest folder above this module that holds the template folder, from
  * `src/database` (tests) and from `dist/src/database` (the build) alike; none in a copy without it.
  */
-export function projectRoot(): string | undefined {
+function projectRoot(): string | undefined {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
     if (existsSync(path.join(dir, TEMPLATE_FOLDER))) return dir;
