@@ -14,7 +14,7 @@ import { callerWithPermissions, type Caller } from '../support/rbac-factory.js';
 interface Operation {
   summary?: string;
   security?: unknown[];
-  responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }>;
+  responses: Record<string, { content?: Record<string, { schema: { $ref?: string; properties?: object } }> }>;
 }
 interface OpenApiDocument {
   servers?: { url: string }[];
@@ -34,6 +34,18 @@ function operationsOf(document: OpenApiDocument): Map<string, Operation> {
       operations.set(`${method.toUpperCase()} ${path}`, operation);
   }
   return operations;
+}
+
+/**
+ * Whether the operation answers success in the `{success, data}` envelope; the bare answers of
+ * the standards it implements (RFC 7662 introspection, and the like) keep their own error shapes.
+ */
+function enveloped(operation: Operation): boolean {
+  return Object.entries(operation.responses).some(
+    ([status, response]) =>
+      status.startsWith('2') &&
+      JSON.stringify(response.content?.['application/json']?.schema ?? {}).includes('"success"'),
+  );
 }
 
 describe('the OpenAPI document, checked like a linter', () => {
@@ -65,10 +77,10 @@ describe('the OpenAPI document, checked like a linter', () => {
     expect(document.paths['/api/auth/me']!.get!.security).toEqual(expect.arrayContaining([{ bearer: [] }]));
   });
 
-  it('describes every error answer of an /api route with the error envelope', () => {
+  it('describes every error answer of an enveloped /api route with the error envelope', () => {
     const bare: string[] = [];
     for (const [name, operation] of operationsOf(document)) {
-      if (!name.includes(' /api/')) continue;
+      if (!name.includes(' /api/') || !enveloped(operation)) continue;
       for (const [status, response] of Object.entries(operation.responses)) {
         if (Number(status) < 400) continue;
         if (response.content?.['application/json']?.schema.$ref !== '#/components/schemas/ErrorEnvelope')
@@ -76,6 +88,7 @@ describe('the OpenAPI document, checked like a linter', () => {
       }
     }
     expect(bare).toEqual([]);
+    expect([...operationsOf(document).values()].filter(enveloped).length).toBeGreaterThan(40);
   });
 });
 
