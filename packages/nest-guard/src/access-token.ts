@@ -66,6 +66,10 @@ export interface VerifiedAccessToken {
   sessionId: string;
   email: string;
   expiresAt: number;
+  /** `auth_time` (seconds since the epoch), when the token carries one. */
+  authTime?: number;
+  /** `amr` (RFC 8176), empty when the token carries none. */
+  amr?: string[];
 }
 
 /**
@@ -127,5 +131,17 @@ function accessClaims(claims: Record<string, unknown>): VerifiedAccessToken {
     sessionId: claims.sid,
     email: typeof claims.email === 'string' ? claims.email : '',
     expiresAt: (claims.exp as number) * 1000,
+    authTime: authTimeOf(claims.auth_time),
+    amr: amrOf(claims.amr),
   };
+}
+
+/** `auth_time` as a finite number of seconds, else absent (such a token is never fresh). */
+export function authTimeOf(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** `amr` as an array of strings, else empty (such a token has no second factor). */
+export function amrOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
