@@ -1,4 +1,4 @@
-import { IsIn, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsIn, IsString, Length, Matches, ValidateIf } from 'class-validator';
 import { UnlessAbsent } from '../common/unless-absent.js';
 import { IsNewPassword, MatchesField } from '../core/passwords/password-rules.js';
 import { IsAccountEmail, IsAccountMobile, IsPersonName } from '../common/contact-fields.js';

@@ -131,8 +131,16 @@ function accessClaims(claims: Record<string, unknown>): VerifiedAccessToken {
     sessionId: claims.sid,
     email: typeof claims.email === 'string' ? claims.email : '',
     expiresAt: (claims.exp as number) * 1000,
-    authTime: authTimeOf(claims.auth_time),
-    amr: amrOf(claims.amr),
+    ...stepUpClaims(claims),
+  };
+}
+
+/** `auth_time` and `amr` when the token (or an introspection answer) carries them; absent otherwise. */
+export function stepUpClaims(claims: Record<string, unknown>): { authTime?: number; amr?: string[] } {
+  const authTime = authTimeOf(claims.auth_time);
+  return {
+    ...(authTime !== undefined ? { authTime } : {}),
+    ...(claims.amr !== undefined ? { amr: amrOf(claims.amr) } : {}),
   };
 }
 

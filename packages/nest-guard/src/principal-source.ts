@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { amrOf, authTimeOf, type VerifiedAccessToken } from './access-token.js';
+import { stepUpClaims, type VerifiedAccessToken } from './access-token.js';
 import {
   DEFAULT_CACHE_MAX_ENTRIES,
   DEFAULT_REMOTE_CACHE_TTL_MS,
@@ -152,8 +152,7 @@ export function principalFromIntrospection(answer: Record<string, unknown> | nul
     name: typeof name === 'string' ? name : '',
     roles: [...roles],
     permissions: [...permissions],
-    authTime: authTimeOf(answer.auth_time),
-    amr: amrOf(answer.amr),
+    ...stepUpClaims(answer),
   };
 }
 
