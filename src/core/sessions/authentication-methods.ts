@@ -25,17 +25,18 @@ export function twoFactors(
 }
 
 /**
- * What a re-authentication inside a session leaves the session with. A proof of the second
- * factor of a two-factor session keeps it two-factor (the first factor was proved at its
- * sign-in, the second just now); any other proof, a password included, stands alone: a
- * password re-authentication must not vouch for a second factor it did not show.
+ * What a re-authentication inside a session leaves the session with. A proof of a second factor
+ * (`otp`, `sms`, `hwk`) in a two-factor session, other than the factor that opened it, keeps the
+ * session two-factor (the first factor was proved at its sign-in, a second one just now). Any
+ * other proof stands alone, a password included: a password re-authentication must not vouch
+ * for a second factor it did not show.
  */
 export function afterReauthentication(
   previous: readonly string[],
   proof: Exclude<AuthenticationMethod, 'mfa'>,
 ): Authentication {
   const first = previous[0];
-  if (previous.includes('mfa') && isMethod(first) && first !== 'mfa' && first !== proof) {
+  if (previous.includes('mfa') && proof !== 'pwd' && isMethod(first) && first !== 'mfa' && first !== proof) {
     return twoFactors(first, proof);
   }
   return oneFactor(proof);
