@@ -85,11 +85,14 @@ export class TwoFactorService {
       user.hasTotp ?? this.totp.isEnrolled(user.id),
       this.settings.getLoginMethods(),
     ]);
-    // Privilege matters only without an app and with both methods on: read it only then.
-    const privileged =
-      !hasTotp && loginMethods.emailPassword && loginMethods.mobileOtp
-        ? await this.users.isPrivilegedAccount(user.id)
-        : false;
+    // Privilege matters only without an app, with both methods on, and for an SMS sign-in or an
+    // account with a mobile (the SMS second factor): read it only then.
+    const privilegeMatters =
+      !hasTotp &&
+      loginMethods.emailPassword &&
+      loginMethods.mobileOtp &&
+      (firstFactor === 'sms' || user.mobile !== null);
+    const privileged = privilegeMatters ? await this.users.isPrivilegedAccount(user.id) : false;
     return requiredSecondFactor({ hasTotp, mobile: user.mobile, privileged, loginMethods }, firstFactor);
   }
 
