@@ -70,6 +70,30 @@ describe('proof of presence against a stolen access token', () => {
     },
   );
 
+  it('leaves the other account routes open to a valid token of any age', async () => {
+    const victim = await registerUser(app);
+    const stale = await agedCopy(victim.tokens.access_token, REAUTH_MAX_AGE + 3600);
+    const auth = { authorization: `Bearer ${stale}` };
+    expect((await request(server()).get('/api/account').set(auth)).status).toBe(200);
+    expect((await request(server()).patch('/api/account').set(auth).send({ name: 'Renamed' })).status).toBe(200);
+    expect((await request(server()).get('/api/account/sessions').set(auth)).status).toBe(200);
+    expect((await request(server()).post('/api/account/sessions/revoke-others').set(auth).send({})).status).toBe(200);
+    // The password change keeps its own proof, the current password.
+    const wrongCurrent = await request(server()).post('/api/account/password').set(auth).send({
+      current_password: 'Not-The-Password-1',
+      password: 'Another-Plum-Orbit-77',
+      password_confirmation: 'Another-Plum-Orbit-77',
+    });
+    expect(wrongCurrent.status).toBe(401);
+    expect(wrongCurrent.body.error.code).toBe('INVALID_CREDENTIALS');
+    // Re-authentication itself is what a stale token is for.
+    const proof = await request(server())
+      .post('/api/account/reauthenticate')
+      .set(auth)
+      .send({ password: victim.password });
+    expect(proof.status).toBe(200);
+  });
+
   it('a token without auth_time is never fresh', async () => {
     const victim = await registerUser(app);
     const { payload } = decodeJwt(victim.tokens.access_token);
