@@ -258,6 +258,10 @@ describe('fresh authentication (auth_time, amr, re-authentication)', () => {
       expect(asked.body.data).toEqual({ expires_in: expect.any(Number) });
       const code = await sms.codeFor(mobile);
 
+      // It is not a sign-in code.
+      const signIn = await request(server()).post('/api/auth/verify-otp').send({ mobile, otp: code });
+      expect(signIn.status).toBe(401);
+
       // Another session of the same account cannot use it.
       const other = await login(app, { email: user.email, password: user.password });
       const elsewhere = await authed(other.body.data.access_token).post('/api/account/reauthenticate', {
