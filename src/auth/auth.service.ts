@@ -67,10 +67,11 @@ export class AuthService {
     const method = dto.email ? 'email' : 'mobile';
     const secondFactors = await this.twoFactor.methodsFor(user);
     if (secondFactors.length > 0) {
-      const challenge = await this.twoFactor.challenge(user, client, secondFactors);
       // The lockout counts failures only: the right password gives back the attempt it counted,
-      // without clearing earlier failures (wrong codes add to them; TwoFactorService.verify).
+      // without clearing earlier failures (wrong codes add to them; TwoFactorService.verify),
+      // also when the challenge is then refused (the mobile's SMS cap).
       await this.lockout.giveBack(lockoutSubject(user.id, dto));
+      const challenge = await this.twoFactor.challenge(user, client, secondFactors);
       await this.audit.record({ type: '2fa.challenge', actorId: user.id, client, details: { method } });
       return { challenge };
     }
