@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { oneLine } from './logging/startup-logger.js';
+import { oneFactor } from './core/sessions/authentication-methods.js';
 import { TokenService } from './core/sessions/token.service.js';
 
 /** The service cannot do its one job: it must not start, let alone report itself ready. */
@@ -18,7 +19,7 @@ export async function checkTokenSigning(app: INestApplication): Promise<void> {
   const tokens = app.get(TokenService);
   const identity = { userId: randomUUID(), email: 'self-check@example.invalid', sessionId: randomUUID() };
   try {
-    const token = await tokens.signAccess(identity);
+    const token = await tokens.signAccess(identity, oneFactor('pwd'));
     const claims = await tokens.verify(token, 'access');
     if (claims.sub !== identity.userId) throw new Error('the verified token names another subject');
   } catch (error) {

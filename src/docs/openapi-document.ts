@@ -20,6 +20,7 @@ import {
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import {
   ACCESS_TOKEN_COOKIE,
+  FRESH_AUTH_KEY,
   IS_PUBLIC_KEY,
   REQUIRED_PERMISSIONS_KEY,
   type PermissionRequirement,
@@ -30,6 +31,7 @@ import {
   BARE_ANSWERS,
   BASIC_AUTH_HANDLERS,
   ENVELOPED_DATA,
+  EXTRA_ANSWERS,
   PAGE_ANSWERS,
   RESPONSE_COMPONENTS,
 } from './response-schemas.js';
@@ -169,15 +171,22 @@ function describeHandler(controller: object, key: string, handler: object, name:
       'FORBIDDEN: a cookie-authenticated write from an origin that is not allowed, or an account that must enrol a second factor first.',
     );
   }
+  const add = (status: number, description: string) =>
+    errors.set(status, errors.has(status) ? `${errors.get(status)} Here also: ${description}` : description);
   if (requirement) {
     decorate(ApiExtension('x-required-permissions', { [requirement.mode]: requirement.permissions }));
     const missing = `FORBIDDEN without ${requirement.mode} of: ${requirement.permissions.join(', ')}.`;
     errors.set(403, errors.has(403) ? `${missing} ${errors.get(403)}` : missing);
   }
-  for (const [status, description] of Object.entries(answers?.statuses ?? {})) {
-    const code = Number(status);
-    errors.set(code, errors.has(code) ? `${errors.get(code)} Here also: ${description}` : description);
+  if (Reflect.getMetadata(FRESH_AUTH_KEY, handler) ?? Reflect.getMetadata(FRESH_AUTH_KEY, controller)) {
+    decorate(ApiExtension('x-requires-fresh-auth', true));
+    add(
+      403,
+      "REAUTHENTICATION_REQUIRED when the token's `auth_time` is older than REAUTH_MAX_AGE (POST /api/account/reauthenticate).",
+    );
   }
+  for (const [status, description] of Object.entries(answers?.statuses ?? {})) add(Number(status), description);
+  for (const answer of EXTRA_ANSWERS[name] ?? []) add(answer.status, answer.description);
   for (const [status, description] of [...errors].sort(([a], [b]) => a - b)) {
     decorate(ApiResponse({ status, description, schema: error }));
   }

@@ -60,6 +60,9 @@ export const ROUTE_ANSWERS: Record<string, RouteAnswers> = {
   'JwksController.jwks': { summary: 'The public keys that verify access tokens (RFC 7517)', noDatabase: true },
   'AccountController.get': { summary: "The signed-in person's own record" },
   'AccountController.update': { summary: 'Change your own name' },
+  'AccountController.reauthenticate': {
+    summary: 'Prove presence again (password, or a code with method sms, totp or recovery) for a fresh sign-in time',
+  },
   'AccountController.changePassword': {
     summary: 'Change your own password (ends every other session)',
     statuses: { 401: 'INVALID_CREDENTIALS: the current password is wrong.' },

@@ -259,6 +259,20 @@ describe('the OpenAPI document against the answers of the running service', () =
     await hit('POST /api/account/mobile/confirm', '/api/account/mobile/confirm', { token, body: { code: '000000' } });
     await hit('POST /api/account/mobile/confirm', '/api/account/mobile/confirm', { token, body: { code: 'abc' } });
 
+    await hit('POST /api/account/reauthenticate', '/api/account/reauthenticate', {
+      token,
+      body: { password: TEST_PASSWORD },
+    });
+    await hit('POST /api/account/reauthenticate', '/api/account/reauthenticate', {
+      token,
+      body: { password: 'wrong-password-1' },
+    });
+    await hit('POST /api/account/reauthenticate', '/api/account/reauthenticate', {
+      token,
+      body: { method: 'totp', code: '000000' },
+    });
+    await hit('POST /api/account/reauthenticate', '/api/account/reauthenticate', { token, body: { method: 'x' } });
+    await hit('POST /api/account/reauthenticate', '/api/account/reauthenticate', { body: { password: TEST_PASSWORD } });
     await hit('GET /api/account/sessions', '/api/account/sessions', { token });
     await hit('GET /api/account/sessions', '/api/account/sessions');
     await hit('DELETE /api/account/sessions/{id}', `/api/account/sessions/${UNKNOWN_ID}`, { token });
