@@ -13,6 +13,7 @@ import {
 } from '../support/auth-factory.js';
 import { useTestApp } from '../support/fixture.js';
 import { callerWithPermissions } from '../support/rbac-factory.js';
+import { TEST_REDIS_URL, useRedis } from '../support/redis.js';
 import type { SmsReceiver } from '../support/sms-receiver.js';
 import { resetTokenFrom, type SmtpSink } from '../support/smtp-sink.js';
 
@@ -286,5 +287,32 @@ describe('one per-recipient limit in the outbox, whoever asks', () => {
     await sink.waitForMail(asker.email);
     await sleep(1000);
     expect(sink.mailsTo(address)).toHaveLength(1);
+  });
+});
+
+describe('the per-recipient limit with REDIS_URL holds across instances', () => {
+  const redis = useRedis();
+  const fixture = useTestApp({
+    smtp: true,
+    env: { APP_URL, OTP_RESEND_SECONDS: '60', OTP_HOURLY_CAP: '10', REDIS_URL: TEST_REDIS_URL },
+    instances: 2,
+  });
+
+  it('two instances, two accounts, one address: one mail, counted in Redis under a digest', async () => {
+    const target = uniqueEmail('shared-inbox');
+    for (const app of fixture.apps) {
+      const user = await registerUser(app);
+      const res = await request(app.getHttpServer())
+        .post('/api/account/email')
+        .set('authorization', `Bearer ${user.tokens.access_token}`)
+        .send({ email: target });
+      expect(res.status).toBe(200);
+      await fixture.smtp.waitForMail(user.email);
+    }
+    await sleep(500);
+    expect(fixture.smtp.mailsTo(target)).toHaveLength(1);
+    const keys = await redis.client.keys('ratelimit:*');
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys.join('\n')).not.toContain(target);
   });
 });
