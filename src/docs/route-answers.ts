@@ -75,6 +75,9 @@ export const ROUTE_ANSWERS: Record<string, RouteAnswers> = {
     summary: 'Confirm an email change with the link token',
     statuses: { 409: 'CONFLICT: the email was taken meanwhile.' },
   },
+  'AccountController.cancelEmailChange': {
+    summary: 'Stop a pending email change with the link mailed to the old address',
+  },
   'AccountController.changeMobile': {
     summary: 'Start changing your mobile (a code is texted to it)',
     statuses: { 401: 'INVALID_CREDENTIALS: the current password is wrong.', 409: 'CONFLICT: mobile taken.' },
@@ -182,6 +185,13 @@ export const ROUTE_ANSWERS: Record<string, RouteAnswers> = {
     statuses: { 401: 'UNAUTHENTICATED: METRICS_TOKEN is set and was not given.' },
     noDatabase: true,
   },
+  'ConfirmEmailPageController.page': { summary: 'The page an email-change link opens', noDatabase: true },
+  'ConfirmEmailPageController.script': { summary: "The email-change page's script", noDatabase: true },
+  'CancelEmailChangePageController.page': {
+    summary: 'The page the cancel link (sent to the old address) opens',
+    noDatabase: true,
+  },
+  'CancelEmailChangePageController.script': { summary: "The cancel page's script", noDatabase: true },
   'ResetPageController.page': { summary: 'The password-reset page a mailed link opens', noDatabase: true },
   'ResetPageController.script': { summary: "The reset page's script", noDatabase: true },
   'ResetPageController.style': { summary: "The reset page's style sheet", noDatabase: true },

@@ -251,6 +251,8 @@ describe('the OpenAPI document against the answers of the running service', () =
     await hit('POST /api/account/email', '/api/account/email', { token, body: { email: 'nope' } });
     await hit('POST /api/account/email/confirm', '/api/account/email/confirm', { body: { token: 'a'.repeat(43) } });
     await hit('POST /api/account/email/confirm', '/api/account/email/confirm', { body: {} });
+    await hit('POST /api/account/email/cancel', '/api/account/email/cancel', { body: { token: 'a'.repeat(43) } });
+    await hit('POST /api/account/email/cancel', '/api/account/email/cancel', { body: {} });
     await hit('POST /api/account/mobile', '/api/account/mobile', {
       token,
       body: { mobile: uniqueMobile() },
@@ -454,6 +456,10 @@ describe('the OpenAPI document against the answers of the running service', () =
     await hit('GET /reset-password', '/reset-password?token=abc');
     await hit('GET /reset-password/page.js', '/reset-password/page.js');
     await hit('GET /reset-password/page.css', '/reset-password/page.css');
+    await hit('GET /confirm-email', '/confirm-email?token=abc');
+    await hit('GET /confirm-email/page.js', '/confirm-email/page.js');
+    await hit('GET /cancel-email-change', '/cancel-email-change?token=abc');
+    await hit('GET /cancel-email-change/page.js', '/cancel-email-change/page.js');
   });
 
   it('got only declared statuses, from every documented route', () => {
