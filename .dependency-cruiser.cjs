@@ -3,7 +3,7 @@
  * them on src/ and packages/nest-guard/src; a new cycle or an import against the layers fails it.
  *
  * Layers, each importing only those below it (a layer may skip the ones in between):
- *   composition (main.ts, app.module.ts, http-app.ts, startup-banner.ts, cli/)
+ *   composition (main.ts, app.module.ts, http-app.ts, startup-banner.ts, startup-self-check.ts, cli/)
  *   → features (one folder per HTTP area; never each other)
  *   → core (src/core: repositories, the authorization core, the domain services features share)
  *   → infrastructure (database, redis, mail, sms, outbox, metrics, logging, limits)
@@ -27,7 +27,8 @@ const FEATURES = [
 ];
 const INFRASTRUCTURE = ['database', 'redis', 'mail', 'sms', 'outbox', 'metrics', 'logging', 'limits'];
 
-const COMPOSITION = '^src/(cli/|main\\.ts$|app\\.module\\.ts$|http-app\\.ts$|startup-banner\\.ts$)';
+const COMPOSITION =
+  '^src/(cli/|main\\.ts$|app\\.module\\.ts$|http-app\\.ts$|startup-banner\\.ts$|startup-self-check\\.ts$)';
 const FEATURE = `^src/(${FEATURES.join('|')})/`;
 const CORE = '^src/core/';
 const INFRA = `^src/(${INFRASTRUCTURE.join('|')})/`;

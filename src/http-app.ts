@@ -103,11 +103,19 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
  */
 export const APP_OPTIONS = { bodyParser: false } as const;
 
-export async function createApp(module: unknown, config: AppConfig): Promise<NestFastifyApplication> {
-  // Start-up lines wait in a buffer until the JSON logger exists, then leave through it.
+export async function createApp(
+  module: unknown,
+  config: AppConfig,
+  startupLogger?: LoggerService,
+): Promise<NestFastifyApplication> {
+  // Start-up lines wait in a buffer until the JSON logger exists, then leave through it. A failure
+  // before then (an unreachable database) goes through `startupLogger` and back to the caller,
+  // which reports it once, instead of Nest's coloured logger and its exit.
   const app = await NestFactory.create<NestFastifyApplication>(module as never, createHttpAdapter(config), {
     ...APP_OPTIONS,
     bufferLogs: true,
+    abortOnError: false,
+    ...(startupLogger ? { logger: startupLogger } : {}),
   });
   useStructuredLogs(app);
   await configureHttpApp(app);
@@ -120,7 +128,7 @@ export function useStructuredLogs(app: INestApplication): void {
 }
 
 /** Nest's own start-up narration: a line per module and per route (about 80), kept for LOG_LEVEL=debug. */
-const START_UP_NARRATION = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+const START_UP_NARRATION = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
 
 class QuietStartupLogger implements LoggerService {
   constructor(private readonly inner: PinoLogger) {}

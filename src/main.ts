@@ -3,21 +3,28 @@ import { Logger } from '@nestjs/common';
 import { AppModule } from './app.module.js';
 import { loadAppConfig } from './config/app-config.js';
 import { createApp } from './http-app.js';
+import { oneLine, StartupLogger } from './logging/startup-logger.js';
 import { logStartupBanner } from './startup-banner.js';
+import { checkTokenSigning } from './startup-self-check.js';
 
 async function bootstrap(): Promise<void> {
-  // Configuration warnings wait for the service's logger, so that every line has its one format.
+  // JSON from the first line: Nest's own logger (coloured, with stacks) is never used. Lines
+  // logged before the service's logger exists wait for it, so that every line has its format.
+  Logger.overrideLogger(startupLogger);
   Logger.attachBuffer();
   const config = loadAppConfig();
-  const app = await createApp(AppModule, config);
+  const app = await createApp(AppModule, config, startupLogger);
+  await checkTokenSigning(app);
   await app.listen(config.http.port, '0.0.0.0');
   await logStartupBanner(app, config);
 }
 
+const startupLogger = new StartupLogger();
+
 bootstrap().catch((error: unknown) => {
   Logger.flush();
-  // Configuration errors carry their own clear message; anything else gets its stack.
-  const message = error instanceof Error && /Configuration|InvalidEnvironment/.test(error.name) ? error.message : error;
-  console.error('Failed to start:', message);
+  // One JSON line: configuration errors carry their own clear message, anything else its message.
+  Logger.overrideLogger(startupLogger);
+  new Logger('Startup').fatal(`Failed to start: ${oneLine(error)}`);
   process.exit(1);
 });

@@ -1,5 +1,5 @@
 import { RolesModule } from '../core/roles/roles.module.js';
-import { Module } from '@nestjs/common';
+import { Module, type Provider, type Type } from '@nestjs/common';
 import { AccountRecoveryModule } from '../account/account-recovery.module.js';
 import { AuditModule } from '../audit/audit.module.js';
 import { PasswordModule } from '../core/passwords/password.module.js';
@@ -18,6 +18,24 @@ import { MigrateCommand, MigrateStatusCommand } from './migration.commands.js';
 import { RotateKeysCommand } from './rotate-keys.command.js';
 import { SeedCommand } from './seed.command.js';
 
+/**
+ * The commands on the database (CliModule): a new command is added here, and so appears in
+ * `--help` too (CliHelpModule).
+ */
+const DATABASE_COMMANDS: Type[] = [
+  SeedCommand,
+  RotateKeysCommand,
+  CreateClientCommand,
+  RevokeSessionsCommand,
+  ResetSecondFactorCommand,
+  CreateAdminCommand,
+  AssignRoleCommand,
+  ListRolesCommand,
+];
+
+/** The migration commands (MigrationCliModule). */
+const MIGRATION_COMMAND_CLASSES: Type[] = [MigrateCommand, MigrateStatusCommand];
+
 @Module({
   imports: [
     AppConfigModule,
@@ -32,17 +50,7 @@ import { SeedCommand } from './seed.command.js';
     UsersModule,
     RbacCoreModule,
   ],
-  providers: [
-    SeedCommand,
-    RotateKeysCommand,
-    CreateClientCommand,
-    RevokeSessionsCommand,
-    ResetSecondFactorCommand,
-    AdminAccountsService,
-    CreateAdminCommand,
-    AssignRoleCommand,
-    ListRolesCommand,
-  ],
+  providers: [AdminAccountsService, ...DATABASE_COMMANDS],
 })
 export class CliModule {}
 
@@ -52,9 +60,22 @@ export class CliModule {}
  */
 @Module({
   imports: [AppConfigModule],
-  providers: [MigrateCommand, MigrateStatusCommand],
+  providers: MIGRATION_COMMAND_CLASSES,
 })
 export class MigrationCliModule {}
 
 /** Commands served by MigrationCliModule; every other one by CliModule. */
 export const MIGRATION_COMMANDS = new Set(['migrate', 'migrate:status']);
+
+/**
+ * For `--help`, `--version` and `help`: every command's name, arguments, options and description
+ * (read from its decorators) with nothing behind them, so that listing the commands reads no
+ * configuration and opens no database. A stand-in is an object of the command's class, never run.
+ */
+@Module({
+  providers: [...DATABASE_COMMANDS, ...MIGRATION_COMMAND_CLASSES].map((command): Provider => ({
+    provide: command,
+    useFactory: () => Object.create(command.prototype) as object,
+  })),
+})
+export class CliHelpModule {}

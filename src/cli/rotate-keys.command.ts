@@ -30,6 +30,13 @@ export class RotateKeysCommand extends CommandRunner {
   async run(): Promise<void> {
     const { algorithm, privateKeyPem } = this.config.signing;
     if (algorithm === 'HS256') {
+      // Without JWT_SECRET this process made up a secret of its own: no instance signs with it,
+      // so there is nothing to rotate from and nothing meaningful to keep as a previous secret.
+      if (this.config.jwt.secretWasGenerated) {
+        throw new Error(
+          'JWT_SECRET is not set, so there is no secret to rotate: set it to the secret the instances use (HS256), then run rotate-keys again.',
+        );
+      }
       // Only the secret retired now, stamped with the time: it verifies for REFRESH_TOKEN_EXPIRY more,
       // then nothing. Earlier secrets are not carried forward, so no leaked secret lives for ever.
       const previous = `${this.config.jwt.secret}@${Math.floor(Date.now() / 1000)}`;

@@ -14,7 +14,7 @@ export class SeedCommand extends CommandRunner {
 
   async run(): Promise<void> {
     const report = await this.seeds.run();
-    reportGeneratedPasswords(report, this.config.database.dataDir);
+    reportGeneratedPasswords(report, this.config.database);
     process.stdout.write(
       `Seeding done: ${report.permissionsCreated} permissions, ${report.rolesCreated} roles, ` +
         `${report.adminLinksCreated} admin links and ${report.accountsCreated.length} accounts created` +

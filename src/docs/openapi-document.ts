@@ -10,6 +10,7 @@ import {
   ApiCookieAuth,
   ApiExtension,
   ApiOkResponse,
+  ApiOperation,
   ApiProduces,
   ApiResponse,
   DocumentBuilder,
@@ -24,6 +25,8 @@ import {
   REQUIRED_PERMISSIONS_KEY,
   type PermissionRequirement,
 } from '@auth-rbac/nest-guard';
+import { AppConfig } from '../config/app-config.js';
+import { ROUTE_ANSWERS } from './route-answers.js';
 import {
   BARE_ANSWERS,
   BASIC_AUTH_HANDLERS,
@@ -52,11 +55,13 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
         '`x-required-permissions` lists the permissions a route needs (`all` of them or `any`).',
     )
     .setVersion('1')
+    .addServer(app.get(AppConfig).http.appUrl)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
     .addCookieAuth(ACCESS_TOKEN_COOKIE, { type: 'apiKey', in: 'cookie', name: ACCESS_TOKEN_COOKIE }, 'cookie')
     .addBasicAuth({ type: 'http', scheme: 'basic' }, 'basic')
     .build();
   const document = SwaggerModule.createDocument(app, config);
+  finishOperations(document);
   const schemas = ((document.components ??= {}).schemas ??= {});
   // Request DTOs carry class-validator rules, not @ApiProperty: their schemas come from those rules.
   const fromValidators = validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' });
@@ -123,7 +128,12 @@ function describeHandler(controller: object, key: string, handler: object, name:
   const success: number =
     Reflect.getMetadata(HTTP_CODE_METADATA, handler) ??
     (method === RequestMethod.POST ? HttpStatus.CREATED : HttpStatus.OK);
+  // A handler missing from the table is a gap the OpenAPI test reports, not a start-up failure.
+  const answers = ROUTE_ANSWERS[name];
+  if (answers) decorate(ApiOperation({ summary: answers.summary }));
 
+  // Every error status, with what it means here: first what every route of its kind answers, then the route's own.
+  const errors = new Map<number, string>();
   // Pages and scrapes (`/reset-password`, `/metrics`) answer in their own format; the rest in the envelope.
   const pageAnswer = PAGE_ANSWERS[name];
   if (pageAnswer) {
@@ -132,7 +142,6 @@ function describeHandler(controller: object, key: string, handler: object, name:
   } else {
     const bare = BARE_ANSWERS[name];
     const data = ENVELOPED_DATA[name];
-    // A handler missing from the table is a gap the OpenAPI test reports, not a start-up failure.
     const schema = bare ?? envelope(data ?? { type: 'object' });
     decorate(
       ApiResponse({
@@ -141,45 +150,60 @@ function describeHandler(controller: object, key: string, handler: object, name:
         schema,
       }),
     );
-    decorate(
-      ApiResponse({
-        status: 400,
-        description: 'VALIDATION_FAILED, INVALID_JSON or another refusal of the input.',
-        schema: error,
-      }),
-    );
+    errors.set(400, 'VALIDATION_FAILED, INVALID_JSON or another refusal of the input.');
   }
-  decorate(ApiResponse({ status: 429, description: 'RATE_LIMITED, with Retry-After.', schema: error }));
+  if (BODY_METHODS.has(method)) {
+    errors.set(413, 'PAYLOAD_TOO_LARGE: the body is over the size limit.');
+    errors.set(415, 'UNSUPPORTED_MEDIA_TYPE: the body is not JSON.');
+  }
+  errors.set(429, 'RATE_LIMITED, with Retry-After.');
+  if (!answers?.noDatabase) errors.set(503, 'SERVICE_UNAVAILABLE: the database cannot be reached.');
   if (BASIC_AUTH_HANDLERS.has(name)) {
     decorate(ApiBasicAuth('basic'));
-    decorate(
-      ApiResponse({
-        status: 401,
-        description: 'UNAUTHENTICATED: no valid client credentials (WWW-Authenticate: Basic).',
-        schema: error,
-      }),
-    );
+    errors.set(401, 'UNAUTHENTICATED: no valid client credentials (WWW-Authenticate: Basic).');
   }
   if (!isPublic) {
     decorate(ApiBearerAuth('bearer'));
     decorate(ApiCookieAuth('cookie'));
-    decorate(ApiResponse({ status: 401, description: 'UNAUTHENTICATED: no valid access token.', schema: error }));
+    errors.set(401, 'UNAUTHENTICATED: no valid access token.');
+    errors.set(
+      403,
+      'FORBIDDEN: a cookie-authenticated write from an origin that is not allowed, or an account that must enrol a second factor first.',
+    );
   }
-  const refusals: string[] = [];
+  const add = (status: number, description: string) =>
+    errors.set(status, errors.has(status) ? `${errors.get(status)} Here also: ${description}` : description);
   if (requirement) {
     decorate(ApiExtension('x-required-permissions', { [requirement.mode]: requirement.permissions }));
-    refusals.push(`FORBIDDEN without ${requirement.mode} of: ${requirement.permissions.join(', ')}.`);
+    const missing = `FORBIDDEN without ${requirement.mode} of: ${requirement.permissions.join(', ')}.`;
+    errors.set(403, errors.has(403) ? `${missing} ${errors.get(403)}` : missing);
   }
   if (Reflect.getMetadata(FRESH_AUTH_KEY, handler) ?? Reflect.getMetadata(FRESH_AUTH_KEY, controller)) {
     decorate(ApiExtension('x-requires-fresh-auth', true));
-    refusals.push(
+    add(
+      403,
       "REAUTHENTICATION_REQUIRED when the token's `auth_time` is older than REAUTH_MAX_AGE (POST /api/account/reauthenticate).",
     );
   }
-  const extra = EXTRA_ANSWERS[name] ?? [];
-  for (const answer of extra.filter((item) => item.status === 403)) refusals.push(answer.description);
-  if (refusals.length > 0) decorate(ApiResponse({ status: 403, description: refusals.join(' '), schema: error }));
-  for (const answer of extra.filter((item) => item.status !== 403)) {
-    decorate(ApiResponse({ status: answer.status, description: answer.description, schema: error }));
+  for (const [status, description] of Object.entries(answers?.statuses ?? {})) add(Number(status), description);
+  for (const answer of EXTRA_ANSWERS[name] ?? []) add(answer.status, answer.description);
+  for (const [status, description] of [...errors].sort(([a], [b]) => a - b)) {
+    decorate(ApiResponse({ status, description, schema: error }));
+  }
+}
+
+/** Methods whose body Fastify reads (and so may refuse as too large or not JSON). */
+const BODY_METHODS = new Set([RequestMethod.POST, RequestMethod.PUT, RequestMethod.PATCH, RequestMethod.DELETE]);
+
+/**
+ * What the builder cannot say through decorators: a public route's explicit `security: []` (so
+ * a reader and a linter know it needs nothing, rather than that nobody said).
+ */
+function finishOperations(document: OpenAPIObject): void {
+  for (const operations of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation = operations[method];
+      if (operation && !operation.security) operation.security = [];
+    }
   }
 }

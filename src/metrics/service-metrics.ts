@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The service's Prometheus metrics. One registry per process, held at module level so that a
@@ -6,6 +6,10 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
  * need the database are filled in at scrape time by MetricsService.
  */
 export const metricsRegistry = new Registry();
+
+// The process beside the service: CPU, resident memory and heap, event-loop lag, garbage
+// collections, open handles (prom-client's defaults, `process_*` and `nodejs_*`).
+collectDefaultMetrics({ register: metricsRegistry });
 
 export const httpRequests = new Histogram({
   name: 'http_request_duration_seconds',

@@ -183,6 +183,28 @@ describe('authenticator app (TOTP) and recovery codes', () => {
     expect(events).toHaveLength(2);
   });
 
+  it('says how to send a recovery code that came without "method": "recovery", and costs no attempt', async () => {
+    const user = await registerUser(app);
+    const { recoveryCodes } = await enrol(user);
+    const challenge = await login(user);
+    const res = await verify2fa({ temp_token: challenge.body.data.temp_token, code: recoveryCodes[0] });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_FAILED');
+    expect(res.body.error.details).toEqual([
+      {
+        field: 'code',
+        message:
+          'code must be a code of digits for method "totp"; to use a recovery code, send "method": "recovery" with it',
+      },
+    ]);
+    const ok = await verify2fa({
+      temp_token: challenge.body.data.temp_token,
+      code: recoveryCodes[0],
+      method: 'recovery',
+    });
+    expect(ok.status).toBe(200);
+  });
+
   it('offers SMS as a fallback when the account has a mobile and both login methods are on', async () => {
     const mobile = uniqueMobile();
     const user = await registerUser(app, { mobile });

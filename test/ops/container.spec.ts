@@ -90,7 +90,8 @@ describe('Dockerfile', () => {
 
 describe('docker-compose.yml', () => {
   const text = read('docker-compose.yml');
-  const compose = parse(text) as {
+  // Compose applies YAML merge keys (`<<: *auth-env`).
+  const compose = parse(text, { merge: true }) as {
     services: Record<
       string,
       {
@@ -104,19 +105,23 @@ describe('docker-compose.yml', () => {
       }
     >;
   };
+  const instances = ['auth-1', 'auth-2'];
 
   it('is valid YAML', () => {
     expect(parseDocument(text).errors).toEqual([]);
   });
 
-  it('runs PostgreSQL, Redis, migrations once, and two instances of this image behind a proxy', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['auth-1', 'auth-2', 'migrate', 'postgres', 'proxy', 'redis']);
+  it('starts with `docker compose up` and nothing else: no variable is required', () => {
+    // `${NAME:?message}` and `${NAME?message}` stop `docker compose up` until NAME is set.
+    expect(text.match(/\$\{[A-Z_]+:?\?[^}]*\}/g) ?? []).toEqual([]);
+  });
+
+  it('runs PostgreSQL, Redis, a setup once, and two instances of the image behind a proxy', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['auth-1', 'auth-2', 'postgres', 'proxy', 'redis', 'setup']);
     expect(compose.services.postgres!.image).toMatch(/^postgres:/);
     expect(compose.services.redis!.image).toMatch(/^redis:/);
-    for (const name of ['auth-1', 'auth-2', 'migrate']) {
-      const service = compose.services[name]!;
-      expect(service.build).toBe('.');
-      expect(service.environment).toMatchObject({
+    for (const name of ['setup', ...instances]) {
+      expect(compose.services[name]!.environment).toMatchObject({
         APP_ENV: 'production',
         DATABASE_URL: expect.stringMatching(/@postgres:5432\//),
         REDIS_URL: 'redis://redis:6379',
@@ -124,10 +129,52 @@ describe('docker-compose.yml', () => {
         DB_MIGRATIONS_RUN: 'false',
       });
     }
-    expect(compose.services.migrate!.command).toEqual(['npm', 'run', 'cli', '--', 'migrate']);
-    expect(compose.services['auth-1']!.depends_on).toMatchObject({
-      migrate: { condition: 'service_completed_successfully' },
+    for (const name of instances) {
+      expect(compose.services[name]!.depends_on).toMatchObject({
+        setup: { condition: 'service_completed_successfully' },
+      });
+    }
+  });
+
+  it('builds the image once: one service builds it, the others run it by name', () => {
+    const building = Object.entries(compose.services).filter(([, service]) => service.build !== undefined);
+    expect(building.map(([name]) => name)).toEqual(['setup']);
+    const image = compose.services.setup!.image;
+    expect(image).toEqual(expect.any(String));
+    for (const name of instances) expect(compose.services[name]!.image).toBe(image);
+  });
+
+  it('keeps SMS off unless configured: mobile sign-in off, and never the log transport', () => {
+    for (const name of ['setup', ...instances]) {
+      const env = compose.services[name]!.environment!;
+      expect(env.AUTH_MOBILE_OTP).toBe('${AUTH_MOBILE_OTP:-false}');
+      expect(env.SMS_TRANSPORT).not.toBe('log');
+      expect(env.SMS_WEBHOOK_URL).toMatch(/^\$\{SMS_WEBHOOK_URL:-http:\/\/127\.0\.0\.1:\d+\//);
+    }
+  });
+
+  it('seeds an administrator from variables, after the migrations, and shares one JWT secret', () => {
+    const setup = compose.services.setup!;
+    expect(setup.environment).toMatchObject({
+      SEED_ADMIN_EMAIL: '${SEED_ADMIN_EMAIL:-admin@example.com}',
+      SEED_ADMIN_PASSWORD: '${SEED_ADMIN_PASSWORD:-}',
     });
+    const script = setup.command!.join(' ');
+    expect(script.indexOf('main.js migrate')).toBeGreaterThan(0);
+    expect(script.indexOf('main.js seed')).toBeGreaterThan(script.indexOf('main.js migrate'));
+    // The secret file lives in a volume every instance mounts.
+    const dataVolume = setup.volumes!.find((volume) => volume.endsWith(':/var/lib/auth'))!.split(':')[0];
+    for (const name of instances) {
+      expect(compose.services[name]!.volumes).toContain(`${dataVolume}:/var/lib/auth:ro`);
+      expect(compose.services[name]!.command!.join(' ')).toContain('cat /var/lib/auth/jwt-secret');
+    }
+  });
+
+  it('serves the way start:prod does', () => {
+    const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+    for (const name of instances) {
+      expect(compose.services[name]!.command!.join(' ')).toContain(`exec ${pkg.scripts['start:prod']}`);
+    }
   });
 
   it('points the proxy at both instances', () => {

@@ -39,6 +39,18 @@ describe('GET /metrics', () => {
       expect((await request(app.getHttpServer()).get('/api/metrics')).status).toBe(404);
     });
 
+    it("carries the process's own metrics beside the service's: CPU, memory, event-loop lag, GC", async () => {
+      const text = await scrape();
+      expect(sample(text, 'process_cpu_seconds_total')).toBeGreaterThan(0);
+      expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+      expect(sample(text, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
+      expect(text).toContain('# TYPE nodejs_eventloop_lag_seconds gauge');
+      expect(text).toContain('# TYPE nodejs_gc_duration_seconds histogram');
+      expect(text).toContain('# TYPE process_open_fds gauge');
+      // Still one registry: the service's series are there too.
+      expect(text).toContain('# TYPE auth_logins_total counter');
+    });
+
     it('counts requests by route pattern and status, never by raw URL', async () => {
       const user = await registerUser(app);
       const before = await scrape();

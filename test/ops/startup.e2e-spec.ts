@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startService, type RunningService } from '../support/service-process.js';
@@ -54,12 +54,22 @@ describe('start-up that explains itself', () => {
       expect(output).not.toContain('Mapped {');
       expect(output).not.toContain('dependencies initialized');
 
-      const file = path.join(cwd, 'data', 'seed-passwords.txt');
+      // A server database's passwords go to a file of its own, each line naming the database;
+      // the embedded database's seed-passwords.txt is left alone.
+      const server = new URL(database.url);
+      const label = `${server.protocol}//${server.host}${server.pathname}`;
+      const file = path.join(
+        cwd,
+        'data',
+        `seed-passwords.${`${server.hostname}-${server.port || '5432'}-${server.pathname.slice(1)}`.replace(/[^A-Za-z0-9._-]/g, '_')}.txt`,
+      );
+      expect(existsSync(path.join(cwd, 'data', 'seed-passwords.txt'))).toBe(false);
       expect(statSync(file).mode & 0o777).toBe(0o600);
       const saved = readFileSync(file, 'utf8');
       const printed = /admin\s+admin@example\.com\s+password: (\S+)/.exec(output)?.[1];
       expect(printed).toBeDefined();
-      expect(saved).toContain(`admin@example.com  password: ${printed}`);
+      expect(saved).toContain(`  ${label}  admin  admin@example.com  password: ${printed}`);
+      expect(output).toContain(`Seeded accounts of ${label} with generated passwords`);
       expect(output).toContain(`Also written to ${file} (mode 0600)`);
     } finally {
       await service.stop();

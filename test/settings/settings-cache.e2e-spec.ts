@@ -10,7 +10,7 @@ import {
 } from '../../src/redis/version-counters.js';
 import { SettingsVersion } from '../../src/core/settings/settings-version.js';
 import { useTestDatabase } from '../support/fixture.js';
-import { TEST_REDIS_URL, testRedisUrl } from '../support/redis.js';
+import { refuseFlushOutsideTestRedis, TEST_REDIS_URL, testRedisUrl } from '../support/redis.js';
 import { createTestConfig } from '../support/test-config.js';
 
 /**
@@ -44,7 +44,10 @@ describe('SettingsService', () => {
       client.once('error', (error: Error) => reject(new Error(`Redis does not answer: ${error.message}`)));
     });
   const redisClient = (url = TEST_REDIS_URL) => {
-    const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 1000 });
+    const client = refuseFlushOutsideTestRedis(
+      new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 1000 }),
+      url,
+    );
     client.on('error', () => undefined);
     clients.push(client);
     return client;

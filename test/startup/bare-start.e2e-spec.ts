@@ -104,7 +104,8 @@ describe('the built service started with no configuration', () => {
   it('exits non-zero naming the variable when a value is invalid', async () => {
     const result = await runServiceToExit(cwd, { PORT: 'eighty', ACCESS_TOKEN_EXPIRY: '-5' });
     expect(result.code).toBe(1);
-    expect(result.output).toContain('PORT="eighty"');
+    // One JSON log line: the message, once parsed, names the value as given.
+    expect(JSON.parse(result.output.trim()).msg).toContain('PORT="eighty"');
     expect(result.output).toContain('ACCESS_TOKEN_EXPIRY');
   });
 });

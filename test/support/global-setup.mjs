@@ -6,6 +6,7 @@ import { parseEnvironment } from '../../dist/src/config/environment.js';
 import { buildDataSourceOptions } from '../../dist/src/database/data-source-options.js';
 import { SeedService } from '../../dist/src/core/seeds/seed.service.js';
 import { prepareTemplates } from './databases.mjs';
+import { startTestRedis } from './redis-server.mjs';
 
 /**
  * Migrates and seeds the run's template databases once; every test file then works on copies of
@@ -13,6 +14,10 @@ import { prepareTemplates } from './databases.mjs';
  * order never matters. Workers inherit the variables set here.
  */
 export default async function globalSetup() {
+  // Workers inherit TEST_REDIS_URL: the given one, or that of the redis-server started here.
+  const redis = await startTestRedis();
+  globalThis.testRedis = redis;
+  process.env.TEST_REDIS_URL = redis.url;
   const serverUrl = process.env.DATABASE_URL || undefined;
   const config = buildAppConfig(
     parseEnvironment({
@@ -36,6 +41,7 @@ export default async function globalSetup() {
   });
   globalThis.testRun = run;
   Object.assign(process.env, run);
+
   process.stdout.write(
     `\nTest databases: ${
       serverUrl ? `copies of a migrated template on ${serverUrl}` : 'embedded, copies of a migrated data folder'

@@ -1,12 +1,13 @@
 import { Redis } from 'ioredis';
 
 /**
- * The Redis server of the run: `REDIS_URL`, else the local default. It is a requirement of the
- * run: a test "with Redis" checks through its own client that the service's keys really are in
- * Redis, so it fails when Redis does not answer instead of passing on the service's in-process
- * fallback.
+ * The run's Redis server: `TEST_REDIS_URL`, which the global setup sets (the one given, or a
+ * redis-server it started; see redis-server.mjs). Never `REDIS_URL` or a default: some tests empty
+ * Redis databases. It is a requirement of the run: a test "with Redis" checks through its own
+ * client that the service's keys really are in Redis, so it fails when Redis does not answer
+ * instead of passing on the service's in-process fallback.
  */
-export const TEST_REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://test-redis-url-is-not-set.invalid:6379';
 
 /** The run's Redis server, database `index` (tests that FLUSHDB take an index of their own). */
 export function testRedisUrl(index?: number): string {
@@ -22,9 +23,29 @@ export function testRedisUrl(index?: number): string {
  */
 export function redisClient(url = TEST_REDIS_URL): Redis {
   const client = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true });
+  refuseFlushOutsideTestRedis(client, url);
   // Errors surface as the failed commands of the test; the event only stops ioredis printing them.
   client.on('error', () => undefined);
   return client;
+}
+
+/** Only the run's own Redis may be emptied: any other could hold someone's data. */
+export function refuseFlushOutsideTestRedis(client: Redis, url: string): Redis {
+  if (!isTestRedis(url)) {
+    const refuse = (command: string) => () =>
+      Promise.reject(new Error(`refusing ${command} on ${url}: not the run's TEST_REDIS_URL`)) as never;
+    client.flushdb = refuse('FLUSHDB');
+    client.flushall = refuse('FLUSHALL');
+  }
+  return client;
+}
+
+/** Whether `url` is a database of the run's own Redis server (same host and port as TEST_REDIS_URL). */
+export function isTestRedis(url: string): boolean {
+  if (!process.env.TEST_REDIS_URL) return false;
+  const own = new URL(process.env.TEST_REDIS_URL);
+  const other = new URL(url);
+  return own.hostname === other.hostname && (own.port || '6379') === (other.port || '6379');
 }
 
 export interface RedisFixture {
@@ -46,7 +67,7 @@ export function useRedis(options: { index?: number; flush?: boolean } = {}): Red
       await fixture.client.connect();
       await fixture.client.ping();
     } catch (error) {
-      throw new Error(`These tests need Redis at ${fixture.url} (REDIS_URL): ${(error as Error).message}`, {
+      throw new Error(`These tests need Redis at ${fixture.url} (TEST_REDIS_URL): ${(error as Error).message}`, {
         cause: error,
       });
     }

@@ -156,7 +156,7 @@ export class TwoFactorService {
         { field: 'method', message: 'method must be one of the methods this sign-in offered' },
       ]);
     }
-    if (method !== 'recovery') assertDigits(code, method === 'sms' ? this.config.otp.length : 6);
+    if (method !== 'recovery') assertDigits(code, method, method === 'sms' ? this.config.otp.length : 6);
     // Second-factor codes are guessed under the account's lockout, like passwords: no code of a
     // live challenge is judged while the account is locked.
     const subject = lockoutSubject(claims.sub, {});
@@ -218,11 +218,17 @@ export class TwoFactorService {
   }
 }
 
-/** SMS and app codes are digits of a known length; anything else is malformed and costs no attempt. */
-function assertDigits(code: string, length: number): void {
+/**
+ * SMS and app codes are digits of a known length; anything else is malformed and costs no attempt.
+ * A code with letters is most often a recovery code sent without its method: the message says how.
+ */
+function assertDigits(code: string, method: 'sms' | 'totp', length: number): void {
   if (!/^\d+$/.test(code)) {
     throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
-      { field: 'code', message: 'code must be a code of digits' },
+      {
+        field: 'code',
+        message: `code must be a code of digits for method "${method}"; to use a recovery code, send "method": "recovery" with it`,
+      },
     ]);
   }
   assertCodeLength(code, length, 'code');

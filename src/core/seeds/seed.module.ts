@@ -24,6 +24,6 @@ export class FirstStartSeeder implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     if (!(await this.seeds.isEmpty())) return;
     this.logger.log('Empty database: seeding the default roles, permissions and accounts');
-    reportGeneratedPasswords(await this.seeds.run(), this.config.database.dataDir);
+    reportGeneratedPasswords(await this.seeds.run(), this.config.database);
   }
 }

@@ -1,0 +1,479 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { randomUUID } from 'node:crypto';
+import request, { type Response } from 'supertest';
+import {
+  registerUser,
+  TEST_PASSWORD,
+  uniqueEmail,
+  uniqueMobile,
+  type RegisteredUser,
+} from '../support/auth-factory.js';
+import { SMS_LOGINS, useTestApp } from '../support/fixture.js';
+import { callerWithPermissions, type Caller } from '../support/rbac-factory.js';
+
+interface Operation {
+  summary?: string;
+  security?: unknown[];
+  responses: Record<string, { content?: Record<string, { schema: { $ref?: string; properties?: object } }> }>;
+}
+interface OpenApiDocument {
+  servers?: { url: string }[];
+  paths: Record<string, Record<string, Operation>>;
+}
+
+const APP_URL = 'https://auth.example.test';
+const CLIENT = { id: 'contract-client', secret: 'contract-secret-0123456789-abcdefgh' };
+const METRICS_TOKEN = 'contract-scrape-token-0123456789';
+const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+
+/** Every operation of the document, as `METHOD /path` (the document's own path templates). */
+function operationsOf(document: OpenApiDocument): Map<string, Operation> {
+  const operations = new Map<string, Operation>();
+  for (const [path, methods] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(methods))
+      operations.set(`${method.toUpperCase()} ${path}`, operation);
+  }
+  return operations;
+}
+
+/**
+ * Whether the operation answers success in the `{success, data}` envelope; the bare answers of
+ * the standards it implements (RFC 7662 introspection, and the like) keep their own error shapes.
+ */
+function enveloped(operation: Operation): boolean {
+  return Object.entries(operation.responses).some(
+    ([status, response]) =>
+      status.startsWith('2') &&
+      JSON.stringify(response.content?.['application/json']?.schema ?? {}).includes('"success"'),
+  );
+}
+
+describe('the OpenAPI document, checked like a linter', () => {
+  const fixture = useTestApp({ env: { APP_URL } });
+  let document: OpenApiDocument;
+
+  beforeAll(async () => {
+    document = (await request(fixture.app.getHttpServer()).get('/docs/openapi.json')).body as OpenApiDocument;
+  });
+
+  it('is valid OpenAPI 3 with its references resolved', async () => {
+    await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
+  });
+
+  it('names its server from APP_URL', () => {
+    expect(document.servers).toEqual([expect.objectContaining({ url: APP_URL })]);
+  });
+
+  it('gives every operation a summary, its security (`[]` when public) and at least one 4xx', () => {
+    const gaps: string[] = [];
+    for (const [name, operation] of operationsOf(document)) {
+      if (!operation.summary) gaps.push(`${name}: no summary`);
+      if (!Array.isArray(operation.security)) gaps.push(`${name}: no security`);
+      if (!Object.keys(operation.responses).some((status) => status.startsWith('4'))) gaps.push(`${name}: no 4xx`);
+    }
+    expect(gaps).toEqual([]);
+    const login = document.paths['/api/auth/login']!.post!;
+    expect(login.security).toEqual([]);
+    expect(document.paths['/api/auth/me']!.get!.security).toEqual(expect.arrayContaining([{ bearer: [] }]));
+  });
+
+  it('describes every error answer of an enveloped /api route with the error envelope', () => {
+    const bare: string[] = [];
+    for (const [name, operation] of operationsOf(document)) {
+      if (!name.includes(' /api/') || !enveloped(operation)) continue;
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) < 400) continue;
+        if (response.content?.['application/json']?.schema.$ref !== '#/components/schemas/ErrorEnvelope')
+          bare.push(`${name} ${status}`);
+      }
+    }
+    expect(bare).toEqual([]);
+    expect([...operationsOf(document).values()].filter(enveloped).length).toBeGreaterThan(40);
+  });
+});
+
+/**
+ * Calls every documented route with realistic good and bad inputs, and fails on any status the
+ * document does not declare for that route. A new route needs calls here (the last test says
+ * which are missing) and its statuses in src/docs/route-answers.ts.
+ */
+describe('the OpenAPI document against the answers of the running service', () => {
+  const fixture = useTestApp({
+    sms: true,
+    smtp: true,
+    env: {
+      ...SMS_LOGINS,
+      APP_URL,
+      SERVICE_CLIENTS: `${CLIENT.id}:${CLIENT.secret}`,
+      METRICS_TOKEN,
+    },
+  });
+  let document: OpenApiDocument;
+  let operations: Map<string, Operation>;
+  const called = new Map<string, Set<number>>();
+  const undeclared: string[] = [];
+
+  let admin: Caller;
+  let user: RegisteredUser;
+
+  beforeAll(async () => {
+    document = (await request(fixture.app.getHttpServer()).get('/docs/openapi.json')).body as OpenApiDocument;
+    operations = operationsOf(document);
+    const permissions: { name: string }[] = await fixture.db.query('SELECT name FROM permissions');
+    admin = await callerWithPermissions(
+      fixture.app,
+      fixture.db,
+      permissions.map((permission) => permission.name),
+    );
+    user = await registerUser(fixture.app);
+  });
+
+  /**
+   * One request to `route` (`METHOD /document/path`) at `path`; records its status and whether the
+   * document declares it. `as`: a bearer token, or `basic` credentials as [id, secret].
+   */
+  async function hit(
+    route: string,
+    path: string,
+    options: { token?: string; body?: unknown; basic?: [string, string]; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
+    const [method] = route.split(' ');
+    const operation = operations.get(route);
+    if (!operation) throw new Error(`the document has no ${route}`);
+    const req = request(fixture.app.getHttpServer())[method!.toLowerCase() as 'get'](path);
+    if (options.token) void req.set('authorization', `Bearer ${options.token}`);
+    if (options.basic) void req.auth(...options.basic);
+    for (const [name, value] of Object.entries(options.headers ?? {})) void req.set(name, value);
+    const res = options.body === undefined ? await req : await req.send(options.body as object);
+    if (!called.has(route)) called.set(route, new Set());
+    called.get(route)!.add(res.status);
+    if (!(String(res.status) in operation.responses)) {
+      undeclared.push(`${route} answered ${res.status} ${JSON.stringify(res.body?.error?.code ?? '')}`);
+    }
+    return res;
+  }
+
+  it('sign-up, sign-in, tokens and passwords', async () => {
+    const registered = registrationBody();
+    await hit('POST /api/auth/register', '/api/auth/register', { body: registered });
+    await hit('POST /api/auth/register', '/api/auth/register', { body: registered });
+    await hit('POST /api/auth/register', '/api/auth/register', { body: { ...registered, email: 'not-an-email' } });
+    await hit('POST /api/auth/register', '/api/auth/register', { body: { ...registrationBody(), role: 'admin' } });
+
+    const signedIn = await hit('POST /api/auth/login', '/api/auth/login', {
+      body: { email: user.email, password: TEST_PASSWORD },
+    });
+    await hit('POST /api/auth/login', '/api/auth/login', { body: { email: user.email, password: 'wrong-password-1' } });
+    await hit('POST /api/auth/login', '/api/auth/login', { body: { email: uniqueEmail(), password: TEST_PASSWORD } });
+    await hit('POST /api/auth/login', '/api/auth/login', { body: { email: user.email } });
+    await hit('POST /api/auth/login', '/api/auth/login', {
+      body: '{"email": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    await hit('POST /api/auth/login', '/api/auth/login', {
+      body: 'email=a@b.c',
+      headers: { 'content-type': 'text/plain' },
+    });
+
+    const refreshToken = signedIn.body.data.refresh_token as string;
+    await hit('POST /api/auth/refresh', '/api/auth/refresh', { body: { refresh_token: refreshToken } });
+    await hit('POST /api/auth/refresh', '/api/auth/refresh', { body: { refresh_token: refreshToken } });
+    await hit('POST /api/auth/refresh', '/api/auth/refresh', { body: { refresh_token: 'not-a-token' } });
+    await hit('POST /api/auth/refresh', '/api/auth/refresh', { body: {} });
+    await hit('POST /api/auth/refresh', '/api/auth/refresh', { body: { refresh_token: 42 } });
+
+    await hit('GET /api/auth/me', '/api/auth/me', { token: user.tokens.access_token });
+    await hit('GET /api/auth/me', '/api/auth/me');
+    await hit('GET /api/auth/me', '/api/auth/me', { token: refreshToken });
+
+    await hit('POST /api/auth/forgot-password', '/api/auth/forgot-password', { body: { email: user.email } });
+    await hit('POST /api/auth/forgot-password', '/api/auth/forgot-password', { body: { email: uniqueEmail() } });
+    await hit('POST /api/auth/forgot-password', '/api/auth/forgot-password', { body: { email: 'nope' } });
+    const reset = { token: 'a'.repeat(43), password: 'New-Plum-Orbit-77', password_confirmation: 'New-Plum-Orbit-77' };
+    await hit('POST /api/auth/reset-password', '/api/auth/reset-password', { body: reset });
+    await hit('POST /api/auth/reset-password', '/api/auth/reset-password', {
+      body: { ...reset, password_confirmation: 'other' },
+    });
+
+    const leaving = await registerUser(fixture.app);
+    await hit('POST /api/auth/logout', '/api/auth/logout', { token: leaving.tokens.access_token, body: {} });
+    await hit('POST /api/auth/logout', '/api/auth/logout', { token: leaving.tokens.access_token, body: {} });
+    await hit('POST /api/auth/logout', '/api/auth/logout', { body: {} });
+  });
+
+  it('mobile codes and the second factor', async () => {
+    const mobile = uniqueMobile();
+    await registerUser(fixture.app, { mobile });
+    await hit('POST /api/auth/send-otp', '/api/auth/send-otp', { body: { mobile } });
+    const code = await fixture.sms.codeFor(mobile);
+    await hit('POST /api/auth/verify-otp', '/api/auth/verify-otp', {
+      body: { mobile, otp: '000000' === code ? '111111' : '000000' },
+    });
+    await hit('POST /api/auth/verify-otp', '/api/auth/verify-otp', { body: { mobile, otp: code } });
+    await hit('POST /api/auth/verify-otp', '/api/auth/verify-otp', { body: { mobile, otp: code } });
+    await hit('POST /api/auth/verify-otp', '/api/auth/verify-otp', { body: { mobile, otp: 'abc' } });
+    await hit('POST /api/auth/send-otp', '/api/auth/send-otp', { body: { mobile: 'not a mobile' } });
+    await hit('POST /api/auth/send-otp', '/api/auth/send-otp', { body: { mobile: uniqueMobile() } });
+
+    // An administrator with a mobile gets the SMS second factor.
+    const adminMobile = uniqueMobile();
+    const privileged = await registerUser(fixture.app, { mobile: adminMobile });
+    await fixture.db.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = 'admin'`, [
+      privileged.id,
+    ]);
+    const challenge = await hit('POST /api/auth/login', '/api/auth/login', {
+      body: { mobile: adminMobile, password: TEST_PASSWORD },
+    });
+    const tempToken = challenge.body.data.temp_token as string;
+    const smsCode = await fixture.sms.codeFor(adminMobile);
+    const verify = (body: unknown) => hit('POST /api/auth/otp/verify-2fa', '/api/auth/otp/verify-2fa', { body });
+    await verify({ temp_token: tempToken, code: smsCode === '000000' ? '111111' : '000000', method: 'sms' });
+    await verify({ temp_token: tempToken, code: smsCode, method: 'sms' });
+    await verify({ temp_token: tempToken, code: smsCode, method: 'sms' });
+    await verify({ temp_token: 'not-a-token', code: '123456' });
+    await verify({ temp_token: tempToken, code: 'ABCD-EFGH' });
+    await verify({ temp_token: tempToken, code: '123456', method: 'email' });
+    await verify({});
+  });
+
+  it('the account holder', async () => {
+    const holder = await registerUser(fixture.app, { mobile: uniqueMobile() });
+    const token = holder.tokens.access_token;
+    await hit('GET /api/account', '/api/account', { token });
+    await hit('GET /api/account', '/api/account');
+    await hit('PATCH /api/account', '/api/account', { token, body: { name: 'Renamed Person' } });
+    await hit('PATCH /api/account', '/api/account', { token, body: { name: 'x', is_admin: true } });
+    await hit('POST /api/account/email', '/api/account/email', {
+      token,
+      body: { email: uniqueEmail() },
+    });
+    await hit('POST /api/account/email', '/api/account/email', { token, body: { email: user.email } });
+    await hit('POST /api/account/email', '/api/account/email', { token, body: { email: 'nope' } });
+    await hit('POST /api/account/email/confirm', '/api/account/email/confirm', { body: { token: 'a'.repeat(43) } });
+    await hit('POST /api/account/email/confirm', '/api/account/email/confirm', { body: {} });
+    await hit('POST /api/account/email/cancel', '/api/account/email/cancel', { body: { token: 'a'.repeat(43) } });
+    await hit('POST /api/account/email/cancel', '/api/account/email/cancel', { body: {} });
+    await hit('POST /api/account/mobile', '/api/account/mobile', {
+      token,
+      body: { mobile: uniqueMobile() },
+    });
+    await hit('POST /api/account/mobile', '/api/account/mobile', { token, body: { mobile: 'x' } });
+    await hit('POST /api/account/mobile/confirm', '/api/account/mobile/confirm', { token, body: { code: '000000' } });
+    await hit('POST /api/account/mobile/confirm', '/api/account/mobile/confirm', { token, body: { code: 'abc' } });
+
+    await hit('POST /api/account/reauthenticate', '/api/account/reauthenticate', {
+      token,
+      body: { password: TEST_PASSWORD },
+    });
+    await hit('POST /api/account/reauthenticate', '/api/account/reauthenticate', {
+      token,
+      body: { password: 'wrong-password-1' },
+    });
+    await hit('POST /api/account/reauthenticate', '/api/account/reauthenticate', {
+      token,
+      body: { method: 'totp', code: '000000' },
+    });
+    await hit('POST /api/account/reauthenticate', '/api/account/reauthenticate', { token, body: { method: 'x' } });
+    await hit('POST /api/account/reauthenticate', '/api/account/reauthenticate', { body: { password: TEST_PASSWORD } });
+    await hit('GET /api/account/sessions', '/api/account/sessions', { token });
+    await hit('GET /api/account/sessions', '/api/account/sessions');
+    await hit('DELETE /api/account/sessions/{id}', `/api/account/sessions/${UNKNOWN_ID}`, { token });
+    await hit('DELETE /api/account/sessions/{id}', '/api/account/sessions/not-a-uuid', { token });
+    await hit('POST /api/account/sessions/revoke-others', '/api/account/sessions/revoke-others', { token, body: {} });
+
+    await hit('POST /api/account/totp/confirm', '/api/account/totp/confirm', { token, body: { code: '000000' } });
+    await hit('POST /api/account/totp', '/api/account/totp', { token, body: {} });
+    await hit('POST /api/account/totp/confirm', '/api/account/totp/confirm', { token, body: { code: '000000' } });
+    await hit('POST /api/account/totp/confirm', '/api/account/totp/confirm', { token, body: { code: 'x' } });
+    await hit('DELETE /api/account/totp', '/api/account/totp', { token, body: { password: TEST_PASSWORD } });
+    await hit('DELETE /api/account/totp', '/api/account/totp', { token, body: { password: 'wrong-password-1' } });
+
+    await hit('POST /api/account/password', '/api/account/password', {
+      token,
+      body: {
+        current_password: 'wrong-password-1',
+        password: 'New-Plum-Orbit-77',
+        password_confirmation: 'New-Plum-Orbit-77',
+      },
+    });
+    await hit('POST /api/account/password', '/api/account/password', {
+      token,
+      body: { current_password: TEST_PASSWORD, password: 'short', password_confirmation: 'short' },
+    });
+    await hit('POST /api/account/password', '/api/account/password', {
+      token,
+      body: {
+        current_password: TEST_PASSWORD,
+        password: 'New-Plum-Orbit-77',
+        password_confirmation: 'New-Plum-Orbit-77',
+      },
+    });
+  });
+
+  it('roles, permissions, users and their roles and sessions', async () => {
+    const token = admin.token;
+    const weak = user.tokens.access_token;
+    await hit('GET /api/admin/roles', '/api/admin/roles', { token });
+    await hit('GET /api/admin/roles', '/api/admin/roles', { token: weak });
+    await hit('GET /api/admin/roles', '/api/admin/roles');
+    const roleName = `editor-${randomUUID().slice(0, 8)}`;
+    const role = await hit('POST /api/admin/roles', '/api/admin/roles', { token, body: { name: roleName } });
+    await hit('POST /api/admin/roles', '/api/admin/roles', { token, body: { name: roleName } });
+    await hit('POST /api/admin/roles', '/api/admin/roles', { token, body: { name: '' } });
+    await hit('POST /api/admin/roles', '/api/admin/roles', { token: weak, body: { name: 'x-role' } });
+    await hit('POST /api/admin/roles', '/api/admin/roles', {
+      token,
+      body: { name: `r-${randomUUID().slice(0, 8)}`, permission_ids: [UNKNOWN_ID] },
+    });
+    const roleId = role.body.data.id as string;
+    await hit('GET /api/admin/roles/{id}', `/api/admin/roles/${roleId}`, { token });
+    await hit('GET /api/admin/roles/{id}', `/api/admin/roles/${UNKNOWN_ID}`, { token });
+    await hit('GET /api/admin/roles/{id}', '/api/admin/roles/not-a-uuid', { token });
+    await hit('PUT /api/admin/roles/{id}', `/api/admin/roles/${roleId}`, { token, body: { description: 'Edits' } });
+    await hit('PUT /api/admin/roles/{id}', `/api/admin/roles/${roleId}`, { token, body: { name: 'admin' } });
+    await hit('PUT /api/admin/roles/{id}', `/api/admin/roles/${UNKNOWN_ID}`, { token, body: { description: 'x' } });
+    const adminRole = (await fixture.db.query(`SELECT id FROM roles WHERE name = 'admin'`))[0].id as string;
+    await hit('PUT /api/admin/roles/{id}', `/api/admin/roles/${adminRole}`, { token, body: { name: 'boss' } });
+    await hit('DELETE /api/admin/roles/{id}', `/api/admin/roles/${adminRole}`, { token });
+
+    const permissionName = `reports.x${randomUUID().slice(0, 8)}`;
+    const permission = await hit('POST /api/admin/permissions', '/api/admin/permissions', {
+      token,
+      body: { name: permissionName },
+    });
+    await hit('POST /api/admin/permissions', '/api/admin/permissions', { token, body: { name: permissionName } });
+    await hit('POST /api/admin/permissions', '/api/admin/permissions', { token, body: { name: 'no dots' } });
+    if (permission.status !== 201) throw new Error(JSON.stringify(permission.body));
+    const permissionId = permission.body.data.id as string;
+    await hit('GET /api/admin/permissions', '/api/admin/permissions', { token });
+    await hit('GET /api/admin/permissions/{id}', `/api/admin/permissions/${permissionId}`, { token });
+    await hit('GET /api/admin/permissions/{id}', `/api/admin/permissions/${UNKNOWN_ID}`, { token });
+    await hit('PUT /api/admin/permissions/{id}', `/api/admin/permissions/${permissionId}`, {
+      token,
+      body: { description: 'Reads reports' },
+    });
+    await hit('PUT /api/admin/permissions/{id}', `/api/admin/permissions/${permissionId}`, {
+      token,
+      body: { name: 'users.view' },
+    });
+    await hit('PUT /api/admin/permissions/{id}', `/api/admin/permissions/${UNKNOWN_ID}`, { token, body: {} });
+    const system = (await fixture.db.query(`SELECT id FROM permissions WHERE name = 'users.view'`))[0].id as string;
+    await hit('DELETE /api/admin/permissions/{id}', `/api/admin/permissions/${system}`, { token });
+    await hit('DELETE /api/admin/permissions/{id}', `/api/admin/permissions/${permissionId}`, { token });
+    await hit('DELETE /api/admin/permissions/{id}', `/api/admin/permissions/${permissionId}`, { token });
+
+    await hit('GET /api/admin/users', '/api/admin/users?page=1&limit=5&search=example', { token });
+    await hit('GET /api/admin/users', '/api/admin/users?page=0', { token });
+    await hit('GET /api/admin/users', '/api/admin/users', { token: weak });
+    const newUser = () => ({ name: 'Made By Admin', email: uniqueEmail(), password: TEST_PASSWORD });
+    const created = await hit('POST /api/admin/users', '/api/admin/users', { token, body: newUser() });
+    if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+    await hit('POST /api/admin/users', '/api/admin/users', { token, body: { ...newUser(), email: user.email } });
+    await hit('POST /api/admin/users', '/api/admin/users', { token, body: { email: 'x' } });
+    const userId = created.body.data.id as string;
+    await hit('GET /api/admin/users/{id}', `/api/admin/users/${userId}`, { token });
+    await hit('GET /api/admin/users/{id}', `/api/admin/users/${UNKNOWN_ID}`, { token });
+    await hit('PUT /api/admin/users/{id}', `/api/admin/users/${userId}`, { token, body: { name: 'Changed' } });
+    await hit('PUT /api/admin/users/{id}', `/api/admin/users/${userId}`, { token, body: { email: user.email } });
+    await hit('PUT /api/admin/users/{id}', `/api/admin/users/${UNKNOWN_ID}`, { token, body: { name: 'x' } });
+    await hit('PUT /api/admin/users/{id}', `/api/admin/users/${userId}`, { token: weak, body: { name: 'x' } });
+    await hit('POST /api/admin/users/{id}/roles', `/api/admin/users/${userId}/roles`, {
+      token,
+      body: { role_ids: [roleId] },
+    });
+    await hit('POST /api/admin/users/{id}/roles', `/api/admin/users/${userId}/roles`, {
+      token,
+      body: { role_ids: [UNKNOWN_ID] },
+    });
+    await hit('POST /api/admin/users/{id}/roles', `/api/admin/users/${UNKNOWN_ID}/roles`, {
+      token,
+      body: { role_ids: [roleId] },
+    });
+    await hit('PUT /api/admin/users/{id}/roles', `/api/admin/users/${userId}/roles`, { token, body: { role_ids: [] } });
+    await hit('PUT /api/admin/users/{id}/roles', `/api/admin/users/${userId}/roles`, {
+      token,
+      body: { role_ids: 'x' },
+    });
+    await hit('DELETE /api/admin/users/{id}/roles/{role_id}', `/api/admin/users/${userId}/roles/${roleId}`, { token });
+    await hit('DELETE /api/admin/users/{id}/roles/{role_id}', `/api/admin/users/${UNKNOWN_ID}/roles/${roleId}`, {
+      token,
+    });
+
+    await hit('GET /api/admin/users/{id}/sessions', `/api/admin/users/${user.id}/sessions`, { token });
+    await hit('GET /api/admin/users/{id}/sessions', `/api/admin/users/${UNKNOWN_ID}/sessions`, { token });
+    await hit(
+      'DELETE /api/admin/users/{id}/sessions/{session_id}',
+      `/api/admin/users/${user.id}/sessions/${UNKNOWN_ID}`,
+      {
+        token,
+      },
+    );
+    await hit('DELETE /api/admin/users/{id}/sessions', `/api/admin/users/${userId}/sessions`, { token });
+    await hit('DELETE /api/admin/users/{id}/sessions', `/api/admin/users/${UNKNOWN_ID}/sessions`, { token });
+
+    await hit('DELETE /api/admin/users/{id}', `/api/admin/users/${userId}`, { token });
+    await hit('DELETE /api/admin/users/{id}', `/api/admin/users/${userId}`, { token });
+    await hit('DELETE /api/admin/roles/{id}', `/api/admin/roles/${roleId}`, { token });
+    await hit('DELETE /api/admin/roles/{id}', `/api/admin/roles/${roleId}`, { token });
+  });
+
+  it('settings, contents, audit, introspection, keys, health, metrics and the reset page', async () => {
+    const token = admin.token;
+    await hit('GET /api/admin/settings', '/api/admin/settings', { token });
+    await hit('GET /api/admin/settings', '/api/admin/settings', { token: user.tokens.access_token });
+    await hit('PUT /api/admin/settings', '/api/admin/settings', { token, body: { mobile_otp: true } });
+    await hit('PUT /api/admin/settings', '/api/admin/settings', { token, body: { mobile_otp: 'yes' } });
+
+    const content = await hit('POST /api/contents', '/api/contents', {
+      token,
+      body: { title: 'Hello', body: 'World' },
+    });
+    await hit('POST /api/contents', '/api/contents', { token, body: { title: '' } });
+    await hit('GET /api/contents', '/api/contents?page=1&limit=10', { token });
+    await hit('GET /api/contents', '/api/contents', { token: user.tokens.access_token });
+    const contentId = content.body.data.id as string;
+    await hit('GET /api/contents/{id}', `/api/contents/${contentId}`, { token });
+    await hit('GET /api/contents/{id}', `/api/contents/${UNKNOWN_ID}`, { token });
+    await hit('PUT /api/contents/{id}', `/api/contents/${contentId}`, { token, body: { title: 'Hi' } });
+    await hit('PUT /api/contents/{id}', `/api/contents/${UNKNOWN_ID}`, { token, body: { title: 'Hi' } });
+    await hit('DELETE /api/contents/{id}', `/api/contents/${contentId}`, { token });
+    await hit('DELETE /api/contents/{id}', `/api/contents/${contentId}`, { token });
+
+    await hit('GET /api/admin/audit-events', '/api/admin/audit-events?page=1&limit=5', { token });
+    await hit('GET /api/admin/audit-events', '/api/admin/audit-events?limit=100000', { token });
+
+    const basic: [string, string] = [CLIENT.id, CLIENT.secret];
+    await hit('POST /api/auth/introspect', '/api/auth/introspect', { basic, body: { token: admin.token } });
+    await hit('POST /api/auth/introspect', '/api/auth/introspect', { basic, body: { token: 'nonsense' } });
+    await hit('POST /api/auth/introspect', '/api/auth/introspect', { body: { token: admin.token } });
+    await hit('POST /api/auth/introspect', '/api/auth/introspect', { basic: [CLIENT.id, 'wrong'], body: {} });
+
+    await hit('GET /.well-known/jwks.json', '/.well-known/jwks.json');
+    await hit('GET /health', '/health');
+    await hit('GET /health/ready', '/health/ready');
+    await hit('GET /metrics', '/metrics', { token: METRICS_TOKEN });
+    await hit('GET /metrics', '/metrics');
+    await hit('GET /reset-password', '/reset-password?token=abc');
+    await hit('GET /reset-password/page.js', '/reset-password/page.js');
+    await hit('GET /reset-password/page.css', '/reset-password/page.css');
+    await hit('GET /confirm-email', '/confirm-email?token=abc');
+    await hit('GET /confirm-email/page.js', '/confirm-email/page.js');
+    await hit('GET /cancel-email-change', '/cancel-email-change?token=abc');
+    await hit('GET /cancel-email-change/page.js', '/cancel-email-change/page.js');
+  });
+
+  it('got only declared statuses, from every documented route', () => {
+    expect(undeclared).toEqual([]);
+    const documented = [...operations.keys()].filter((route) => !/ \/docs(\/|$)/.test(route));
+    expect(documented.filter((route) => !called.has(route))).toEqual([]);
+  });
+});
+
+function registrationBody(): Record<string, unknown> {
+  return {
+    name: 'Contract Person',
+    email: uniqueEmail(),
+    password: TEST_PASSWORD,
+    password_confirmation: TEST_PASSWORD,
+  };
+}
