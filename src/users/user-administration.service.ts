@@ -1,3 +1,4 @@
+import { SecurityEventsRepository } from '../core/events/security-events.repository.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { PasswordHasher } from '../core/passwords/password-hasher.js';
@@ -29,6 +30,7 @@ export class UserAdministrationService {
     private readonly audit: AuditLog,
     private readonly identityChange: IdentityChangeService,
     private readonly roles: RolesRepository,
+    private readonly events: SecurityEventsRepository,
   ) {}
 
   async list(query: ListUsersQuery): Promise<Page<UserResponse>> {
@@ -84,6 +86,10 @@ export class UserAdministrationService {
         throw new AppException('CONFLICT', 'The last administrator cannot be deleted.');
       }
       await this.users.deleteUser(manager, id);
+      // Its sessions go with it: every token of the user is dead.
+      await this.events.append(manager, [
+        { type: 'credential-change', sub: id, not_before: Math.floor(Date.now() / 1000) },
+      ]);
     });
     await this.versions.bumpUser(id);
     await this.audit.record({ type: 'user.delete', actorId, targetType: 'user', targetId: id });

@@ -55,3 +55,11 @@ export {
   REQUIRED_PERMISSIONS_KEY,
   type PermissionRequirement,
 } from './permissions.decorator.js';
+export {
+  SECURITY_EVENT_TOKEN_TYPE,
+  SECURITY_EVENT_URIS,
+  securityEventClaims,
+  verifySecurityEvent,
+  type SecurityEventName,
+  type VerifiedSecurityEvent,
+} from './security-event-token.js';

@@ -118,6 +118,17 @@ export class SigningKeys implements KeySource {
       .sign(joseKey(this.signingKey));
   }
 
+  /**
+   * A Security Event Token (RFC 8417): a JWS of the signing key with `typ: secevent+jwt`, so it
+   * can never pass for an access token (no `token_type`, no `exp`) nor one for it.
+   */
+  signSecurityEvent(claims: JWTPayload): Promise<string> {
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: this.algorithm, typ: 'secevent+jwt', kid: this.kid })
+      .setIssuedAt()
+      .sign(joseKey(this.signingKey));
+  }
+
   candidates(algorithm: string, kid: string | undefined): Promise<VerificationKey[]> {
     return this.verification.candidates(algorithm, kid);
   }
