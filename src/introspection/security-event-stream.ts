@@ -1,4 +1,4 @@
-import { securityEventClaims, type SecurityEventName } from '@auth-rbac/nest-guard';
+import { securityEventClaims, type SecurityEventName } from '@auth-rbac/nest-guard/internal';
 import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';

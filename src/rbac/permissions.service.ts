@@ -6,7 +6,7 @@ import { assertMayActOn, type PolicyActor } from '../core/authz/privilege-refusa
 import { asConflict } from '../common/unique-violation.js';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { RolesRepository } from '../core/roles/roles.repository.js';
-import { SystemRoles } from '@auth-rbac/nest-guard';
+import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import type { CreatePermissionDto, UpdatePermissionDto } from './rbac.dto.js';
 import { notFound, systemProtected } from '../core/authz/rbac-errors.js';
 import { toPermissionResponse, type PermissionResponse } from './rbac.responses.js';

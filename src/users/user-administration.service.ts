@@ -7,7 +7,7 @@ import { assertMayActOn } from '../core/authz/privilege-refusal.js';
 import type { ClientInfo } from '../core/sessions/session.service.js';
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
-import { SystemRoles } from '@auth-rbac/nest-guard';
+import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import { notFound } from '../core/authz/rbac-errors.js';
 import { asConflict } from '../common/unique-violation.js';
 import { pageOf, pageOffset, type Page } from '../common/pagination.dto.js';

@@ -6,7 +6,7 @@ import { assertMayActOn, assertMayAssignAdminRole, assertMayGrant } from '../cor
 import { AppException } from '../common/app-exception.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
-import { SystemRoles } from '@auth-rbac/nest-guard';
+import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import { notFound, unknownIds } from '../core/authz/rbac-errors.js';
 import { RolesRepository } from '../core/roles/roles.repository.js';
 import { UsersRepository } from '../core/users/users.repository.js';

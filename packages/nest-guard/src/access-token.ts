@@ -66,6 +66,8 @@ export interface VerifiedAccessToken {
   sessionId: string;
   email: string;
   expiresAt: number;
+  /** `iat`, seconds since the epoch: compared with a `credential-change`'s `not_before`. */
+  issuedAt: number;
 }
 
 /**
@@ -127,5 +129,6 @@ function accessClaims(claims: Record<string, unknown>): VerifiedAccessToken {
     sessionId: claims.sid,
     email: typeof claims.email === 'string' ? claims.email : '',
     expiresAt: (claims.exp as number) * 1000,
+    issuedAt: claims.iat as number,
   };
 }
