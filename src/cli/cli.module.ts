@@ -15,6 +15,7 @@ import { AssignRoleCommand, CreateAdminCommand, ListRolesCommand } from './accou
 import { AdminAccountsService } from './admin-accounts.service.js';
 import { CreateClientCommand } from './create-client.command.js';
 import { MigrateCommand, MigrateStatusCommand } from './migration.commands.js';
+import { PermissionsExportCommand } from './permissions-export.command.js';
 import { RotateKeysCommand } from './rotate-keys.command.js';
 import { SeedCommand } from './seed.command.js';
 
@@ -42,6 +43,7 @@ import { SeedCommand } from './seed.command.js';
     CreateAdminCommand,
     AssignRoleCommand,
     ListRolesCommand,
+    PermissionsExportCommand,
   ],
 })
 export class CliModule {}

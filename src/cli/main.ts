@@ -5,8 +5,10 @@ import { CliModule, MIGRATION_COMMANDS, MigrationCliModule } from './cli.module.
 /** Administrative commands: `npm run cli -- <command>` (`node dist/src/cli/main.js <command>`); `--help` lists them. */
 async function main(): Promise<void> {
   const module = MIGRATION_COMMANDS.has(process.argv[2] ?? '') ? MigrationCliModule : CliModule;
+  // The permissions module goes to standard output with nothing else on it: warnings stay quiet.
+  const quiet = process.argv[2] === 'permissions:export';
   await CommandFactory.run(module, {
-    logger: ['error', 'warn'],
+    logger: quiet ? ['error'] : ['error', 'warn'],
     // Commander has already written its own one-line message (unknown command or option); `--help`
     // and `--version` come through here too, and are not failures.
     errorHandler: (error) => {

@@ -17,7 +17,12 @@ import {
   type OpenAPIObject,
 } from '@nestjs/swagger';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
-import { ACCESS_TOKEN_COOKIE, IS_PUBLIC_KEY, REQUIRED_PERMISSIONS_KEY, type PermissionRequirement } from '@auth-rbac/nest-guard/internal';
+import {
+  ACCESS_TOKEN_COOKIE,
+  IS_PUBLIC_KEY,
+  REQUIRED_PERMISSIONS_KEY,
+  type PermissionRequirement,
+} from '@auth-rbac/nest-guard/internal';
 import {
   BARE_ANSWERS,
   BASIC_AUTH_HANDLERS,

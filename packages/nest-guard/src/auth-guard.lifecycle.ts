@@ -1,10 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationShutdown,
-  type OnModuleInit,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
 import { DEFAULT_REMOTE_TIMEOUT_MS, type AuthGuardModuleOptions } from './auth-guard.options.js';
 import { REQUIRED_PERMISSIONS_KEY, type PermissionRequirement } from './permissions.decorator.js';
@@ -41,14 +35,21 @@ export class AuthGuardLifecycle implements OnModuleInit, OnApplicationShutdown {
   namedPermissions(): Set<string> {
     const named = new Set<string>();
     const add = (target: object) => {
-      const requirement = this.reflector.get<PermissionRequirement | undefined>(REQUIRED_PERMISSIONS_KEY, target as never);
+      const requirement = this.reflector.get<PermissionRequirement | undefined>(
+        REQUIRED_PERMISSIONS_KEY,
+        target as never,
+      );
       for (const permission of requirement?.permissions ?? []) named.add(permission);
     };
     for (const wrapper of this.discovery.getControllers()) {
       const instance = wrapper.instance as object | undefined;
       if (!instance || !wrapper.metatype) continue;
       add(wrapper.metatype);
-      for (let proto = Object.getPrototypeOf(instance); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+      for (
+        let proto = Object.getPrototypeOf(instance);
+        proto && proto !== Object.prototype;
+        proto = Object.getPrototypeOf(proto)
+      ) {
         for (const name of Object.getOwnPropertyNames(proto)) {
           const method = Object.getOwnPropertyDescriptor(proto, name)?.value;
           if (name !== 'constructor' && typeof method === 'function') add(method);

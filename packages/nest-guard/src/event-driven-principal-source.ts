@@ -66,6 +66,14 @@ export class EventDrivenPrincipalSource extends PrincipalSource {
     this.notBefore = new BoundedLru(options.maxEntries);
   }
 
+  override start(): void {
+    this.options.subscriber.start();
+  }
+
+  override stop(): void {
+    this.options.subscriber.stop();
+  }
+
   health(): RevocationHealth {
     return {
       revocation: 'events',

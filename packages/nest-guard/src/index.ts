@@ -10,4 +10,4 @@ export { RequireAnyPermission, RequirePermissions } from './permissions.decorato
 export { Public } from './public.decorator.js';
 export { CurrentUser } from './current-user.decorator.js';
 export { AuthUser } from './auth-user.js';
-export { Permissions, type PermissionName } from './permission-names.js';
+export { Permissions, type KnownPermission, type PermissionName, type PermissionRegistry } from './permission-names.js';

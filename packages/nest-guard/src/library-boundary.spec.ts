@@ -38,7 +38,13 @@ describe('the package entry (index.ts)', () => {
   });
 
   it('needs only Nest (a peer), jose and eventsource-parser at run time, none of the service (database, hashing, Redis, mail)', () => {
-    expect([...packages].sort()).toEqual(['@nestjs/common', '@nestjs/core', 'eventsource-parser', 'jose', 'node:crypto']);
+    expect([...packages].sort()).toEqual([
+      '@nestjs/common',
+      '@nestjs/core',
+      'eventsource-parser',
+      'jose',
+      'node:crypto',
+    ]);
     expect(Object.keys(manifest.dependencies ?? {}).sort()).toEqual(['eventsource-parser', 'jose']);
     expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual([
       '@nestjs/common',

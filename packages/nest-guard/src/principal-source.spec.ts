@@ -140,9 +140,9 @@ describe('query principal source', () => {
 
   it('needs one of url or query, or the introspection client; there is no mode reading the database', () => {
     expect(() => createPrincipalSource({ permissionsFrom: {} } as never)).toThrow(/url.*query/);
-    expect(() => createPrincipalSource({ permissionsFrom: { dataSource: { query: async () => [] } } } as never)).toThrow(
-      /url.*query/,
-    );
+    expect(() =>
+      createPrincipalSource({ permissionsFrom: { dataSource: { query: async () => [] } } } as never),
+    ).toThrow(/url.*query/);
     expect(() => createPrincipalSource({ authUrl: 'http://auth', clientId: 'orders' })).toThrow(/clientSecret/);
   });
 });

@@ -184,7 +184,10 @@ export function createPrincipalSource(
         'AuthGuardModule: give `authUrl`, `clientId` and `clientSecret` (or a `permissionsFrom` source).',
       );
     }
-    const introspect = introspectionLoader({ authUrl, clientId, clientSecret, timeoutMs: options.timeoutMs }, fetchImpl);
+    const introspect = introspectionLoader(
+      { authUrl, clientId, clientSecret, timeoutMs: options.timeoutMs },
+      fetchImpl,
+    );
     const introspected = new CachedPrincipalSource(
       introspect,
       options.cacheTtlMs ?? DEFAULT_REMOTE_CACHE_TTL_MS,

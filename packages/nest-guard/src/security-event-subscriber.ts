@@ -49,7 +49,7 @@ export class SecurityEventSubscriber {
   private controller: AbortController | undefined;
   private retry: NodeJS.Timeout | undefined;
   private backoffMs: number;
-  private hs256Unverifiable = false;
+  private hs256Reported = false;
 
   constructor(private readonly options: SubscriberOptions) {
     this.backoffMs = options.minBackoffMs ?? DEFAULT_MIN_BACKOFF_MS;
@@ -66,7 +66,6 @@ export class SecurityEventSubscriber {
 
   /** Whether events are known to be up to date within `maxLagMs`. */
   isFresh(maxLagMs: number, now = Date.now()): boolean {
-    if (this.hs256Unverifiable) return false;
     if (this.state === 'live') return true;
     return this.downSince !== null && this.lastEventId !== null && now - this.downSince < maxLagMs;
   }
@@ -111,9 +110,11 @@ export class SecurityEventSubscriber {
         },
         signal: controller.signal,
       });
-      if (response.status === 401) throw new Error('the client credentials were refused (check clientId and clientSecret)');
+      if (response.status === 401)
+        throw new Error('the client credentials were refused (check clientId and clientSecret)');
       if (!response.ok || !response.body) throw new Error(`status ${response.status}`);
-      if (!response.headers.get('content-type')?.startsWith('text/event-stream')) throw new Error('not an event stream');
+      if (!response.headers.get('content-type')?.startsWith('text/event-stream'))
+        throw new Error('not an event stream');
       let pending = Promise.resolve();
       const parser = createParser({
         onEvent: (message) => {
@@ -128,9 +129,10 @@ export class SecurityEventSubscriber {
       }
       await pending;
     } catch (error) {
-      reason = controller.signal.aborted && controller.signal.reason instanceof Error
-        ? controller.signal.reason.message
-        : (error as Error).message;
+      reason =
+        controller.signal.aborted && controller.signal.reason instanceof Error
+          ? controller.signal.reason.message
+          : (error as Error).message;
     } finally {
       clearTimeout(idle);
     }
@@ -173,13 +175,17 @@ export class SecurityEventSubscriber {
     }
     if (!event || event.name !== message.event) {
       this.rejected++;
-      if (!event && headerAlgorithm(message.data) === 'HS256' && !this.hs256Unverifiable) {
-        this.hs256Unverifiable = true;
+      // Without the secret an HS256 service's events cannot be verified here (nor its tokens, which
+      // are then introspected behind cacheTtlMs); said once, since it may as well be a forgery.
+      if (!event && headerAlgorithm(message.data) === 'HS256' && !this.hs256Reported) {
+        this.hs256Reported = true;
         this.logger.error(
-          'The auth service signs with HS256: give the guard its `secret` to verify events; until then every request is introspected.',
+          'An HS256-signed event could not be verified: if the auth service signs with HS256, give the guard its `secret`.',
         );
       }
-      this.logger.warn(`Ignored a security event that does not verify (id ${message.id ?? 'none'}, ${message.event ?? 'message'})`);
+      this.logger.warn(
+        `Ignored a security event that does not verify (id ${message.id ?? 'none'}, ${message.event ?? 'message'})`,
+      );
       return;
     }
     this.options.onEvent(event);

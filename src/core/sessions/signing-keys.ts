@@ -1,4 +1,13 @@
-import { algorithmOfKey, joseKey, publicVerificationKey, secretVerificationKey, StaticKeySource, type KeySource, type TokenAlgorithm, type VerificationKey } from '@auth-rbac/nest-guard/internal';
+import {
+  algorithmOfKey,
+  joseKey,
+  publicVerificationKey,
+  secretVerificationKey,
+  StaticKeySource,
+  type KeySource,
+  type TokenAlgorithm,
+  type VerificationKey,
+} from '@auth-rbac/nest-guard/internal';
 import { Injectable, Logger } from '@nestjs/common';
 import { errors, exportJWK, jwtVerify, SignJWT, type JWK, type JWTPayload } from 'jose';
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
