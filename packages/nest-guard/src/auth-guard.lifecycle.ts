@@ -76,6 +76,7 @@ export class AuthGuardLifecycle implements OnModuleInit, OnApplicationShutdown {
     } catch (error) {
       throw new Error(
         `AuthGuardModule: strictPermissions could not read the auth service's permissions: ${(error as Error).message}`,
+        { cause: error },
       );
     }
     const unknown = [...this.namedPermissions()].filter((permission) => !known.includes(permission)).sort();
