@@ -6,7 +6,7 @@ import { EventDrivenPrincipalSource } from './event-driven-principal-source.js';
 import { PrincipalSource } from './principal-source.base.js';
 import type { SecurityEventSubscriber } from './security-event-subscriber.js';
 
-const claimsFor = (userId = randomUUID(), issuedAt = Math.floor(Date.now() / 1000)): VerifiedAccessToken => ({
+const claimsFor = (userId: string = randomUUID(), issuedAt = Math.floor(Date.now() / 1000)): VerifiedAccessToken => ({
   userId,
   sessionId: randomUUID(),
   email: 'a@example.com',
