@@ -1,5 +1,5 @@
 import { securityEventClaims, type SecurityEventName } from '@auth-rbac/nest-guard/internal';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config/app-config.js';
@@ -19,8 +19,10 @@ const EVENT_ID = /^\d{1,19}$/;
  * unsigned `ready` (no security content: it only says the reader is caught up), then live events.
  */
 @Injectable()
-export class SecurityEventStream {
+export class SecurityEventStream implements OnApplicationShutdown {
   private readonly logger = new Logger('SecurityEvents');
+  /** Open streams, ended at shutdown so that readers move to another instance at once. */
+  private readonly open = new Set<FastifyReply['raw']>();
 
   constructor(
     private readonly feed: SecurityEventFeed,
@@ -29,7 +31,12 @@ export class SecurityEventStream {
     private readonly config: AppConfig,
   ) {}
 
-  async open(clientId: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  onApplicationShutdown(): void {
+    for (const raw of this.open) raw.end();
+    this.open.clear();
+  }
+
+  async stream(clientId: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const raw = reply.raw;
     let live = false;
     let closed = false;
@@ -55,7 +62,9 @@ export class SecurityEventStream {
       else waiting.push(event);
     });
     const keepAlive = setInterval(() => void enqueue(() => void raw.write(': keep-alive\n\n')), KEEP_ALIVE_MS);
+    this.open.add(raw);
     raw.once('close', () => {
+      this.open.delete(raw);
       closed = true;
       clearInterval(keepAlive);
       unsubscribe();

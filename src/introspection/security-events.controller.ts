@@ -22,7 +22,7 @@ export class SecurityEventsController {
   @SkipRateLimits()
   @Get('events')
   async events(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    await this.stream.open(await this.requests.authenticate(request), request, reply);
+    await this.stream.stream(await this.requests.authenticate(request), request, reply);
   }
 
   @Public()
