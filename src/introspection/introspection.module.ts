@@ -8,6 +8,7 @@ import { SecurityEventsModule } from '../core/events/security-events.module.js';
 import { SecurityEventFeed } from '../core/events/security-event-feed.js';
 import { RolesModule } from '../core/roles/roles.module.js';
 import { SessionsModule } from '../core/sessions/sessions.module.js';
+import { KeysRotatedAnnouncer } from './keys-rotated.announcer.js';
 import { PermissionNamesService } from './permission-names.service.js';
 import { SecurityEventStream } from './security-event-stream.js';
 import { SecurityEventsController } from './security-events.controller.js';
@@ -34,6 +35,7 @@ export class ServiceClientsModule {}
     SecurityEventFeed,
     SecurityEventStream,
     PermissionNamesService,
+    KeysRotatedAnnouncer,
   ],
 })
 export class IntrospectionModule {}

@@ -14,8 +14,8 @@ const EVENT_ID = /^\d{1,19}$/;
 
 /**
  * `GET /api/auth/events`: Server-Sent Events, one signed Security Event Token per event, `id:` the
- * event's id. A reader that comes back with `Last-Event-ID` gets every event after it while that
- * event is still kept (an access token's lifetime), else one `reset` first. After the replay an
+ * event's id. A reader that comes back with `Last-Event-ID` gets every event after it while none
+ * of them was deleted (they are kept for an access token's lifetime), else one `reset` first. After the replay an
  * unsigned `ready` (no security content: it only says the reader is caught up), then live events.
  */
 @Injectable()
@@ -83,7 +83,9 @@ export class SecurityEventStream implements OnApplicationShutdown {
       const lastSeen = request.headers['last-event-id'];
       if (typeof lastSeen === 'string' && EVENT_ID.test(lastSeen.trim())) {
         const seen = BigInt(lastSeen.trim());
-        const complete = seen === newest || (seen < newest && (await this.events.isKept(seen.toString())));
+        // Nothing after `seen` was deleted (deletion goes oldest first), so the replay is complete.
+        const oldest = await this.events.oldestId();
+        const complete = seen === newest || (seen < newest && oldest !== null && BigInt(oldest) <= seen + 1n);
         sentUpTo = complete ? seen : newest;
         if (!complete) {
           this.logger.log(`Client ${clientId} came back after event ${seen}, no longer kept: reset`);

@@ -125,6 +125,19 @@ describe('GET /api/auth/events: signed security events, from every instance, wit
     expect(told.not_before).toBeGreaterThanOrEqual(before);
   });
 
+  it('tells a new signing key once (keys-rotated, with its kid), whichever instance starts first', async () => {
+    const reader = await open(apps[1], { ...AUTH, 'last-event-id': '0' });
+    await reader.next((message) => message.event === 'ready');
+    const told = reader.messages.filter((message) => message.event === 'keys-rotated');
+    expect(told).toHaveLength(1);
+    const { keys } = (await request(apps[0].getHttpServer()).get('/.well-known/jwks.json')).body as {
+      keys: { kid: string }[];
+    };
+    expect((await verified(told[0])).events).toEqual({
+      'urn:auth-rbac:secevent:keys-rotated': { kid: keys[0].kid },
+    });
+  });
+
   it('replays what a reader missed after Last-Event-ID, and answers an unknown one with reset', async () => {
     const first = await open(apps[0]);
     const ready = await first.next((message) => message.event === 'ready');
@@ -145,7 +158,8 @@ describe('GET /api/auth/events: signed security events, from every instance, wit
     expect(BigInt(readyAgain.id!)).toBeGreaterThanOrEqual(BigInt(replayed[1].id!));
 
     const lost = await open(apps[0], { ...AUTH, 'last-event-id': '1' });
-    await db.query(`DELETE FROM security_events WHERE id = 1`);
+    // Event 2, which a reader that saw 1 has not seen, is gone (older than an access token's life).
+    await db.query(`DELETE FROM security_events WHERE id <= 2`);
     const lostAgain = await open(apps[0], { ...AUTH, 'last-event-id': '1' });
     lost.close();
     const reset = await lostAgain.next((message) => message.event === 'reset');

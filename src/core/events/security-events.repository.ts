@@ -11,7 +11,7 @@ export type SecurityEvent =
   | { type: 'credential-change'; sub: string; not_before: number }
   | { type: 'assignment-change'; sub: string }
   | { type: 'role-change'; role: string }
-  | { type: 'keys-rotated' };
+  | { type: 'keys-rotated'; kid: string };
 
 export type SecurityEventType = SecurityEvent['type'];
 
@@ -69,6 +69,20 @@ export class SecurityEventsRepository {
     );
   }
 
+  /**
+   * `keys-rotated` for the key that signs now, unless it was already told (by another instance, or
+   * before a restart while the event is kept): one event per new key.
+   */
+  async appendKeysRotatedUnlessTold(kid: string): Promise<boolean> {
+    const [, count]: [unknown, number] = await this.dataSource.query(
+      `INSERT INTO security_events (type, payload)
+         SELECT 'keys-rotated', jsonb_build_object('kid', $1::text)
+          WHERE NOT EXISTS (SELECT 1 FROM security_events WHERE type = 'keys-rotated' AND payload->>'kid' = $1)`,
+      [kid],
+    );
+    return count > 0;
+  }
+
   /** Events after `afterId`, in order, at most `limit`. */
   async findAfter(afterId: string, limit: number): Promise<StoredSecurityEvent[]> {
     const rows: { id: string; type: SecurityEventType; payload: Record<string, unknown>; created_at: Date }[] =
@@ -87,13 +101,12 @@ export class SecurityEventsRepository {
     return row.id;
   }
 
-  /** Whether the event `id` is still kept: then every event after it is too (they are younger). */
-  async isKept(id: string): Promise<boolean> {
-    const [row]: { kept: boolean }[] = await this.dataSource.query(
-      `SELECT EXISTS (SELECT 1 FROM security_events WHERE id = $1) AS kept`,
-      [id],
+  /** The oldest id still kept, null when the table is empty: events are deleted oldest first. */
+  async oldestId(): Promise<string | null> {
+    const [row]: { id: string | null }[] = await this.dataSource.query(
+      `SELECT min(id)::text AS id FROM security_events`,
     );
-    return row.kept;
+    return row.id;
   }
 
   /** Drops events older than `before`, which no token they could concern outlives. */

@@ -108,6 +108,11 @@ export class SigningKeys implements KeySource {
     }
   }
 
+  /** The `kid` of the key that signs now. */
+  get currentKid(): string {
+    return this.kid;
+  }
+
   /** Signs claims for `ttlSeconds`, with `iat`, `exp` and the header's `kid`. */
   sign(claims: JWTPayload, ttlSeconds: number): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
