@@ -119,7 +119,12 @@ export class SecurityEventSubscriber {
       const parser = createParser({
         onEvent: (message) => {
           // Verification is asynchronous; events are applied one after another, in order.
-          pending = pending.then(() => this.handle(message));
+          pending = pending
+            .then(() => this.handle(message))
+            .catch((error: unknown) => {
+              this.logger.warn(`A security event could not be applied: ${(error as Error).message}`);
+              controller.abort(error);
+            });
         },
       });
       const decoder = new TextDecoder();
