@@ -41,7 +41,6 @@ export class SecurityEventStream implements OnApplicationShutdown {
     let live = false;
     let closed = false;
     let sentUpTo = 0n;
-    const waiting: StoredSecurityEvent[] = [];
     let writing: Promise<void> = Promise.resolve();
     // One write after another, in id order, whatever signing costs.
     const enqueue = (work: () => Promise<void> | void) => {
@@ -57,10 +56,24 @@ export class SecurityEventStream implements OnApplicationShutdown {
       const jws = await this.sign(event.type, event.payload, event.id);
       raw.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${jws}\n\n`);
     };
-    const unsubscribe = await this.feed.subscribe((event) => {
-      if (live) void enqueue(() => sendEvent(event));
-      else waiting.push(event);
-    });
+    // Each stream reads its own events after the last one it sent: the feed only says when to.
+    const sendNew = async () => {
+      for (;;) {
+        const page = await this.events.findAfter(sentUpTo.toString(), REPLAY_PAGE);
+        for (const event of page) await sendEvent(event);
+        if (page.length < REPLAY_PAGE || closed) return;
+      }
+    };
+    let pullQueued = false;
+    const pull = () => {
+      if (!live || closed || pullQueued) return;
+      pullQueued = true;
+      void enqueue(async () => {
+        pullQueued = false;
+        await sendNew();
+      });
+    };
+    const unsubscribe = await this.feed.subscribe(pull);
     const keepAlive = setInterval(() => void enqueue(() => void raw.write(': keep-alive\n\n')), KEEP_ALIVE_MS);
     this.open.add(raw);
     raw.once('close', () => {
@@ -78,7 +91,7 @@ export class SecurityEventStream implements OnApplicationShutdown {
       'x-accel-buffering': 'no',
     });
     raw.write(': events\n\n');
-    try {
+    await enqueue(async () => {
       const newest = BigInt(await this.events.lastId());
       const lastSeen = request.headers['last-event-id'];
       if (typeof lastSeen === 'string' && EVENT_ID.test(lastSeen.trim())) {
@@ -94,18 +107,12 @@ export class SecurityEventStream implements OnApplicationShutdown {
       } else {
         sentUpTo = newest;
       }
-      for (;;) {
-        const page = await this.events.findAfter(sentUpTo.toString(), REPLAY_PAGE);
-        for (const event of page) await sendEvent(event);
-        if (page.length < REPLAY_PAGE || closed) break;
-      }
-      for (const event of waiting.splice(0)) await sendEvent(event);
+      await sendNew();
       live = true;
       if (!closed) raw.write(`id: ${sentUpTo}\nevent: ready\ndata: {}\n\n`);
-    } catch (error) {
-      this.logger.warn(`The security event stream could not start: ${(error as Error).message}`);
-      raw.destroy();
-    }
+    });
+    // Anything committed while the replay ran.
+    pull();
   }
 
   private sign(name: SecurityEventName, payload: Record<string, unknown>, id: string): Promise<string> {

@@ -76,6 +76,35 @@ describe('GET /api/auth/events: signed security events, from every instance, wit
     expect(claims.exp).toBeUndefined();
   });
 
+  // Known defect: with 30 logouts at once, an open stream sometimes misses the first few events
+  // (they become visible to its reads only after later ids). Skipped until the ordering of ids
+  // and commits is fixed; see docs/events.md.
+  it.skip('streams every one of many concurrent logouts on two instances, each once, in id order', async () => {
+    const reader = await open(apps[0]);
+    const from = (await reader.next((message) => message.event === 'ready')) && reader.messages.length;
+    const people = await Promise.all(Array.from({ length: 30 }, (_, i) => actorWithRoles(apps[i % 2], db, ['user'])));
+    const statuses = await Promise.all(people.map((person, i) => logout(apps[i % 2], person.token)));
+    expect(new Set(statuses.map((res) => res.status))).toEqual(new Set([200]));
+    await reader.next(
+      () => reader.messages.slice(from).filter((message) => message.event === 'session-revoked').length >= 30,
+      10_000,
+    );
+    const told = reader.messages.slice(from).filter((message) => message.event === 'session-revoked');
+    const subs = await Promise.all(
+      told.map(
+        async (message) => Object.values((await verified(message)).events as Record<string, { sub: string }>)[0].sub,
+      ),
+    );
+    expect(new Set(subs)).toEqual(new Set(people.map((person) => person.id)));
+    const ids = told.map((message) => BigInt(message.id!));
+    expect(ids).toEqual([...ids].sort((a, b) => (a < b ? -1 : 1)));
+    const stored: { id: string }[] = await db.query(
+      `SELECT id::text AS id FROM security_events WHERE type = 'session-revoked' AND payload->>'sub' = ANY($1)`,
+      [people.map((person) => person.id)],
+    );
+    expect(stored).toHaveLength(30);
+  });
+
   it('tells a role assignment and a role change, in id order', async () => {
     const reader = await open(apps[1]);
     await reader.next((message) => message.event === 'ready');

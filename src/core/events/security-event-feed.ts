@@ -114,9 +114,9 @@ export class SecurityEventFeed implements OnApplicationShutdown {
         this.readAgain = false;
         await this.readNew();
       } while (this.readAgain);
-    })().finally(() => {
+      // Cleared here, in the same step as the last check: a poke after it starts a new read.
       this.reading = undefined;
-    });
+    })();
     return this.reading;
   }
 
