@@ -1,10 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
-import { DEFAULT_REMOTE_TIMEOUT_MS, type AuthGuardModuleOptions } from './auth-guard.options.js';
+import { AUTH_GUARD_OPTIONS, DEFAULT_REMOTE_TIMEOUT_MS, type AuthGuardModuleOptions } from './auth-guard.options.js';
 import { REQUIRED_PERMISSIONS_KEY, type PermissionRequirement } from './permissions.decorator.js';
 import { basicAuthorization, baseUrlOf, PrincipalSource } from './principal-source.js';
-
-export const AUTH_GUARD_OPTIONS = Symbol('AUTH_GUARD_OPTIONS');
 
 /**
  * Starts the event stream with the application and stops it with it; under `strictPermissions`

@@ -2,8 +2,8 @@ import { Module, type DynamicModule, type FactoryProvider, type ModuleMetadata, 
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { AccessTokenVerifier } from './access-token.js';
 import { AuthGuardHealth } from './auth-guard.health.js';
-import { AUTH_GUARD_OPTIONS, AuthGuardLifecycle } from './auth-guard.lifecycle.js';
-import { DEFAULT_REMOTE_TIMEOUT_MS, type AuthGuardModuleOptions } from './auth-guard.options.js';
+import { AuthGuardLifecycle } from './auth-guard.lifecycle.js';
+import { AUTH_GUARD_OPTIONS, DEFAULT_REMOTE_TIMEOUT_MS, type AuthGuardModuleOptions } from './auth-guard.options.js';
 import { LibraryAuthGuard } from './auth.guard.js';
 import { baseUrlOf, createPrincipalSource, PrincipalSource } from './principal-source.js';
 import {

@@ -41,7 +41,11 @@ export interface AuthGuardModuleOptions extends CacheOptions {
    * auth service does not have (`GET /api/auth/permissions`, with the client credentials).
    */
   strictPermissions?: boolean;
+  /** The default of `@RequireFreshAuth()` without an argument, in seconds (300). */
+  reauthMaxAgeSeconds?: number;
 }
+
+export const AUTH_GUARD_OPTIONS = Symbol('AUTH_GUARD_OPTIONS');
 
 export type PermissionsFrom = RemotePermissionsOptions | QueryPermissionsOptions;
 
@@ -78,6 +82,9 @@ export interface PrincipalRecord {
   permissions: string[];
   /** The session of the token, when the source tells it (introspection does). */
   sessionId?: string;
+  /** The token's `auth_time` and `amr`, when the source tells them (introspection does). */
+  authTime?: number;
+  amr?: string[];
 }
 
 export const DEFAULT_REMOTE_CACHE_TTL_MS = 5_000;

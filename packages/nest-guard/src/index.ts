@@ -9,5 +9,6 @@ export { AuthGuardHealth, type AuthGuardHealthReport } from './auth-guard.health
 export { RequireAnyPermission, RequirePermissions } from './permissions.decorator.js';
 export { Public } from './public.decorator.js';
 export { CurrentUser } from './current-user.decorator.js';
+export { RequireFreshAuth, RequireSecondFactor } from './fresh-auth.decorator.js';
 export { AuthUser } from './auth-user.js';
 export { Permissions, type KnownPermission, type PermissionName, type PermissionRegistry } from './permission-names.js';

@@ -27,6 +27,9 @@ export {
   ACCESS_TOKEN_COOKIE,
   extractAccessToken,
   hasValidTimes,
+  amrOf,
+  authTimeOf,
+  stepUpClaims,
   type VerifiedAccessToken,
 } from './access-token.js';
 export {
@@ -50,6 +53,14 @@ export {
 export { guardErrorBody, type GuardErrorBody } from './library-errors.js';
 export { assertPermissions } from './permission-check.js';
 export { IS_PUBLIC_KEY } from './public.decorator.js';
+export {
+  DEFAULT_REAUTH_MAX_AGE_SECONDS,
+  FRESH_AUTH_KEY,
+  hasSecondFactor,
+  isFresh,
+  SECOND_FACTOR_KEY,
+  type FreshAuthRequirement,
+} from './fresh-auth.decorator.js';
 export { SystemRoles, type SystemRoleName } from './permission-names.js';
 export { REQUIRED_PERMISSIONS_KEY, type PermissionRequirement } from './permissions.decorator.js';
 export {
