@@ -73,6 +73,10 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
       { path: 'reset-password', method: RequestMethod.ALL },
       { path: 'reset-password/page.js', method: RequestMethod.ALL },
       { path: 'reset-password/page.css', method: RequestMethod.ALL },
+      { path: 'confirm-email', method: RequestMethod.ALL },
+      { path: 'confirm-email/page.js', method: RequestMethod.ALL },
+      { path: 'cancel-email-change', method: RequestMethod.ALL },
+      { path: 'cancel-email-change/page.js', method: RequestMethod.ALL },
       { path: '.well-known/jwks.json', method: RequestMethod.GET },
     ],
   });

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { LimitsModule } from '../limits/limits.module.js';
 import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
+import { TwoFactorModule } from '../core/second-factor/two-factor.module.js';
 import { IntrospectionRequests } from './introspection-requests.js';
 import { IntrospectionController } from './introspection.controller.js';
 import { IntrospectionService } from './introspection.service.js';
@@ -27,7 +28,15 @@ export class ServiceClientsModule {}
  * (GET /api/auth/events) and listing the permission names (GET /api/auth/permissions).
  */
 @Module({
-  imports: [LimitsModule, RbacCoreModule, ServiceClientsModule, SecurityEventsModule, SessionsModule, RolesModule],
+  imports: [
+    LimitsModule,
+    RbacCoreModule,
+    ServiceClientsModule,
+    TwoFactorModule,
+    SecurityEventsModule,
+    SessionsModule,
+    RolesModule,
+  ],
   controllers: [IntrospectionController, SecurityEventsController],
   providers: [
     IntrospectionRequests,
