@@ -2,7 +2,6 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import { IS_PUBLIC_KEY } from '@auth-rbac/nest-guard/internal';
-import { isPrivileged } from '../core/authz/privilege-policy.js';
 import { ALLOWED_BEFORE_ENROLMENT_KEY } from '../common/before-enrolment.decorator.js';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
