@@ -23,6 +23,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppModule } from '../src/app.module.js';
 import { Public } from '@auth-rbac/nest-guard';
 import { SigningKeys } from '../src/core/sessions/signing-keys.js';
+import { IntrospectionService } from '../src/introspection/introspection.service.js';
 import { AppConfig, loadAppConfig } from '../src/config/app-config.js';
 import { createApp } from '../src/http-app.js';
 import { insertBulkUsers } from '../test/support/bulk-users.js';
@@ -107,7 +108,31 @@ class BaselinesController implements OnModuleInit {
   }
 }
 
-@Module({ imports: [AppModule], controllers: [BaselinesController], providers: [SignatureOnlyGuard] })
+/** Introspection calls the service has answered, for the consumer side's "calls per 1,000 requests". */
+@Public()
+@Controller('bench')
+class IntrospectionCountController implements OnModuleInit {
+  private count = 0;
+
+  constructor(private readonly moduleRef: ModuleRef) {}
+
+  onModuleInit(): void {
+    const introspection = this.moduleRef.get(IntrospectionService, { strict: false });
+    const answer = introspection.introspect.bind(introspection);
+    introspection.introspect = (token: string) => (this.count++, answer(token));
+  }
+
+  @Get('introspections')
+  introspections() {
+    return { count: this.count };
+  }
+}
+
+@Module({
+  imports: [AppModule],
+  controllers: [BaselinesController, IntrospectionCountController],
+  providers: [SignatureOnlyGuard],
+})
 class BenchAppModule {}
 
 async function bootstrap(): Promise<void> {

@@ -22,6 +22,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { measureAdminLists, type AdminListFigures } from './admin-lists.js';
+import { measureConsumer } from './consumer.js';
 import {
   createDatabase,
   measure,
@@ -204,6 +205,17 @@ async function main(): Promise<void> {
       `  second-factor sign-in, end to end @1: ${twoFactor.per_second}/s, p50 ${twoFactor.p50_ms} ms, p99 ${twoFactor.p99_ms} ms`,
     );
 
+    console.log('Consumer side (a Nest 12 application on the packed guard package):');
+    const consumer = await measureConsumer({ base, env, adminEmail: ADMIN_EMAIL });
+    console.log(
+      `  guarded/open ${consumer.guarded_vs_open_median} (spread ${consumer.guarded_vs_open_spread.join('–')}), ` +
+        `${consumer.introspections_per_1000_guarded} introspections per 1,000 guarded requests, ` +
+        `logout → 401: events p50 ${consumer.logout_to_401_events_ms.p50} ms / p99 ${consumer.logout_to_401_events_ms.p99} ms ` +
+        `(${consumer.logout_to_401_events_ms.missed} missed), ` +
+        `introspection p50 ${consumer.logout_to_401_introspection_ms.p50} ms / p99 ${consumer.logout_to_401_introspection_ms.p99} ms ` +
+        `(${consumer.logout_to_401_introspection_ms.missed} missed)`,
+    );
+
     const loaded = Date.now();
     await bulkUsers(base, 'bench', USERS);
     console.log(`Inserted ${USERS.toLocaleString('en')} more users in ${((Date.now() - loaded) / 1000).toFixed(1)} s`);
@@ -245,6 +257,7 @@ async function main(): Promise<void> {
       figures,
       two_factor_sign_in: twoFactor,
       admin_lists: adminLists,
+      consumer,
       memory: { service_ready_peak_rss_mb: readyPeakRss, service_peak_rss_mb: servicePeakRss, embedded },
       summary,
       duration_seconds: round((Date.now() - started) / 1000, 0),

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { LibraryAuthGuard } from '@auth-rbac/nest-guard';
+import { LibraryAuthGuard } from '@auth-rbac/nest-guard/internal';
 import { CookieOriginGuard } from './auth/cookie-origin.guard.js';
 import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
 import { EnvelopeInterceptor } from './common/envelope.interceptor.js';

@@ -1,7 +1,7 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuditLog } from '../core/audit/audit-log.service.js';
-import { IS_PUBLIC_KEY } from '@auth-rbac/nest-guard';
+import { IS_PUBLIC_KEY } from '@auth-rbac/nest-guard/internal';
 import { ALLOWED_BEFORE_ENROLMENT_KEY } from '../common/before-enrolment.decorator.js';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';

@@ -4,7 +4,7 @@ import { AppException } from '../common/app-exception.js';
 import { asConflict } from '../common/unique-violation.js';
 import { AppConfig } from '../config/app-config.js';
 import { LoginLockout, lockoutSubject } from '../core/lockout/login-lockout.service.js';
-import { SystemRoles } from '@auth-rbac/nest-guard';
+import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import { UsersRepository, type UserWithPassword } from '../core/users/users.repository.js';
 import type { LoginDto, RegisterDto } from './auth.dto.js';
 import { PasswordHasher } from '../core/passwords/password-hasher.js';

@@ -3,10 +3,10 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
-import { ACCESS_TOKEN_COOKIE } from '@auth-rbac/nest-guard';
+import { ACCESS_TOKEN_COOKIE } from '@auth-rbac/nest-guard/internal';
 import { READS_REFRESH_COOKIE_KEY, REFRESH_TOKEN_COOKIE } from '../core/sessions/auth-cookies.js';
 import { claimedOrigin, isWriteMethod, originOf, TrustedOrigins } from './cookie-origin.js';
-import { IS_PUBLIC_KEY } from '@auth-rbac/nest-guard';
+import { IS_PUBLIC_KEY } from '@auth-rbac/nest-guard/internal';
 
 /**
  * CSRF defence for cookie-authenticated APIs (OWASP ASVS V13.2.3): a write that a cookie

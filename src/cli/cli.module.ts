@@ -15,6 +15,7 @@ import { AssignRoleCommand, CreateAdminCommand, ListRolesCommand } from './accou
 import { AdminAccountsService } from './admin-accounts.service.js';
 import { CreateClientCommand } from './create-client.command.js';
 import { MigrateCommand, MigrateStatusCommand } from './migration.commands.js';
+import { PermissionsExportCommand } from './permissions-export.command.js';
 import { RotateKeysCommand } from './rotate-keys.command.js';
 import { SeedCommand } from './seed.command.js';
 
@@ -31,6 +32,7 @@ const DATABASE_COMMANDS: Type[] = [
   CreateAdminCommand,
   AssignRoleCommand,
   ListRolesCommand,
+  PermissionsExportCommand,
 ];
 
 /** The migration commands (MigrationCliModule). */

@@ -1,7 +1,7 @@
 import { Command, CommandRunner } from 'nest-commander';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import { publicVerificationKey, type TokenAlgorithm } from '@auth-rbac/nest-guard';
+import { publicVerificationKey, type TokenAlgorithm } from '@auth-rbac/nest-guard/internal';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import {
   generatePrivateKeyPem,

@@ -1,5 +1,5 @@
 import { HttpException, HttpStatus, Logger } from '@nestjs/common';
-import { guardErrorBody } from '@auth-rbac/nest-guard';
+import { guardErrorBody } from '@auth-rbac/nest-guard/internal';
 import { AppException, type ErrorBody } from './app-exception.js';
 import { ErrorCodes, type ErrorCode } from './error-codes.js';
 

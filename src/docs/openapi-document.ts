@@ -24,7 +24,7 @@ import {
   IS_PUBLIC_KEY,
   REQUIRED_PERMISSIONS_KEY,
   type PermissionRequirement,
-} from '@auth-rbac/nest-guard';
+} from '@auth-rbac/nest-guard/internal';
 import { AppConfig } from '../config/app-config.js';
 import { ROUTE_ANSWERS } from './route-answers.js';
 import {

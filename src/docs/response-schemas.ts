@@ -242,6 +242,7 @@ export const ENVELOPED_DATA: Record<string, Schema> = {
   'ContentsController.update': ref('Content'),
   'ContentsController.delete': empty,
   'AuditController.list': page(ref('AuditEvent')),
+  'SecurityEventsController.permissionNames': list(string({ description: 'a permission name' })),
   'HealthController.live': ref('Liveness'),
   'HealthController.ready': ref('Readiness'),
 };
@@ -288,6 +289,14 @@ export const PAGE_ANSWERS: Record<string, { produces: string; description: strin
     produces: 'text/html',
     description: 'The form that sets a new password with the token of a reset link (`?token=...`).',
   },
+  'SecurityEventsController.events': {
+    produces: 'text/event-stream',
+    description:
+      'Server-Sent Events: one Security Event Token (RFC 8417, JWS of the signing key, `typ: secevent+jwt`) per event ' +
+      '(`session-revoked`, `credential-change`, `assignment-change`, `role-change`, `keys-rotated`), `id:` the event id; ' +
+      '`Last-Event-ID` replays what was missed while it is kept (ACCESS_TOKEN_EXPIRY), else one `reset`; then `ready`; ' +
+      'a comment every 15 s. See docs/events.md.',
+  },
   'ResetPageController.script': { produces: 'application/javascript', description: "The reset page's script." },
   'ResetPageController.style': { produces: 'text/css', description: "The reset page's style sheet." },
   'ConfirmEmailPageController.page': {
@@ -305,4 +314,8 @@ export const PAGE_ANSWERS: Record<string, { produces: string; description: strin
 };
 
 /** Handlers authenticated by HTTP Basic client credentials instead of an access token. */
-export const BASIC_AUTH_HANDLERS = new Set(['IntrospectionController.introspect']);
+export const BASIC_AUTH_HANDLERS = new Set([
+  'IntrospectionController.introspect',
+  'SecurityEventsController.events',
+  'SecurityEventsController.permissionNames',
+]);

@@ -36,6 +36,29 @@ export class IntrospectionRequests {
   ) {}
 
   async accept(request: FastifyRequest): Promise<string> {
+    const clientId = await this.authenticate(request);
+    const limit = this.config.introspection.ratePerMinute;
+    const record = await this.counters.increment(`introspect:${clientId}`, WINDOW_MS, limit, WINDOW_MS, 'introspect');
+    if (record.isBlocked || record.totalHits > limit) {
+      throw rateLimited(
+        'Too many introspection requests for this client. Try again later.',
+        record.timeToBlockExpire || record.timeToExpire,
+      );
+    }
+    const token = (request.body as Record<string, unknown> | undefined)?.token;
+    if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_LENGTH) {
+      throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
+        { field: 'token', message: 'token must be a string of 1 to 8192 characters' },
+      ]);
+    }
+    return token;
+  }
+
+  /**
+   * The calling service's id from its client credentials (HTTP Basic), else 401; an address that
+   * failed too often is refused (429) before its secret is judged.
+   */
+  async authenticate(request: FastifyRequest): Promise<string> {
     const address = clientAddressKey(request.ip) ?? 'unknown';
     const blockedUntil = this.blockedUntil.get(address) ?? 0;
     if (blockedUntil > Date.now()) {
@@ -52,21 +75,7 @@ export class IntrospectionRequests {
         'WWW-Authenticate': 'Basic realm="introspect", charset="UTF-8"',
       });
     }
-    const limit = this.config.introspection.ratePerMinute;
-    const record = await this.counters.increment(`introspect:${clientId}`, WINDOW_MS, limit, WINDOW_MS, 'introspect');
-    if (record.isBlocked || record.totalHits > limit) {
-      throw rateLimited(
-        'Too many introspection requests for this client. Try again later.',
-        record.timeToBlockExpire || record.timeToExpire,
-      );
-    }
-    const token = (request.body as Record<string, unknown> | undefined)?.token;
-    if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_LENGTH) {
-      throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
-        { field: 'token', message: 'token must be a string of 1 to 8192 characters' },
-      ]);
-    }
-    return token;
+    return clientId;
   }
 
   /** RATE_LIMIT_PER_MINUTE failed client authentications per client address and minute. */

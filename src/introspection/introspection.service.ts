@@ -1,4 +1,4 @@
-import { AccessTokenVerifier } from '@auth-rbac/nest-guard';
+import { AccessTokenVerifier } from '@auth-rbac/nest-guard/internal';
 import { HttpException, Injectable } from '@nestjs/common';
 import { principalOfSession } from '../core/principal/service-guard.js';
 import { PrincipalService } from '../core/principal/principal.service.js';

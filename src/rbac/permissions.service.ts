@@ -1,3 +1,4 @@
+import { SecurityEventsRepository } from '../core/events/security-events.repository.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AuditLog } from '../core/audit/audit-log.service.js';
@@ -5,7 +6,7 @@ import { assertMayActOn, type PolicyActor } from '../core/authz/privilege-refusa
 import { asConflict } from '../common/unique-violation.js';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { RolesRepository } from '../core/roles/roles.repository.js';
-import { SystemRoles } from '@auth-rbac/nest-guard';
+import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import type { CreatePermissionDto, UpdatePermissionDto } from './rbac.dto.js';
 import { notFound, systemProtected } from '../core/authz/rbac-errors.js';
 import { toPermissionResponse, type PermissionResponse } from './rbac.responses.js';
@@ -22,6 +23,7 @@ export class PermissionsService {
     private readonly roles: RolesRepository,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
+    private readonly events: SecurityEventsRepository,
   ) {}
 
   async list(): Promise<{ items: PermissionResponse[]; total: number }> {
@@ -37,7 +39,7 @@ export class PermissionsService {
 
   async create(dto: CreatePermissionDto, actorId: string): Promise<PermissionResponse> {
     const id = await this.writing(async (manager) => {
-      return this.roles.insertPermission(
+      const created = await this.roles.insertPermission(
         manager,
         {
           name: dto.name,
@@ -47,6 +49,8 @@ export class PermissionsService {
         },
         SystemRoles.Admin,
       );
+      await this.events.append(manager, [{ type: 'role-change', role: SystemRoles.Admin }]);
+      return created;
     });
     await this.versions.bumpGlobal();
     await this.audit.record({
@@ -67,6 +71,8 @@ export class PermissionsService {
       if (dto.name !== undefined && dto.name !== permission.name && permission.isSystem) {
         throw systemProtected('permission', 'renamed');
       }
+      if (dto.name !== undefined && dto.name !== permission.name)
+        await this.events.appendRoleChangesOfPermission(manager, id);
       await this.roles.updatePermission(manager, id, {
         ...(dto.name !== undefined && { name: dto.name }),
         ...(dto.display_name !== undefined && { displayName: dto.display_name }),
@@ -91,6 +97,7 @@ export class PermissionsService {
       if (!permission) throw notFound('Permission');
       assertMayActOn(actor, { type: 'permission', id }, [permission.name], 'permission.delete');
       if (permission.isSystem) throw systemProtected('permission', 'deleted');
+      await this.events.appendRoleChangesOfPermission(manager, id);
       await this.roles.deletePermission(manager, id);
     });
     await this.versions.bumpGlobal();

@@ -1,3 +1,4 @@
+import { SecurityEventsModule } from '../core/events/security-events.module.js';
 import { Module } from '@nestjs/common';
 import { PermissionsController } from './permissions.controller.js';
 import { PermissionsService } from './permissions.service.js';
@@ -8,7 +9,7 @@ import { RolesModule } from '../core/roles/roles.module.js';
 
 /** Administration of roles and permissions. */
 @Module({
-  imports: [RbacCoreModule, RolesModule],
+  imports: [SecurityEventsModule, RbacCoreModule, RolesModule],
   controllers: [RolesController, PermissionsController],
   providers: [RolesService, PermissionsService],
 })

@@ -1,3 +1,4 @@
+import { SecurityEventsRepository } from '../core/events/security-events.repository.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AuditLog } from '../core/audit/audit-log.service.js';
@@ -27,6 +28,7 @@ export class RolesService {
     private readonly roles: RolesRepository,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
+    private readonly events: SecurityEventsRepository,
   ) {}
 
   async list(): Promise<{ items: RoleResponse[]; total: number }> {
@@ -83,6 +85,8 @@ export class RolesService {
       if (dto.permission_ids) await this.replacePermissions(manager, id, dto.permission_ids);
       // updated_at moves when only the permission set changed, too.
       await this.roles.touchRole(manager, id);
+      // Holders are known to other services by the role's name as it was.
+      await this.events.append(manager, [{ type: 'role-change', role: role.name }]);
     });
     // Role definitions touch every holder: all cached callers go stale.
     await this.versions.bumpGlobal();
@@ -103,6 +107,7 @@ export class RolesService {
       assertMayActOn(actor, { type: 'role', id }, await this.permissionNamesOfRole(manager, id), 'role.delete');
       if (role.isSystem) throw systemProtected('role', 'deleted');
       await this.roles.deleteRole(manager, id);
+      await this.events.append(manager, [{ type: 'role-change', role: role.name }]);
     });
     await this.versions.bumpGlobal();
     await this.audit.record({ type: 'role.delete', actorId: actor.id, targetType: 'role', targetId: id });

@@ -1,3 +1,4 @@
+import { SecurityEventsModule } from '../core/events/security-events.module.js';
 import { RolesModule } from '../core/roles/roles.module.js';
 import { Module } from '@nestjs/common';
 import { PasswordModule } from '../core/passwords/password.module.js';
@@ -10,7 +11,7 @@ import { UsersModule } from '../core/users/users.module.js';
 
 /** `/api/admin/users`: users and their role assignments. */
 @Module({
-  imports: [UsersModule, PasswordModule, RbacCoreModule, IdentityChangeModule, RolesModule],
+  imports: [SecurityEventsModule, UsersModule, PasswordModule, RbacCoreModule, IdentityChangeModule, RolesModule],
   controllers: [UsersController],
   providers: [UserAdministrationService, UserRolesService],
 })

@@ -1,3 +1,4 @@
+import { SecurityEventsRepository } from '../core/events/security-events.repository.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { PasswordHasher } from '../core/passwords/password-hasher.js';
@@ -6,7 +7,7 @@ import { assertMayActOn } from '../core/authz/privilege-refusal.js';
 import type { ClientInfo } from '../core/sessions/session.service.js';
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
-import { SystemRoles } from '@auth-rbac/nest-guard';
+import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import { notFound } from '../core/authz/rbac-errors.js';
 import { asConflict } from '../common/unique-violation.js';
 import { pageOf, pageOffset, type Page } from '../common/pagination.dto.js';
@@ -29,6 +30,7 @@ export class UserAdministrationService {
     private readonly audit: AuditLog,
     private readonly identityChange: IdentityChangeService,
     private readonly roles: RolesRepository,
+    private readonly events: SecurityEventsRepository,
   ) {}
 
   async list(query: ListUsersQuery): Promise<Page<UserResponse>> {
@@ -84,6 +86,10 @@ export class UserAdministrationService {
         throw new AppException('CONFLICT', 'The last administrator cannot be deleted.');
       }
       await this.users.deleteUser(manager, id);
+      // Its sessions go with it: every token of the user is dead.
+      await this.events.append(manager, [
+        { type: 'credential-change', sub: id, not_before: Math.floor(Date.now() / 1000) },
+      ]);
     });
     await this.versions.bumpUser(id);
     await this.audit.record({ type: 'user.delete', actorId, targetType: 'user', targetId: id });

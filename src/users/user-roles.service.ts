@@ -1,3 +1,4 @@
+import { SecurityEventsRepository } from '../core/events/security-events.repository.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AuditLog } from '../core/audit/audit-log.service.js';
@@ -5,7 +6,7 @@ import { assertMayActOn, assertMayAssignAdminRole, assertMayGrant } from '../cor
 import { AppException } from '../common/app-exception.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
-import { SystemRoles } from '@auth-rbac/nest-guard';
+import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import { notFound, unknownIds } from '../core/authz/rbac-errors.js';
 import { RolesRepository } from '../core/roles/roles.repository.js';
 import { UsersRepository } from '../core/users/users.repository.js';
@@ -26,6 +27,7 @@ export class UserRolesService {
     private readonly audit: AuditLog,
     private readonly users: UsersRepository,
     private readonly rolesRepository: RolesRepository,
+    private readonly events: SecurityEventsRepository,
   ) {}
 
   /** Adds roles; already held ones are left as they are. */
@@ -82,6 +84,7 @@ export class UserRolesService {
         userId,
         next.map((role) => role.id),
       );
+      await this.events.append(manager, [{ type: 'assignment-change', sub: userId }]);
       return next;
     });
     await this.versions.bumpUser(userId);

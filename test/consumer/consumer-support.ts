@@ -6,7 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
 
-export const ROOT = path.resolve(import.meta.dirname, '../..');
+/** The repository: two folders up from here, three when this file runs compiled under dist/ (the benchmark). */
+export const ROOT = path.resolve(
+  import.meta.dirname,
+  path.basename(path.resolve(import.meta.dirname, '../..')) === 'dist' ? '../../..' : '../..',
+);
 const EXAMPLE = path.join(ROOT, 'examples/consumer');
 
 function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<string> {

@@ -37,6 +37,12 @@ class SwitchableAuthUrl {
 
   /** Never rejects: whatever fails (the request, the target) is answered 502, or cut off once started. */
   private async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Whole answers only: the event stream never ends, so it is not carried and the consumer
+    // introspects (its fallback), as this test of key rotation always had it.
+    if (req.url?.startsWith('/api/auth/events')) {
+      res.writeHead(503).end();
+      return;
+    }
     try {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -56,6 +62,7 @@ class SwitchableAuthUrl {
   }
 
   stop(): Promise<void> {
+    this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuthGuardModule } from '@auth-rbac/nest-guard';
+import { ExportsController } from './exports.controller.js';
 import { ReportsController } from './reports.controller.js';
 
 /** An example, so its configuration is read right here rather than through a config module. */
@@ -9,16 +10,26 @@ function required(name: string): string {
   return value;
 }
 
+const number = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
+const flag = (name: string) => process.env[name] === 'true';
+
 @Module({
   imports: [
     AuthGuardModule.forRoot({
       authUrl: required('AUTH_URL'),
       clientId: required('AUTH_CLIENT_ID'),
       clientSecret: required('AUTH_CLIENT_SECRET'),
-      ...(process.env.AUTH_CACHE_TTL_MS ? { cacheTtlMs: Number(process.env.AUTH_CACHE_TTL_MS) } : {}),
-      ...(process.env.AUTH_TIMEOUT_MS ? { timeoutMs: Number(process.env.AUTH_TIMEOUT_MS) } : {}),
+      // Only under HS256: the auth service's JWT_SECRET, to verify its tokens and events here.
+      ...(process.env.AUTH_JWT_SECRET ? { secret: process.env.AUTH_JWT_SECRET } : {}),
+      ...(process.env.AUTH_REVOCATION === 'introspection' ? { revocation: 'introspection' as const } : {}),
+      cacheTtlMs: number('AUTH_CACHE_TTL_MS'),
+      timeoutMs: number('AUTH_TIMEOUT_MS'),
+      maxEventLagMs: number('AUTH_MAX_EVENT_LAG_MS'),
+      failClosed: flag('AUTH_FAIL_CLOSED'),
+      strictPermissions: flag('AUTH_STRICT_PERMISSIONS'),
     }),
   ],
-  controllers: [ReportsController],
+  // The exports route names a permission of its own, to show strictPermissions refusing to start.
+  controllers: [ReportsController, ...(flag('EXAMPLE_EXPORTS') ? [ExportsController] : [])],
 })
 export class AppModule {}

@@ -1,9 +1,18 @@
 import { Controller, Get } from '@nestjs/common';
-import { AuthUser, CurrentUser, Permissions, Public, RequirePermissions } from '@auth-rbac/nest-guard';
+import { AuthGuardHealth, AuthUser, CurrentUser, Permissions, Public, RequirePermissions } from '@auth-rbac/nest-guard';
 
-/** One open route and one route that needs `contents.view`; every other route would need a token. */
+/** Open routes (health) and one route that needs `contents.view`; every other route would need a token. */
 @Controller()
 export class ReportsController {
+  constructor(private readonly guard: AuthGuardHealth) {}
+
+  /** How revocations reach this service now (events live, or the fallback). */
+  @Public()
+  @Get('health/auth')
+  authHealth() {
+    return { success: true, data: this.guard.health() };
+  }
+
   @Public()
   @Get('health')
   health() {

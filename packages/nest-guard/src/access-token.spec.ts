@@ -73,6 +73,7 @@ describe('AccessTokenVerifier', () => {
       sessionId: payload.sid,
       email: payload.email,
       expiresAt: expect.any(Number),
+      issuedAt: expect.any(Number),
     });
   });
 

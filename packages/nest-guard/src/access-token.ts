@@ -66,6 +66,8 @@ export interface VerifiedAccessToken {
   sessionId: string;
   email: string;
   expiresAt: number;
+  /** `iat`, seconds since the epoch: compared with a `credential-change`'s `not_before`. */
+  issuedAt: number;
   /** `auth_time` (seconds since the epoch), when the token carries one. */
   authTime?: number;
   /** `amr` (RFC 8176), empty when the token carries none. */
@@ -131,6 +133,7 @@ function accessClaims(claims: Record<string, unknown>): VerifiedAccessToken {
     sessionId: claims.sid,
     email: typeof claims.email === 'string' ? claims.email : '',
     expiresAt: (claims.exp as number) * 1000,
+    issuedAt: claims.iat as number,
     ...stepUpClaims(claims),
   };
 }

@@ -1,6 +1,8 @@
 import { Module, type DynamicModule, type FactoryProvider, type ModuleMetadata, type Provider } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { AccessTokenVerifier } from './access-token.js';
+import { AuthGuardHealth } from './auth-guard.health.js';
+import { AuthGuardLifecycle } from './auth-guard.lifecycle.js';
 import { AUTH_GUARD_OPTIONS, DEFAULT_REMOTE_TIMEOUT_MS, type AuthGuardModuleOptions } from './auth-guard.options.js';
 import { LibraryAuthGuard } from './auth.guard.js';
 import { baseUrlOf, createPrincipalSource, PrincipalSource } from './principal-source.js';
@@ -13,6 +15,9 @@ import {
 } from './verification-keys.js';
 
 export { AUTH_GUARD_OPTIONS };
+
+/** The keys tokens (and events) are verified with, built once per module. */
+const KEY_SOURCE = Symbol('AUTH_GUARD_KEY_SOURCE');
 
 export interface AuthGuardModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
   inject?: FactoryProvider['inject'];
@@ -34,12 +39,12 @@ export class AuthGuardModule {
   /** `AuthGuardModule.forRoot({ authUrl, clientId, clientSecret })` is the whole setup. */
   static forRoot(options: AuthGuardModuleOptions): DynamicModule {
     // Built now, so a bad key or source stops the importing service at start.
-    const verifier = createVerifier(options);
-    const source = createPrincipalSource(options);
+    const keys = keySourceOf(checked(options));
+    const source = createPrincipalSource(options, undefined, keys);
     return AuthGuardModule.with(
       [
         { provide: AUTH_GUARD_OPTIONS, useValue: options },
-        { provide: AccessTokenVerifier, useValue: verifier },
+        { provide: AccessTokenVerifier, useValue: new AccessTokenVerifier(keys) },
         { provide: PrincipalSource, useValue: source },
       ],
       [],
@@ -52,11 +57,21 @@ export class AuthGuardModule {
     return AuthGuardModule.with(
       [
         { provide: AUTH_GUARD_OPTIONS, useFactory: options.useFactory, inject: options.inject ?? [] },
-        { provide: AccessTokenVerifier, useFactory: createVerifier, inject: [AUTH_GUARD_OPTIONS] },
+        {
+          provide: KEY_SOURCE,
+          useFactory: (resolved: AuthGuardModuleOptions) => keySourceOf(checked(resolved)),
+          inject: [AUTH_GUARD_OPTIONS],
+        },
+        {
+          provide: AccessTokenVerifier,
+          useFactory: (keys: KeySource) => new AccessTokenVerifier(keys),
+          inject: [KEY_SOURCE],
+        },
         {
           provide: PrincipalSource,
-          useFactory: (resolved: AuthGuardModuleOptions) => createPrincipalSource(checked(resolved)),
-          inject: [AUTH_GUARD_OPTIONS],
+          useFactory: (resolved: AuthGuardModuleOptions, keys: KeySource) =>
+            createPrincipalSource(checked(resolved), undefined, keys),
+          inject: [AUTH_GUARD_OPTIONS, KEY_SOURCE],
         },
       ],
       options.imports,
@@ -72,13 +87,15 @@ export class AuthGuardModule {
     return {
       module: AuthGuardModule,
       global: true,
-      imports,
+      imports: [DiscoveryModule, ...(imports ?? [])],
       providers: [
         ...providers,
         LibraryAuthGuard,
+        AuthGuardLifecycle,
+        AuthGuardHealth,
         ...(globalGuard ? [{ provide: APP_GUARD, useExisting: LibraryAuthGuard }] : []),
       ],
-      exports: [AccessTokenVerifier, PrincipalSource, LibraryAuthGuard],
+      exports: [AccessTokenVerifier, PrincipalSource, LibraryAuthGuard, AuthGuardHealth],
     };
   }
 }
@@ -93,7 +110,8 @@ export function createVerifier(options: AuthGuardModuleOptions): AccessTokenVeri
   return new AccessTokenVerifier(keySourceOf(checked(options)));
 }
 
-function keySourceOf(options: AuthGuardModuleOptions): KeySource {
+/** The keys the options describe: given ones, a secret or public keys, else the auth service's JWKS. */
+export function keySourceOf(options: AuthGuardModuleOptions): KeySource {
   if (options.keys) return options.keys;
   const secret = options.secret ?? options.jwtSecret;
   const secrets = [...(secret !== undefined ? [secret] : []), ...(options.previousSecrets ?? [])];

@@ -3,9 +3,8 @@ import type { KeySource } from './verification-keys.js';
 /**
  * How another Nest service configures the guard. The whole setup is
  * `{ authUrl, clientId, clientSecret }`: tokens are checked against the auth service's published
- * keys, then introspected (RFC 7662) with those client credentials. The other modes (a shared
- * secret or public keys, with the caller loaded by a query or from the auth database) stay for
- * services that already have those.
+ * keys (or `secret` under HS256), each caller is introspected once with those client credentials,
+ * and the auth service's signed event stream says when that answer changes.
  */
 export interface AuthGuardModuleOptions extends CacheOptions {
   /** Base URL of the auth service, e.g. `http://auth:3000`. */
@@ -25,15 +24,30 @@ export interface AuthGuardModuleOptions extends CacheOptions {
   publicKeys?: string[];
   /** Any other source of verification keys (the auth service passes its own key set). */
   keys?: KeySource;
-  /** Where the caller's roles and permissions come from; with `authUrl` it is introspection. */
+  /** Where the caller's roles and permissions come from; with `authUrl` it is the auth service. */
   permissionsFrom?: PermissionsFrom;
+  /**
+   * How revocations reach this service with client credentials: `'events'` (the default) follows
+   * the auth service's signed event stream, so a caller is looked up once and a guarded request
+   * makes no call in steady state; `'introspection'` looks each token up again after `cacheTtlMs`.
+   */
+  revocation?: 'events' | 'introspection';
+  /** How long the event stream may be down before callers are introspected again (or refused). */
+  maxEventLagMs?: number;
+  /** While the event stream lags past `maxEventLagMs`, answer 503 instead of introspecting. */
+  failClosed?: boolean;
+  /**
+   * Refuse to start when a `@RequirePermissions` / `@RequireAnyPermission` names a permission the
+   * auth service does not have (`GET /api/auth/permissions`, with the client credentials).
+   */
+  strictPermissions?: boolean;
   /** The default of `@RequireFreshAuth()` without an argument, in seconds (300). */
   reauthMaxAgeSeconds?: number;
 }
 
 export const AUTH_GUARD_OPTIONS = Symbol('AUTH_GUARD_OPTIONS');
 
-export type PermissionsFrom = RemotePermissionsOptions | QueryPermissionsOptions | DataSourcePermissionsOptions;
+export type PermissionsFrom = RemotePermissionsOptions | QueryPermissionsOptions;
 
 export interface CacheOptions {
   /**
@@ -59,16 +73,6 @@ export interface QueryPermissionsOptions extends CacheOptions {
   query: (userId: string, sessionId: string) => Promise<PrincipalRecord | null>;
 }
 
-/** Read the auth service's database directly (a TypeORM DataSource, a `pg` Pool or Client). */
-export interface DataSourcePermissionsOptions extends CacheOptions {
-  dataSource: SqlRunner;
-}
-
-/** Anything that runs one parameterised SQL statement: TypeORM returns rows, `pg` returns `{rows}`. */
-export interface SqlRunner {
-  query(sql: string, parameters?: unknown[]): Promise<unknown>;
-}
-
 /** The caller as the auth service knows it. */
 export interface PrincipalRecord {
   id: string;
@@ -86,3 +90,4 @@ export interface PrincipalRecord {
 export const DEFAULT_REMOTE_CACHE_TTL_MS = 5_000;
 export const DEFAULT_CACHE_MAX_ENTRIES = 10_000;
 export const DEFAULT_REMOTE_TIMEOUT_MS = 5_000;
+export const DEFAULT_MAX_EVENT_LAG_MS = 2_000;

@@ -1,3 +1,5 @@
+import type { KnownPermission } from './permission-names.js';
+
 /**
  * The authenticated caller as handlers see it: identity, role names and the union of the
  * permissions of all those roles, with the checks the specification names.
@@ -21,15 +23,15 @@ export class AuthUser {
     this.permissionSet = new Set(permissions);
   }
 
-  has(permission: string): boolean {
+  has(permission: KnownPermission): boolean {
     return this.permissionSet.has(permission);
   }
 
-  hasAny(...permissions: string[]): boolean {
+  hasAny(...permissions: KnownPermission[]): boolean {
     return permissions.some((permission) => this.permissionSet.has(permission));
   }
 
-  hasAll(...permissions: string[]): boolean {
+  hasAll(...permissions: KnownPermission[]): boolean {
     return permissions.every((permission) => this.permissionSet.has(permission));
   }
 

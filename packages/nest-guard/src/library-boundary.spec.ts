@@ -37,9 +37,15 @@ describe('the package entry (index.ts)', () => {
     expect([...files].filter((file) => !file.startsWith(SRC))).toEqual([]);
   });
 
-  it('needs only Nest (a peer) and jose at run time, none of the service (database, hashing, Redis, mail)', () => {
-    expect([...packages].sort()).toEqual(['@nestjs/common', '@nestjs/core', 'jose', 'node:crypto']);
-    expect(Object.keys(manifest.dependencies ?? {})).toEqual(['jose']);
+  it('needs only Nest (a peer), jose and eventsource-parser at run time, none of the service (database, hashing, Redis, mail)', () => {
+    expect([...packages].sort()).toEqual([
+      '@nestjs/common',
+      '@nestjs/core',
+      'eventsource-parser',
+      'jose',
+      'node:crypto',
+    ]);
+    expect(Object.keys(manifest.dependencies ?? {}).sort()).toEqual(['eventsource-parser', 'jose']);
     expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual([
       '@nestjs/common',
       '@nestjs/core',

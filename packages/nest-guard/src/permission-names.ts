@@ -25,3 +25,23 @@ export const SystemRoles = {
 } as const;
 
 export type SystemRoleName = (typeof SystemRoles)[keyof typeof SystemRoles];
+
+/**
+ * The permission names a service knows, filled in by the module that
+ * `npm run cli -- permissions:export --format ts` generates (module augmentation):
+ *
+ * ```ts
+ * declare module '@auth-rbac/nest-guard' {
+ *   interface PermissionRegistry extends Record<AppPermission, true> {}
+ * }
+ * ```
+ *
+ * Empty (no generated module in the compilation), any string is accepted.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface PermissionRegistry {}
+
+/** What `@RequirePermissions`, `@RequireAnyPermission` and `AuthUser.has` accept: the generated union, else any string. */
+export type KnownPermission = keyof PermissionRegistry extends never
+  ? string
+  : Extract<keyof PermissionRegistry, string>;

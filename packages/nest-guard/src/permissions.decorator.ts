@@ -1,5 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-import type { PermissionName } from './permission-names.js';
+import type { KnownPermission } from './permission-names.js';
 
 export const REQUIRED_PERMISSIONS_KEY = 'rbac:requiredPermissions';
 
@@ -9,9 +9,9 @@ export interface PermissionRequirement {
 }
 
 /** The caller must hold every one of these permissions. */
-export const RequirePermissions = (...permissions: (PermissionName | string)[]) =>
+export const RequirePermissions = (...permissions: KnownPermission[]) =>
   SetMetadata<string, PermissionRequirement>(REQUIRED_PERMISSIONS_KEY, { mode: 'all', permissions });
 
 /** The caller must hold at least one of these permissions. */
-export const RequireAnyPermission = (...permissions: (PermissionName | string)[]) =>
+export const RequireAnyPermission = (...permissions: KnownPermission[]) =>
   SetMetadata<string, PermissionRequirement>(REQUIRED_PERMISSIONS_KEY, { mode: 'any', permissions });

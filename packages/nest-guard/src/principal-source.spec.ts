@@ -1,14 +1,11 @@
 import { HttpException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { VerifiedAccessToken } from './access-token.js';
-import type { SqlRunner } from './auth-guard.options.js';
 import {
   createPrincipalSource,
   introspectionLoader,
-  databaseQuery,
   principalFromMeResponse,
   remoteLoader,
-  PRINCIPAL_OF_ACTIVE_SESSION_SQL,
 } from './principal-source.js';
 import type { FetchLike } from './verification-keys.js';
 
@@ -17,6 +14,7 @@ const claimsFor = (userId = randomUUID()): VerifiedAccessToken => ({
   sessionId: randomUUID(),
   email: 'a@example.com',
   expiresAt: Date.now() + 60_000,
+  issuedAt: Math.floor(Date.now() / 1000),
 });
 
 const meBody = (id: string) => ({
@@ -122,34 +120,13 @@ describe('principalFromMeResponse', () => {
   });
 });
 
-describe('database principal source', () => {
+describe('query principal source', () => {
   const row = (id: string) => ({
     id,
     name: 'Ada',
     email: 'a@example.com',
     roles: ['user'],
     permissions: ['contents.view'],
-  });
-
-  it('asks one query with the session id and user id, and reads TypeORM rows or pg results', async () => {
-    const claims = claimsFor();
-    const seen: unknown[][] = [];
-    const typeorm: SqlRunner = {
-      query: async (sql, parameters) => (seen.push([sql, parameters]), [row(claims.userId)]),
-    };
-    const pg: SqlRunner = { query: async () => ({ rows: [row(claims.userId)] }) };
-    await expect(databaseQuery(typeorm)(claims.userId, claims.sessionId)).resolves.toEqual(row(claims.userId));
-    await expect(databaseQuery(pg)(claims.userId, claims.sessionId)).resolves.toEqual(row(claims.userId));
-    expect(seen).toEqual([[PRINCIPAL_OF_ACTIVE_SESSION_SQL, [claims.sessionId, claims.userId]]]);
-    expect(PRINCIPAL_OF_ACTIVE_SESSION_SQL).toMatch(/s\.revoked_at IS NULL AND s\.expires_at > now\(\)/);
-  });
-
-  it('answers null for no row, and for ids that are not UUIDs without asking', async () => {
-    let asked = 0;
-    const empty: SqlRunner = { query: async () => (asked++, []) };
-    await expect(databaseQuery(empty)(randomUUID(), randomUUID())).resolves.toBeNull();
-    await expect(databaseQuery(empty)("x' OR 1=1 --", randomUUID())).resolves.toBeNull();
-    expect(asked).toBe(1);
   });
 
   it('reads the database on every request by default, and through a query function too', async () => {
@@ -161,8 +138,11 @@ describe('database principal source', () => {
     expect(asked).toBe(2);
   });
 
-  it('needs one of url, query or dataSource, or the introspection client', () => {
-    expect(() => createPrincipalSource({ permissionsFrom: {} } as never)).toThrow(/url.*query.*dataSource/);
+  it('needs one of url or query, or the introspection client; there is no mode reading the database', () => {
+    expect(() => createPrincipalSource({ permissionsFrom: {} } as never)).toThrow(/url.*query/);
+    expect(() =>
+      createPrincipalSource({ permissionsFrom: { dataSource: { query: async () => [] } } } as never),
+    ).toThrow(/url.*query/);
     expect(() => createPrincipalSource({ authUrl: 'http://auth', clientId: 'orders' })).toThrow(/clientSecret/);
   });
 });

@@ -3,30 +3,23 @@ import { createHash } from 'node:crypto';
 import { stepUpClaims, type VerifiedAccessToken } from './access-token.js';
 import {
   DEFAULT_CACHE_MAX_ENTRIES,
+  DEFAULT_MAX_EVENT_LAG_MS,
   DEFAULT_REMOTE_CACHE_TTL_MS,
   DEFAULT_REMOTE_TIMEOUT_MS,
   type AuthGuardModuleOptions,
-  type DataSourcePermissionsOptions,
   type PermissionsFrom,
   type PrincipalRecord,
   type QueryPermissionsOptions,
   type RemotePermissionsOptions,
-  type SqlRunner,
 } from './auth-guard.options.js';
 import { authServiceUnavailable } from './library-errors.js';
-import { PRINCIPAL_OF_ACTIVE_SESSION_SQL } from './principal-query.js';
+import { PrincipalSource } from './principal-source.base.js';
+import { EventDrivenPrincipalSource } from './event-driven-principal-source.js';
+import { SecurityEventSubscriber } from './security-event-subscriber.js';
 import { TtlCache } from './ttl-cache.js';
-import type { FetchLike } from './verification-keys.js';
+import type { FetchLike, KeySource } from './verification-keys.js';
 
-/**
- * Where the caller's roles and permissions come from, once the token is verified. Null means
- * the session behind the token is no longer live (logged out, reset, reused, expired) or the
- * user is gone: the guard answers 401. `claims` is null when the token could not be verified
- * locally (the auth service publishes no keys): only introspection can then answer.
- */
-export abstract class PrincipalSource {
-  abstract load(token: string, claims: VerifiedAccessToken | null): Promise<PrincipalRecord | null>;
-}
+export { PrincipalSource };
 
 /** A source behind a short per-token cache. */
 class CachedPrincipalSource extends PrincipalSource {
@@ -101,17 +94,14 @@ export function introspectionLoader(
 ): Loader {
   const url = `${baseUrlOf(options.authUrl)}/api/auth/introspect`;
   const timeoutMs = options.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
-  // RFC 6749 §2.3.1: the id and secret are form-encoded before they are joined.
-  const credentials = Buffer.from(
-    `${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`,
-  ).toString('base64');
+  const authorization = basicAuthorization(options.clientId, options.clientSecret);
   return async (token, claims) => {
     let body: unknown;
     try {
       const response = await fetchImpl(url, {
         method: 'POST',
         headers: {
-          authorization: `Basic ${credentials}`,
+          authorization,
           'content-type': 'application/x-www-form-urlencoded',
           accept: 'application/json',
         },
@@ -166,37 +156,21 @@ export function principalFromMeResponse(body: unknown): PrincipalRecord | null {
   return { id, name, email, roles: [...roles], permissions: [...permissions] };
 }
 
-export { PRINCIPAL_OF_ACTIVE_SESSION_SQL };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Reads the auth service's tables through the importing service's own connection. */
-export function databaseQuery(
-  dataSource: SqlRunner,
-): (userId: string, sessionId: string) => Promise<PrincipalRecord | null> {
-  return async (userId, sessionId) => {
-    // Ids are uuid columns: anything else could only fail in SQL, so answer it here.
-    if (!UUID.test(userId) || !UUID.test(sessionId)) return null;
-    const result = await dataSource.query(PRINCIPAL_OF_ACTIVE_SESSION_SQL, [sessionId, userId]);
-    const rows = Array.isArray(result) ? result : (result as { rows?: unknown[] } | null)?.rows;
-    const row = rows?.[0] as Record<string, unknown> | undefined;
-    if (!row) return null;
-    return {
-      id: String(row.id),
-      name: String(row.name),
-      email: String(row.email),
-      roles: (row.roles as string[]) ?? [],
-      permissions: (row.permissions as string[]) ?? [],
-    };
-  };
-}
-
 /**
  * The source the options describe: introspection when `authUrl` is given, else `permissionsFrom`.
  * Remote sources are cached 5 s by default (concurrent look-ups of one token share one call),
  * database ones not at all.
  */
-export function createPrincipalSource(options: AuthGuardModuleOptions, fetchImpl?: FetchLike): PrincipalSource {
+/**
+ * The source the options describe. With `authUrl` and client credentials: revocation by events
+ * (the default when the tokens can be verified here), else introspection behind `cacheTtlMs`
+ * (concurrent look-ups of one token share one call). Otherwise `permissionsFrom`.
+ */
+export function createPrincipalSource(
+  options: AuthGuardModuleOptions,
+  fetchImpl?: FetchLike,
+  keys?: KeySource,
+): PrincipalSource {
   const from = options.permissionsFrom;
   if (!from) {
     const { authUrl, clientId, clientSecret } = options;
@@ -211,11 +185,38 @@ export function createPrincipalSource(options: AuthGuardModuleOptions, fetchImpl
         'AuthGuardModule: give `authUrl`, `clientId` and `clientSecret` (or a `permissionsFrom` source).',
       );
     }
-    return new CachedPrincipalSource(
-      introspectionLoader({ authUrl, clientId, clientSecret, timeoutMs: options.timeoutMs }, fetchImpl),
+    const introspect = introspectionLoader(
+      { authUrl, clientId, clientSecret, timeoutMs: options.timeoutMs },
+      fetchImpl,
+    );
+    const introspected = new CachedPrincipalSource(
+      introspect,
       options.cacheTtlMs ?? DEFAULT_REMOTE_CACHE_TTL_MS,
       options.cacheMaxEntries ?? DEFAULT_CACHE_MAX_ENTRIES,
     );
+    const revocation = options.revocation ?? 'events';
+    if (revocation !== 'events' && revocation !== 'introspection')
+      throw new Error("AuthGuardModule: `revocation` is 'events' or 'introspection'.");
+    if (revocation === 'introspection' || !keys) return introspected;
+    const maxEventLagMs = options.maxEventLagMs ?? DEFAULT_MAX_EVENT_LAG_MS;
+    if (!Number.isFinite(maxEventLagMs) || maxEventLagMs < 0)
+      throw new Error('AuthGuardModule: maxEventLagMs must be a number >= 0.');
+    const holder: { source?: EventDrivenPrincipalSource } = {};
+    const subscriber = new SecurityEventSubscriber({
+      url: `${baseUrlOf(authUrl)}/api/auth/events`,
+      authorization: basicAuthorization(clientId, clientSecret),
+      keys,
+      onEvent: (event) => holder.source?.apply(event),
+    });
+    holder.source = new EventDrivenPrincipalSource({
+      load: introspect,
+      fallback: introspected,
+      subscriber,
+      maxEventLagMs,
+      failClosed: options.failClosed === true,
+      maxEntries: options.cacheMaxEntries ?? DEFAULT_CACHE_MAX_ENTRIES,
+    });
+    return holder.source;
   }
   const maxEntries = from.cacheMaxEntries ?? DEFAULT_CACHE_MAX_ENTRIES;
   if (isRemote(from)) {
@@ -225,28 +226,25 @@ export function createPrincipalSource(options: AuthGuardModuleOptions, fetchImpl
       maxEntries,
     );
   }
-  const query = isQuery(from) ? from.query : isDataSource(from) ? databaseQuery(from.dataSource) : undefined;
-  if (!query) {
-    throw new Error('AuthGuardModule: `permissionsFrom` needs one of `url`, `query` or `dataSource`.');
-  }
+  if (!isQuery(from)) throw new Error('AuthGuardModule: `permissionsFrom` needs one of `url` or `query`.');
   // These sources need claims verified here: a source that cannot verify is a configuration error.
   return new CachedPrincipalSource(
-    (_token, claims) => (claims ? query(claims.userId, claims.sessionId) : Promise.resolve(null)),
+    (_token, claims) => (claims ? from.query(claims.userId, claims.sessionId) : Promise.resolve(null)),
     from.cacheTtlMs ?? 0,
     maxEntries,
   );
 }
 
+/** `Basic base64(id:secret)`, each part form-encoded first (RFC 6749 §2.3.1). */
+export function basicAuthorization(clientId: string, clientSecret: string): string {
+  return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+}
 function isRemote(from: PermissionsFrom): from is RemotePermissionsOptions {
   return typeof (from as RemotePermissionsOptions).url === 'string';
 }
 
 function isQuery(from: PermissionsFrom): from is QueryPermissionsOptions {
   return typeof (from as QueryPermissionsOptions).query === 'function';
-}
-
-function isDataSource(from: PermissionsFrom): from is DataSourcePermissionsOptions {
-  return typeof (from as DataSourcePermissionsOptions).dataSource?.query === 'function';
 }
 
 export function baseUrlOf(url: string): string {

@@ -1,4 +1,5 @@
-import { AuthGuardModule, type PrincipalRecord } from '@auth-rbac/nest-guard';
+import { AuthGuardModule } from '@auth-rbac/nest-guard';
+import { type PrincipalRecord } from '@auth-rbac/nest-guard/internal';
 import { PrincipalService } from './principal.service.js';
 import { RbacCoreModule } from './rbac-core.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';

@@ -1,4 +1,5 @@
-import { Permissions, SystemRoles, type PermissionName } from '@auth-rbac/nest-guard';
+import { Permissions, type PermissionName } from '@auth-rbac/nest-guard';
+import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 
 export interface PermissionSeed {
   name: string;

@@ -4,7 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { PasswordHasher } from '../passwords/password-hasher.js';
 import { AppConfig, type SeedAccountConfig } from '../../config/app-config.js';
 import { MOBILE_MAX_LENGTH, MOBILE_MIN_LENGTH, normalizeEmail, normalizeMobile } from '../../common/normalize.js';
-import { SystemRoles } from '@auth-rbac/nest-guard';
+import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import { SEEDED_PERMISSIONS, SEEDED_ROLES, type PermissionSeed } from './seed-data.js';
 import { SeedRepository } from './seed.repository.js';
 

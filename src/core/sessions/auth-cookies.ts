@@ -1,7 +1,7 @@
 import { SetMetadata } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import type { AppConfig } from '../../config/app-config.js';
-import { ACCESS_TOKEN_COOKIE } from '@auth-rbac/nest-guard';
+import { ACCESS_TOKEN_COOKIE } from '@auth-rbac/nest-guard/internal';
 
 export const REFRESH_TOKEN_COOKIE = 'refresh_token';
 /** The refresh cookie only travels to the endpoints that use it. */

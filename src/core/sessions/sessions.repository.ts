@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Session, type SessionRevocationReason } from '../../database/entities/session.entity.js';
 import { auditInsertSql, type AuditRow } from '../audit/audit-events.repository.js';
+import { revocationEventsSql } from '../events/security-events.repository.js';
 import { clearAttemptsSql } from '../lockout/login-failures.repository.js';
 
 /** Which live sessions a revocation ends: one session, or every session of a user but one. */
@@ -191,9 +192,15 @@ export class SessionsRepository {
       condition('user_id =', scope.userId);
       if (scope.exceptSessionId) condition('id <>', scope.exceptSessionId);
     }
-    const [rows]: [{ id: string; user_id: string }[], number] = await manager.query(
-      `UPDATE sessions SET revoked_at = now(), revoked_reason = $1, updated_at = now()
-        WHERE ${where.join(' AND ')} RETURNING id, user_id`,
+    // The events other services follow are written by the same statement: a revocation cannot
+    // commit without them (`GET /api/auth/events`).
+    const everySessionOfUser = !('sessionId' in scope) && !scope.exceptSessionId;
+    const rows: { id: string; user_id: string }[] = await manager.query(
+      `WITH revoked AS (
+         UPDATE sessions SET revoked_at = now(), revoked_reason = $1, updated_at = now()
+          WHERE ${where.join(' AND ')} RETURNING id, user_id
+       ), told AS (${revocationEventsSql('revoked', everySessionOfUser)})
+       SELECT id, user_id FROM revoked`,
       params,
     );
     return rows;

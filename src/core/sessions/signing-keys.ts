@@ -7,7 +7,7 @@ import {
   type KeySource,
   type TokenAlgorithm,
   type VerificationKey,
-} from '@auth-rbac/nest-guard';
+} from '@auth-rbac/nest-guard/internal';
 import { Injectable, Logger } from '@nestjs/common';
 import { errors, exportJWK, jwtVerify, SignJWT, type JWK, type JWTPayload } from 'jose';
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
@@ -119,6 +119,11 @@ export class SigningKeys implements KeySource {
     }
   }
 
+  /** The `kid` of the key that signs now. */
+  get currentKid(): string {
+    return this.kid;
+  }
+
   /** Signs claims for `ttlSeconds`, with `iat`, `exp` and the header's `kid`. */
   sign(claims: JWTPayload, ttlSeconds: number): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
@@ -126,6 +131,17 @@ export class SigningKeys implements KeySource {
       .setProtectedHeader({ alg: this.algorithm, typ: 'JWT', kid: this.kid })
       .setIssuedAt(now)
       .setExpirationTime(now + ttlSeconds)
+      .sign(joseKey(this.signingKey));
+  }
+
+  /**
+   * A Security Event Token (RFC 8417): a JWS of the signing key with `typ: secevent+jwt`, so it
+   * can never pass for an access token (no `token_type`, no `exp`) nor one for it.
+   */
+  signSecurityEvent(claims: JWTPayload): Promise<string> {
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: this.algorithm, typ: 'secevent+jwt', kid: this.kid })
+      .setIssuedAt()
       .sign(joseKey(this.signingKey));
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { hasValidTimes } from '@auth-rbac/nest-guard';
+import { hasValidTimes } from '@auth-rbac/nest-guard/internal';
 import { decodeJwt } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { AppException } from '../../common/app-exception.js';

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { ADMIN_ROLE, isPrivileged, PRIVILEGED_PERMISSIONS } from '../authz/privilege-policy.js';
 import { underAdminStatementTimeout } from '../../database/admin-statement-timeout.js';
-import { PRINCIPAL_OF_ACTIVE_SESSION_SQL } from '@auth-rbac/nest-guard';
 import { User } from '../../database/entities/user.entity.js';
 
 export interface UserWithPassword {
@@ -101,6 +100,23 @@ export function userWithPasswordSql(column: 'email' | 'mobile'): string {
                  EXISTS (SELECT 1 FROM totp_authenticators t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS "hasTotp"
             FROM users u WHERE u.${column} = $1`;
 }
+
+/**
+ * The caller of a live session, with role names and the union of their permissions, in one round
+ * trip: `$1` the session id (the token's `sid`), `$2` the user id (`sub`). No row when the session
+ * is revoked or past its absolute end, or the user is gone.
+ */
+const PRINCIPAL_OF_ACTIVE_SESSION_SQL = `SELECT u.id, u.name, u.email, u.mobile, s.expires_at AS session_expires_at,
+        COALESCE(array_agg(DISTINCT r.name) FILTER (WHERE r.name IS NOT NULL), '{}') AS roles,
+        COALESCE(array_agg(DISTINCT p.name) FILTER (WHERE p.name IS NOT NULL), '{}') AS permissions
+   FROM sessions s
+   JOIN users u ON u.id = s.user_id
+   LEFT JOIN user_roles ur ON ur.user_id = u.id
+   LEFT JOIN roles r ON r.id = ur.role_id
+   LEFT JOIN role_permissions rp ON rp.role_id = r.id
+   LEFT JOIN permissions p ON p.id = rp.permission_id
+  WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now()
+  GROUP BY u.id, s.expires_at`;
 
 @Injectable()
 export class UsersRepository {
