@@ -29,6 +29,8 @@ export abstract class AppConfig {
   abstract readonly http: {
     port: number;
     appUrl: string;
+    /** ISSUER (default APP_URL): the tokens' `iss` and default `aud`, the discovery document's base. */
+    issuer: string;
     bodyLimitBytes: number;
     trustProxy?: number;
     corsOrigins: string[];
@@ -119,6 +121,7 @@ export function buildAppConfig(env: Environment): AppConfig {
     http: {
       port: env.PORT,
       appUrl: env.APP_URL.replace(/\/+$/, ''),
+      issuer: (env.ISSUER ?? env.APP_URL).replace(/\/+$/, ''),
       bodyLimitBytes: env.BODY_LIMIT_BYTES,
       trustProxy: env.TRUST_PROXY,
       corsOrigins: (env.CORS_ORIGINS ?? '')

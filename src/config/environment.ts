@@ -184,6 +184,12 @@ export class Environment {
   @IsUrl({ require_tld: false, require_protocol: true })
   APP_URL = 'http://localhost:3000';
 
+  /** The tokens' `iss` (and default `aud`) and the discovery document's issuer; unset: APP_URL. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true })
+  ISSUER?: string;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^smtps?:\/\/.+/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
@@ -372,6 +378,7 @@ const declaredOptionalKeys = [
   'DATABASE_URL',
   'REDIS_URL',
   'SMTP_URL',
+  'ISSUER',
   'SMS_WEBHOOK_URL',
   'TWILIO_ACCOUNT_SID',
   'TWILIO_AUTH_TOKEN',

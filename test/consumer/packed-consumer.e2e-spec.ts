@@ -11,6 +11,7 @@ import { roleWithPermissions } from '../support/rbac-factory.js';
 import { createTestApp } from '../support/test-app.js';
 import { installConsumer, installedNestVersion, startConsumer, type RunningConsumer } from './consumer-support.js';
 
+const ISSUER = 'https://auth.example.test';
 const CLIENT = { id: 'reports-service', secret: 'reports-service-secret-0123456789-abcdef' };
 const UNAUTHENTICATED = {
   success: false,
@@ -60,10 +61,14 @@ class SwitchableAuthUrl {
   }
 }
 
-async function listen(env: Record<string, string>): Promise<{ app: NestFastifyApplication; url: string }> {
-  const app = await createTestApp({ env: { SERVICE_CLIENTS: `${CLIENT.id}:${CLIENT.secret}`, ...env } });
+async function listen(
+  env: Record<string, string>,
+): Promise<{ app: NestFastifyApplication; url: string; issuer: string }> {
+  const app = await createTestApp({
+    env: { SERVICE_CLIENTS: `${CLIENT.id}:${CLIENT.secret}`, ISSUER: ISSUER, ...env },
+  });
   await app.listen(0, '127.0.0.1');
-  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
+  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1'), issuer: ISSUER };
 }
 
 // Installing Nest from the registry and compiling takes a while: once per major for this file.
@@ -89,6 +94,7 @@ describe.each([
         AUTH_URL: auth.url,
         AUTH_CLIENT_ID: CLIENT.id,
         AUTH_CLIENT_SECRET: CLIENT.secret,
+        AUTH_ISSUER: auth.issuer,
         AUTH_CACHE_TTL_MS: String(CACHE_TTL_MS),
       });
       admin = await actorWithRoles(auth.app, db, ['admin']);
@@ -176,6 +182,7 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
       AUTH_URL: auth.url,
       AUTH_CLIENT_ID: CLIENT.id,
       AUTH_CLIENT_SECRET: CLIENT.secret,
+      AUTH_ISSUER: ISSUER,
     });
     try {
       const db = auth.app.get(DataSource);
@@ -227,6 +234,7 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
       AUTH_URL: authUrl,
       AUTH_CLIENT_ID: CLIENT.id,
       AUTH_CLIENT_SECRET: CLIENT.secret,
+      AUTH_ISSUER: ISSUER,
       AUTH_CACHE_TTL_MS: '200',
     });
     try {
@@ -272,6 +280,7 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
       AUTH_URL: auth.url,
       AUTH_CLIENT_ID: CLIENT.id,
       AUTH_CLIENT_SECRET: CLIENT.secret,
+      AUTH_ISSUER: ISSUER,
     });
     try {
       const { createHmac, createPrivateKey, createPublicKey, sign } = await import('node:crypto');

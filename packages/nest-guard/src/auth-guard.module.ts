@@ -90,7 +90,14 @@ function checked(options: AuthGuardModuleOptions): AuthGuardModuleOptions {
 
 /** The keys tokens are verified with: given ones, a secret or public keys, else the auth service's JWKS. */
 export function createVerifier(options: AuthGuardModuleOptions): AccessTokenVerifier {
-  return new AccessTokenVerifier(keySourceOf(checked(options)));
+  const checkedOptions = checked(options);
+  const issuer =
+    checkedOptions.issuer ??
+    (typeof checkedOptions.authUrl === 'string' ? baseUrlOf(checkedOptions.authUrl) : undefined);
+  return new AccessTokenVerifier(keySourceOf(checkedOptions), {
+    ...(issuer !== undefined ? { issuer: issuer.replace(/\/+$/, '') } : {}),
+    ...(checkedOptions.audience !== undefined ? { audience: checkedOptions.audience } : {}),
+  });
 }
 
 function keySourceOf(options: AuthGuardModuleOptions): KeySource {

@@ -15,6 +15,14 @@ export interface AuthGuardModuleOptions extends CacheOptions {
   clientSecret?: string;
   /** How long one call to the auth service may take before the request is answered 503. */
   timeoutMs?: number;
+  /**
+   * The auth service's `ISSUER` (its tokens' `iss`). Default: `authUrl`, which is right when the
+   * service is reached at the address it names itself by; set it when they differ. Tokens of
+   * another issuer are refused.
+   */
+  issuer?: string;
+  /** The `aud` accepted in access tokens; default the issuer (the auth service's default audience). */
+  audience?: string;
   /** The auth service's `JWT_SECRET`; its UTF-8 bytes are the HS256 key. */
   secret?: string;
   /** Same as `secret`, named like the auth service's variable. */

@@ -27,6 +27,8 @@ export {
   ACCESS_TOKEN_COOKIE,
   extractAccessToken,
   hasValidTimes,
+  ACCESS_TOKEN_TYPE,
+  type AccessTokenExpectations,
   type VerifiedAccessToken,
 } from './access-token.js';
 export { PrincipalSource, createPrincipalSource, principalFromIntrospection } from './principal-source.js';

@@ -17,6 +17,7 @@ export const ServiceAuthGuardModule = AuthGuardModule.forRootAsync({
   inject: [SigningKeys, PrincipalService],
   useFactory: (keys: SigningKeys, principals: PrincipalService) => ({
     keys,
+    issuer: keys.issuer,
     permissionsFrom: {
       query: (userId: string, sessionId: string) => principalOfSession(principals, userId, sessionId),
     },

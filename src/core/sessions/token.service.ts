@@ -32,7 +32,7 @@ export class TokenService {
       sid: identity.sessionId,
       jti: randomUUID(),
     };
-    return this.keys.sign(claims, this.config.jwt.accessTokenTtl);
+    return this.keys.sign(claims, this.config.jwt.accessTokenTtl, 'access');
   }
 
   /** A refresh token never outlives its session's absolute end. */
@@ -46,7 +46,7 @@ export class TokenService {
       gen: generation,
       jti: randomUUID(),
     };
-    return this.keys.sign(claims, Math.max(1, Math.min(this.config.jwt.refreshTokenTtl, untilSessionEnd)));
+    return this.keys.sign(claims, Math.max(1, Math.min(this.config.jwt.refreshTokenTtl, untilSessionEnd)), 'refresh');
   }
 
   /** The temp token of a two-factor challenge: valid only at verify-2fa, bound by `jti` to its code. */
@@ -57,13 +57,13 @@ export class TokenService {
       token_type: '2fa',
       jti,
     };
-    return this.keys.sign(claims, TWO_FACTOR_TOKEN_TTL);
+    return this.keys.sign(claims, TWO_FACTOR_TOKEN_TTL, '2fa');
   }
 
   /** Like `verify(token, '2fa')`, but an expired temp token is OTP_EXPIRED: the user must sign in again. */
   async verifyTwoFactor(token: string): Promise<BaseClaims> {
     try {
-      await this.keys.verify(token, { ignoreExpiration: true });
+      await this.keys.verify(token, '2fa', { ignoreExpiration: true });
     } catch {
       throw invalidToken();
     }
@@ -85,7 +85,7 @@ export class TokenService {
   async verify<T extends TokenType>(token: string, expected: T): Promise<ClaimsOf<T>> {
     let claims: Record<string, unknown>;
     try {
-      claims = await this.keys.verify(token);
+      claims = await this.keys.verify(token, expected);
     } catch {
       throw invalidToken();
     }
