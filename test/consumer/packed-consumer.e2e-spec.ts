@@ -61,14 +61,12 @@ class SwitchableAuthUrl {
   }
 }
 
-async function listen(
-  env: Record<string, string>,
-): Promise<{ app: NestFastifyApplication; url: string; issuer: string }> {
+async function listen(env: Record<string, string>): Promise<{ app: NestFastifyApplication; url: string }> {
   const app = await createTestApp({
     env: { SERVICE_CLIENTS: `${CLIENT.id}:${CLIENT.secret}`, ISSUER: ISSUER, ...env },
   });
   await app.listen(0, '127.0.0.1');
-  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1'), issuer: ISSUER };
+  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
 }
 
 // Installing Nest from the registry and compiling takes a while: once per major for this file.
@@ -94,7 +92,7 @@ describe.each([
         AUTH_URL: auth.url,
         AUTH_CLIENT_ID: CLIENT.id,
         AUTH_CLIENT_SECRET: CLIENT.secret,
-        AUTH_ISSUER: auth.issuer,
+        AUTH_ISSUER: ISSUER,
         AUTH_CACHE_TTL_MS: String(CACHE_TTL_MS),
       });
       admin = await actorWithRoles(auth.app, db, ['admin']);
