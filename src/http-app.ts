@@ -74,6 +74,8 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
       { path: 'reset-password/page.js', method: RequestMethod.ALL },
       { path: 'reset-password/page.css', method: RequestMethod.ALL },
       { path: '.well-known/jwks.json', method: RequestMethod.GET },
+      { path: '.well-known/openid-configuration', method: RequestMethod.GET },
+      { path: '.well-known/oauth-authorization-server', method: RequestMethod.GET },
     ],
   });
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;

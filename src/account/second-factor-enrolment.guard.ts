@@ -9,6 +9,7 @@ import { AppConfig } from '../config/app-config.js';
 import { TwoFactorService } from '../core/second-factor/two-factor.service.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { UsersRepository } from '../core/users/users.repository.js';
+import { isServiceCaller } from '../core/clients/client-tokens.service.js';
 
 /**
  * REQUIRE_2FA_FOR_PRIVILEGED: a privileged account that has no second factor (no authenticator
@@ -33,7 +34,8 @@ export class SecondFactorEnrolmentGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(ALLOWED_BEFORE_ENROLMENT_KEY, targets)) return true;
     const request = context.switchToHttp().getRequest<{ user?: AuthUser; ip?: string }>();
     const user = request.user;
-    if (!user || !isPrivileged(user.roles, user.permissions)) return true;
+    // A service client (client credentials) has no second factor to enrol.
+    if (!user || isServiceCaller(user) || !isPrivileged(user.roles, user.permissions)) return true;
     const profile = await this.users.findProfile(user.id);
     if ((await this.twoFactor.methodsFor({ id: user.id, mobile: profile?.mobile ?? null })).length > 0) return true;
     await this.audit.record({

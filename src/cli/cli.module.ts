@@ -6,7 +6,7 @@ import { PasswordModule } from '../core/passwords/password.module.js';
 import { AppConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { SeedModule } from '../core/seeds/seed.module.js';
-import { ServiceClientsModule } from '../introspection/introspection.module.js';
+import { ClientsCoreModule } from '../core/clients/clients-core.module.js';
 import { RevokeSessionsCommand, ResetSecondFactorCommand } from './account-recovery.commands.js';
 import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
 import { RedisModule } from '../redis/redis.module.js';
@@ -24,7 +24,7 @@ import { SeedCommand } from './seed.command.js';
     RolesModule,
     DatabaseModule,
     SeedModule,
-    ServiceClientsModule,
+    ClientsCoreModule,
     AccountRecoveryModule,
     RedisModule,
     AuditModule,

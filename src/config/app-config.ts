@@ -61,7 +61,12 @@ export abstract class AppConfig {
     previousPublicKeys: string[];
   };
   /** Other services asking about tokens (POST /api/auth/introspect). */
-  abstract readonly introspection: { clients: { id: string; secret: string }[]; ratePerMinute: number };
+  abstract readonly introspection: {
+    clients: { id: string; secret: string }[];
+    ratePerMinute: number;
+    /** TOKEN_RATE_PER_MINUTE: per client, at the token and revocation endpoints (each). */
+    tokenRatePerMinute: number;
+  };
   abstract readonly passwordHashing: {
     memoryKib: number;
     iterations: number;
@@ -164,6 +169,7 @@ export function buildAppConfig(env: Environment): AppConfig {
           return { id: pair.slice(0, separator), secret: pair.slice(separator + 1) };
         }),
       ratePerMinute: env.INTROSPECT_RATE_PER_MINUTE,
+      tokenRatePerMinute: env.TOKEN_RATE_PER_MINUTE,
     },
     passwordHashing: {
       memoryKib: env.ARGON2_MEMORY_KIB,

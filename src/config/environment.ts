@@ -91,6 +91,12 @@ export class Environment {
   @Min(1)
   INTROSPECT_RATE_PER_MINUTE = 60000;
 
+  /** Requests per minute one client may make to POST /api/auth/token and to /api/auth/revoke (each). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  TOKEN_RATE_PER_MINUTE = 600;
+
   @Transform(toInt)
   @IsInt()
   @Min(1)

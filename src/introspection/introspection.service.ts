@@ -2,6 +2,8 @@ import { AccessTokenVerifier } from '@auth-rbac/nest-guard';
 import { HttpException, Injectable } from '@nestjs/common';
 import { principalOfSession } from '../core/principal/service-guard.js';
 import { PrincipalService } from '../core/principal/principal.service.js';
+import { ClientTokensService } from '../core/clients/client-tokens.service.js';
+import { isUuid } from '../core/sessions/token.service.js';
 
 export type IntrospectionResponse =
   | { active: false }
@@ -15,6 +17,8 @@ export type IntrospectionResponse =
       roles: string[];
       permissions: string[];
       token_type: 'access';
+      /** A service token's client (RFC 7662 `client_id`). */
+      client_id?: string;
     };
 
 /**
@@ -27,6 +31,7 @@ export class IntrospectionService {
   constructor(
     private readonly verifier: AccessTokenVerifier,
     private readonly principals: PrincipalService,
+    private readonly clientTokens: ClientTokensService,
   ) {}
 
   async introspect(token: string): Promise<IntrospectionResponse> {
@@ -39,7 +44,7 @@ export class IntrospectionService {
       throw error;
     }
     if (!claims) return { active: false };
-    const record = await principalOfSession(this.principals, claims.userId, claims.sessionId);
+    const record = await principalOfSession(this.principals, this.clientTokens, claims.userId, claims.sessionId);
     if (!record) return { active: false };
     return {
       active: true,
@@ -51,6 +56,7 @@ export class IntrospectionService {
       roles: record.roles,
       permissions: record.permissions,
       token_type: 'access',
+      ...(isUuid(record.id) ? {} : { client_id: record.id }),
     };
   }
 }

@@ -1,4 +1,6 @@
 import { AuthGuardModule, type PrincipalRecord } from '@auth-rbac/nest-guard';
+import { ClientsCoreModule } from '../clients/clients-core.module.js';
+import { ClientTokensService } from '../clients/client-tokens.service.js';
 import { PrincipalService } from './principal.service.js';
 import { RbacCoreModule } from './rbac-core.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
@@ -13,25 +15,42 @@ import { isUuid } from '../sessions/token.service.js';
  * placed among the application's global guards by AppModule, after the rate limit.
  */
 export const ServiceAuthGuardModule = AuthGuardModule.forRootAsync({
-  imports: [SessionsModule, RbacCoreModule],
-  inject: [SigningKeys, PrincipalService],
-  useFactory: (keys: SigningKeys, principals: PrincipalService) => ({
+  imports: [SessionsModule, RbacCoreModule, ClientsCoreModule],
+  inject: [SigningKeys, PrincipalService, ClientTokensService],
+  useFactory: (keys: SigningKeys, principals: PrincipalService, clientTokens: ClientTokensService) => ({
     keys,
     issuer: keys.issuer,
     permissionsFrom: {
-      query: (userId: string, sessionId: string) => principalOfSession(principals, userId, sessionId),
+      query: (userId: string, sessionId: string) => principalOfSession(principals, clientTokens, userId, sessionId),
     },
   }),
   globalGuard: false,
 });
 
-/** The caller of a live session; ids that are not UUIDs are a bad token, not a database error. */
+/**
+ * The caller of a live session, or of a live service token: a subject that is not a UUID is a
+ * service client (the client-credentials grant never serves a client whose id looks like a UUID),
+ * whose `sid` is its token's row. Ids of the wrong shape are a bad token, not a database error.
+ */
 export async function principalOfSession(
   principals: PrincipalService,
+  clientTokens: ClientTokensService,
   userId: string,
   sessionId: string,
 ): Promise<PrincipalRecord | null> {
-  if (!isUuid(userId) || !isUuid(sessionId)) return null;
+  if (!isUuid(sessionId)) return null;
+  if (!isUuid(userId)) {
+    const client = await clientTokens.principal(sessionId, userId);
+    return (
+      client && {
+        id: client.id,
+        email: client.email,
+        name: client.name,
+        roles: [...client.roles],
+        permissions: [...client.permissions],
+      }
+    );
+  }
   const user = await principals.load(sessionId, userId);
   return (
     user && {
