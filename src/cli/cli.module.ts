@@ -14,6 +14,7 @@ import { UsersModule } from '../core/users/users.module.js';
 import { AssignRoleCommand, CreateAdminCommand, ListRolesCommand } from './account.commands.js';
 import { AdminAccountsService } from './admin-accounts.service.js';
 import { CreateClientCommand } from './create-client.command.js';
+import { AssignClientRoleCommand } from './assign-client-role.command.js';
 import { MigrateCommand, MigrateStatusCommand } from './migration.commands.js';
 import { RotateKeysCommand } from './rotate-keys.command.js';
 import { SeedCommand } from './seed.command.js';
@@ -36,6 +37,7 @@ import { SeedCommand } from './seed.command.js';
     SeedCommand,
     RotateKeysCommand,
     CreateClientCommand,
+    AssignClientRoleCommand,
     RevokeSessionsCommand,
     ResetSecondFactorCommand,
     AdminAccountsService,
