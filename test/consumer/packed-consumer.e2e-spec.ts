@@ -161,6 +161,37 @@ describe.each([
       await sleep(CACHE_TTL_MS + 100);
       expect((await reports(person.token)).status).toBe(200);
     });
+
+    it("takes a service token of the client credentials grant, with the client's role, and refuses it once revoked", async () => {
+      const role = await roleWithPermissions(db, ['contents.view']);
+      const given = await request(auth.app.getHttpServer())
+        .post(`/api/admin/clients/${CLIENT.id}/roles`)
+        .set('authorization', `Bearer ${admin.token}`)
+        .send({ role_ids: [role.id] });
+      expect(given.status).toBe(200);
+      const basic = `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString('base64')}`;
+      const granted = await request(auth.app.getHttpServer())
+        .post('/api/auth/token')
+        .set('authorization', basic)
+        .type('form')
+        .send('grant_type=client_credentials');
+      expect(granted.status).toBe(200);
+      const serviceToken = granted.body.access_token as string;
+      const allowed = await reports(serviceToken);
+      expect(allowed.status).toBe(200);
+      expect(((await allowed.json()) as { data: { viewer: unknown } }).data.viewer).toEqual({
+        id: CLIENT.id,
+        email: '',
+      });
+      const revoked = await request(auth.app.getHttpServer())
+        .post('/api/auth/revoke')
+        .set('authorization', basic)
+        .type('form')
+        .send(`token=${serviceToken}`);
+      expect(revoked.status).toBe(200);
+      await sleep(CACHE_TTL_MS + 100);
+      expect((await reports(serviceToken)).status).toBe(401);
+    });
   },
 );
 

@@ -96,7 +96,7 @@ describe('standard endpoints: discovery, token, revocation, userinfo', () => {
         iss: ISSUER,
         aud: ISSUER,
       });
-      expect(payload.exp - payload.iat).toBe(900);
+      expect((payload.exp as number) - (payload.iat as number)).toBe(900);
     });
 
     it('takes client_secret_post and a JSON body too', async () => {

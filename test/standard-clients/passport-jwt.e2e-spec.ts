@@ -46,7 +46,11 @@ describe('a Nest service on @nestjs/passport + passport-jwt + jwks-rsa (installe
   // Two services on one key: the second names another issuer, so only `iss` tells its tokens apart.
   const fixture = useTestApp({
     listen: true,
-    env: { JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEY: KEY },
+    env: {
+      JWT_ALGORITHM: 'ES256',
+      JWT_PRIVATE_KEY: KEY,
+      SERVICE_CLIENTS: 'reports:reports-secret-0123456789-abcdefgh',
+    },
     instances: [{ ISSUER }, { ISSUER: OTHER_ISSUER }],
   });
   let auth: NestFastifyApplication;
@@ -78,6 +82,17 @@ describe('a Nest service on @nestjs/passport + passport-jwt + jwks-rsa (installe
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ id: user.id, token_type: 'access' });
     }
+  });
+
+  it('accepts a service token of the client credentials grant: 200, with the client as subject', async () => {
+    const granted = await request(auth.getHttpServer())
+      .post('/api/auth/token')
+      .type('form')
+      .send('grant_type=client_credentials&client_id=reports&client_secret=reports-secret-0123456789-abcdefgh');
+    expect(granted.status).toBe(200);
+    const res = await call('whoami', granted.body.access_token);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ id: 'reports', token_type: 'access' });
   });
 
   it('refuses a refresh token: 401, even when the consumer checks nothing but the signature', async () => {
