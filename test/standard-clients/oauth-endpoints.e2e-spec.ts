@@ -324,3 +324,28 @@ describe('standard endpoints: discovery, token, revocation, userinfo', () => {
     });
   });
 });
+
+describe('the per-client limit of the token endpoint (TOKEN_RATE_PER_MINUTE)', () => {
+  const fixture = useTestApp({
+    env: {
+      TOKEN_RATE_PER_MINUTE: '2',
+      SERVICE_CLIENTS: `${ORDERS.id}:${ORDERS.secret},${BILLING.id}:${BILLING.secret}`,
+    },
+  });
+  const grant = (client: { id: string; secret: string }) =>
+    request(fixture.app.getHttpServer())
+      .post('/api/auth/token')
+      .set('authorization', basic(client.id, client.secret))
+      .type('form')
+      .send('grant_type=client_credentials');
+
+  it('answers 429 temporarily_unavailable with Retry-After past the limit, for that client only', async () => {
+    expect((await grant(ORDERS)).status).toBe(200);
+    expect((await grant(ORDERS)).status).toBe(200);
+    const limited = await grant(ORDERS);
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await grant(BILLING)).status).toBe(200);
+  });
+});
