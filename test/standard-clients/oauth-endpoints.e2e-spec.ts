@@ -156,6 +156,31 @@ describe('standard endpoints: discovery, token, revocation, userinfo', () => {
       ).toBe(403);
     });
 
+    it('writes as no person: a content created with a service token has no author, the audit names the client', async () => {
+      const role = await roleWithPermissions(db, ['contents.create', 'settings.view', 'settings.edit']);
+      await db.query(`INSERT INTO client_roles (client_id, role_id) VALUES ($1, $2)`, [ORDERS.id, role.id]);
+      const accessToken = await serviceToken(ORDERS);
+      const created = await request(server())
+        .post('/api/contents')
+        .set('authorization', `Bearer ${accessToken}`)
+        .send({ title: 'Made by a service', body: 'text' });
+      expect(created.status).toBe(201);
+      const [row] = await db.query(`SELECT author_id FROM contents WHERE id = $1`, [created.body.data.id]);
+      expect(row.author_id).toBeNull();
+      const settings = await request(server()).get('/api/admin/settings').set('authorization', `Bearer ${accessToken}`);
+      expect(settings.status).toBe(200);
+      const changed = await request(server())
+        .put('/api/admin/settings')
+        .set('authorization', `Bearer ${accessToken}`)
+        .send({ email_password: true });
+      expect(changed.status).toBe(200);
+      const [event] = await db.query(
+        `SELECT actor_id, details FROM audit_events WHERE type = 'settings.update' ORDER BY created_at DESC LIMIT 1`,
+      );
+      expect(event).toMatchObject({ actor_id: null, details: expect.objectContaining({ actor_client_id: 'orders' }) });
+      await db.query(`DELETE FROM client_roles WHERE client_id = $1`, [ORDERS.id]);
+    });
+
     it('lets nobody give a client a permission they lack, nor the admin role without roles.edit', async () => {
       const editor = await actorWithPermissions(app, db, ['roles.edit', 'roles.view']);
       const strong = await roleWithPermissions(db, ['users.delete']);
