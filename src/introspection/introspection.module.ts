@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { ClientsCoreModule } from '../core/clients/clients-core.module.js';
 import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
+import { SessionsModule } from '../core/sessions/sessions.module.js';
 import { IntrospectionRequests } from './introspection-requests.js';
 import { IntrospectionController } from './introspection.controller.js';
 import { IntrospectionService } from './introspection.service.js';
 
 /** Other services asking about tokens: POST /api/auth/introspect. */
 @Module({
-  imports: [RbacCoreModule, ClientsCoreModule],
+  imports: [RbacCoreModule, ClientsCoreModule, SessionsModule],
   controllers: [IntrospectionController],
   providers: [IntrospectionRequests, IntrospectionService],
 })

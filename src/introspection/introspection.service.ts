@@ -1,4 +1,4 @@
-import { AccessTokenVerifier } from '@auth-rbac/nest-guard';
+import { AnyAudienceVerifier } from '../core/sessions/any-audience-verifier.js';
 import { HttpException, Injectable } from '@nestjs/common';
 import { principalOfSession } from '../core/principal/service-guard.js';
 import { PrincipalService } from '../core/principal/principal.service.js';
@@ -29,7 +29,7 @@ export type IntrospectionResponse =
 @Injectable()
 export class IntrospectionService {
   constructor(
-    private readonly verifier: AccessTokenVerifier,
+    private readonly verifier: AnyAudienceVerifier,
     private readonly principals: PrincipalService,
     private readonly clientTokens: ClientTokensService,
   ) {}

@@ -1,4 +1,4 @@
-import { AccessTokenVerifier } from '@auth-rbac/nest-guard';
+import { AnyAudienceVerifier } from '../core/sessions/any-audience-verifier.js';
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ClientTokensService, isServiceCaller } from '../core/clients/client-tokens.service.js';
@@ -17,7 +17,7 @@ export class RevocationService {
   constructor(
     private readonly clients: OAuthClients,
     private readonly tokens: TokenService,
-    private readonly verifier: AccessTokenVerifier,
+    private readonly verifier: AnyAudienceVerifier,
     private readonly sessions: SessionService,
     private readonly clientTokens: ClientTokensService,
   ) {}

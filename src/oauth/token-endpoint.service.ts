@@ -8,6 +8,18 @@ import { AppConfig } from '../config/app-config.js';
 import { OAuthClients, parameter } from './oauth-clients.js';
 import { OAuthError } from './oauth-error.js';
 
+/**
+ * The audience a client asks its token for: `audience`, or RFC 8707's `resource`; a URI-like
+ * string without spaces. Unset: the token is for ISSUER.
+ */
+function requestedAudience(request: FastifyRequest): string | undefined {
+  const audience = parameter(request, 'audience', 255) ?? parameter(request, 'resource', 255);
+  if (audience !== undefined && !/^[\x21-\x7e]+$/.test(audience)) {
+    throw new OAuthError(400, 'invalid_request', 'audience must be a URI without spaces.');
+  }
+  return audience;
+}
+
 /** RFC 6749 §5.1's successful answer. */
 export interface TokenResponse {
   access_token: string;
@@ -50,7 +62,7 @@ export class TokenEndpointService {
         'This client cannot use client_credentials: its id must not look like a user id (a UUID).',
       );
     }
-    const issued = await this.clientTokens.issue(clientId);
+    const issued = await this.clientTokens.issue(clientId, requestedAudience(request));
     await this.audit.record({
       type: 'client.token',
       targetType: 'client',

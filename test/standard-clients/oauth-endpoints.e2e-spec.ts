@@ -99,6 +99,25 @@ describe('standard endpoints: discovery, token, revocation, userinfo', () => {
       expect((payload.exp as number) - (payload.iat as number)).toBe(900);
     });
 
+    it('makes a token for another audience when the client asks: introspection knows it, this service does not take it', async () => {
+      const role = await roleWithPermissions(db, ['users.view']);
+      await db.query(`INSERT INTO client_roles (client_id, role_id) VALUES ($1, $2)`, [ORDERS.id, role.id]);
+      for (const parameter of ['audience', 'resource']) {
+        const res = await token(`grant_type=client_credentials&${parameter}=https://reports.example.test`);
+        expect(res.status).toBe(200);
+        expect(decodeJwt(res.body.access_token).payload.aud).toBe('https://reports.example.test');
+        const own = await request(server())
+          .get('/api/admin/users')
+          .set('authorization', `Bearer ${res.body.access_token}`);
+        expect(own.status).toBe(401);
+        expect((await introspect(res.body.access_token)).body).toMatchObject({ active: true, sub: 'orders' });
+        expect((await revoke(`token=${res.body.access_token}`)).status).toBe(200);
+        expect((await introspect(res.body.access_token)).body).toEqual({ active: false });
+      }
+      expect((await token('grant_type=client_credentials&audience=has%20space')).body.error).toBe('invalid_request');
+      await db.query(`DELETE FROM client_roles WHERE client_id = $1`, [ORDERS.id]);
+    });
+
     it('takes client_secret_post and a JSON body too', async () => {
       const posted = await token(
         `grant_type=client_credentials&client_id=${ORDERS.id}&client_secret=${ORDERS.secret}`,

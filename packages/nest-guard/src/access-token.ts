@@ -110,7 +110,7 @@ export class AccessTokenVerifier {
           // RFC 9068: only an access token carries `at+jwt` (jose also takes `application/at+jwt`).
           typ: ACCESS_TOKEN_TYPE,
           ...(this.expected.issuer !== undefined ? { issuer: this.expected.issuer } : {}),
-          ...(this.audience() !== undefined ? { audience: this.audience() } : {}),
+          ...(this.audience() !== undefined && !this.expected.anyAudience ? { audience: this.audience() } : {}),
         }));
       } catch (error) {
         if (error instanceof errors.JWSSignatureVerificationFailed) continue;
@@ -135,6 +135,8 @@ export interface AccessTokenExpectations {
   issuer?: string;
   /** The `aud` this service accepts; default the issuer (the auth service's default audience). */
   audience?: string;
+  /** Accept an access token whatever its `aud` (the auth service's introspection and revocation do). */
+  anyAudience?: boolean;
 }
 
 function accessClaims(claims: Record<string, unknown>): VerifiedAccessToken {

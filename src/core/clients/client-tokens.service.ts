@@ -42,13 +42,15 @@ export class ClientTokensService {
     private readonly config: AppConfig,
   ) {}
 
-  async issue(clientId: string): Promise<IssuedServiceToken> {
+  /** `audience`: the service the token is for, when the client asked for one; default ISSUER. */
+  async issue(clientId: string, audience?: string): Promise<IssuedServiceToken> {
     const ttl = this.config.jwt.accessTokenTtl;
     const sid = await this.tokens.insert(clientId, new Date(Date.now() + ttl * 1000));
     const accessToken = await this.keys.sign(
       { sub: clientId, client_id: clientId, token_type: 'access', sid, jti: randomUUID() },
       ttl,
       'access',
+      audience,
     );
     return { accessToken, expiresIn: ttl };
   }
