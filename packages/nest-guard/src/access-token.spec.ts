@@ -3,8 +3,8 @@ import { JwtService } from '@nestjs/jwt';
 import { SignJWT } from 'jose';
 import { createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { createVerifier } from './auth-guard.module.js';
-import { publicVerificationKey } from './verification-keys.js';
-import { bearerToken, extractAccessToken, hasValidTimes, readCookie } from './access-token.js';
+import { publicVerificationKey, secretVerificationKey, StaticKeySource } from './verification-keys.js';
+import { AccessTokenVerifier, bearerToken, extractAccessToken, hasValidTimes, readCookie } from './access-token.js';
 
 const SECRET = 'consumer-spec-secret-0123456789-abcdefghij';
 const ISSUER = 'https://auth.example.com';
@@ -135,6 +135,15 @@ describe('AccessTokenVerifier', () => {
     expect(await refusal(otherAudience.verify(await jwt.signAsync(claims(), { expiresIn: 60 })))).toEqual(
       UNAUTHENTICATED,
     );
+    // The auth service's introspection takes any audience, never another issuer or type.
+    const introspecting = new AccessTokenVerifier(new StaticKeySource([secretVerificationKey(SECRET)]), {
+      issuer: ISSUER,
+      anyAudience: true,
+    });
+    await expect(introspecting.verify(forOrders)).resolves.toMatchObject({ email: 'a@example.com' });
+    expect(await refusal(introspecting.verify(refreshTyped))).toEqual(UNAUTHENTICATED);
+    const otherIssuer = await jwt.signAsync({ ...claims(), iss: 'https://evil.example.com' }, { expiresIn: 60 });
+    expect(await refusal(introspecting.verify(otherIssuer))).toEqual(UNAUTHENTICATED);
   });
 
   it('refuses a token without iat, or issued more than 60 s ahead; accepts 60 s of clock skew', async () => {
