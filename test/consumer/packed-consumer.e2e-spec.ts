@@ -207,11 +207,11 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
     const DURATION_MS = 10_000;
     const CACHE_TTL_MS = 5_000;
     const auth = await listen({ JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEY: es256Key() });
+    // No AUTH_ISSUER: the guard reads the issuer from the discovery document at AUTH_URL.
     const consumer = await startConsumer(folder, {
       AUTH_URL: auth.url,
       AUTH_CLIENT_ID: CLIENT.id,
       AUTH_CLIENT_SECRET: CLIENT.secret,
-      AUTH_ISSUER: ISSUER,
     });
     try {
       const db = auth.app.get(DataSource);

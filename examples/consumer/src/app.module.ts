@@ -15,7 +15,7 @@ function required(name: string): string {
       authUrl: required('AUTH_URL'),
       clientId: required('AUTH_CLIENT_ID'),
       clientSecret: required('AUTH_CLIENT_SECRET'),
-      // The auth service's ISSUER, when it differs from the URL this service reaches it at.
+      // Optional: by default the issuer is read from the auth service's discovery document.
       ...(process.env.AUTH_ISSUER ? { issuer: process.env.AUTH_ISSUER } : {}),
       ...(process.env.AUTH_CACHE_TTL_MS ? { cacheTtlMs: Number(process.env.AUTH_CACHE_TTL_MS) } : {}),
       ...(process.env.AUTH_TIMEOUT_MS ? { timeoutMs: Number(process.env.AUTH_TIMEOUT_MS) } : {}),

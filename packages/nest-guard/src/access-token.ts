@@ -102,6 +102,14 @@ export class AccessTokenVerifier {
       throw error;
     }
     if (candidates === null) return null;
+    let issuer: string | undefined;
+    try {
+      issuer = typeof this.expected.issuer === 'function' ? await this.expected.issuer() : this.expected.issuer;
+    } catch (error) {
+      if (error instanceof KeysUnavailableError) throw authServiceUnavailable();
+      throw error;
+    }
+    const audience = this.expected.anyAudience ? undefined : (this.expected.audience ?? issuer);
     for (const candidate of candidates) {
       let claims: JWTPayload;
       try {
@@ -109,8 +117,8 @@ export class AccessTokenVerifier {
           algorithms: [candidate.algorithm],
           // RFC 9068: only an access token carries `at+jwt` (jose also takes `application/at+jwt`).
           typ: ACCESS_TOKEN_TYPE,
-          ...(this.expected.issuer !== undefined ? { issuer: this.expected.issuer } : {}),
-          ...(this.audience() !== undefined && !this.expected.anyAudience ? { audience: this.audience() } : {}),
+          ...(issuer !== undefined ? { issuer } : {}),
+          ...(audience !== undefined ? { audience } : {}),
         }));
       } catch (error) {
         if (error instanceof errors.JWSSignatureVerificationFailed) continue;
@@ -120,10 +128,6 @@ export class AccessTokenVerifier {
     }
     throw unauthenticated();
   }
-
-  private audience(): string | undefined {
-    return this.expected.audience ?? this.expected.issuer;
-  }
 }
 
 /** The header `typ` of the auth service's access tokens (RFC 9068). */
@@ -131,8 +135,11 @@ export const ACCESS_TOKEN_TYPE = 'at+jwt';
 
 /** What an access token must name besides its signature: the auth service's issuer and this service's audience. */
 export interface AccessTokenExpectations {
-  /** The auth service's `ISSUER`; a token with another `iss` is refused. */
-  issuer?: string;
+  /**
+   * The auth service's `ISSUER`; a token with another `iss` is refused. A function is asked when
+   * a token is verified locally (the issuer read from the auth service's discovery document).
+   */
+  issuer?: string | (() => Promise<string>);
   /** The `aud` this service accepts; default the issuer (the auth service's default audience). */
   audience?: string;
   /** Accept an access token whatever its `aud` (the auth service's introspection and revocation do). */

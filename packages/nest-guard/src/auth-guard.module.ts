@@ -5,6 +5,7 @@ import { DEFAULT_REMOTE_TIMEOUT_MS, type AuthGuardModuleOptions } from './auth-g
 import { LibraryAuthGuard } from './auth.guard.js';
 import { baseUrlOf, createPrincipalSource, PrincipalSource } from './principal-source.js';
 import {
+  DiscoveredIssuer,
   JwksKeySource,
   publicVerificationKey,
   secretVerificationKey,
@@ -91,11 +92,16 @@ function checked(options: AuthGuardModuleOptions): AuthGuardModuleOptions {
 /** The keys tokens are verified with: given ones, a secret or public keys, else the auth service's JWKS. */
 export function createVerifier(options: AuthGuardModuleOptions): AccessTokenVerifier {
   const checkedOptions = checked(options);
-  const issuer =
-    checkedOptions.issuer ??
-    (typeof checkedOptions.authUrl === 'string' ? baseUrlOf(checkedOptions.authUrl) : undefined);
+  let issuer: string | (() => Promise<string>) | undefined = checkedOptions.issuer?.replace(/\/+$/, '');
+  if (issuer === undefined && typeof checkedOptions.authUrl === 'string') {
+    const discovered = new DiscoveredIssuer(
+      `${baseUrlOf(checkedOptions.authUrl)}/.well-known/openid-configuration`,
+      checkedOptions.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS,
+    );
+    issuer = () => discovered.get();
+  }
   return new AccessTokenVerifier(keySourceOf(checkedOptions), {
-    ...(issuer !== undefined ? { issuer: issuer.replace(/\/+$/, '') } : {}),
+    ...(issuer !== undefined ? { issuer } : {}),
     ...(checkedOptions.audience !== undefined ? { audience: checkedOptions.audience } : {}),
   });
 }

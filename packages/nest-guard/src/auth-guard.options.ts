@@ -16,9 +16,9 @@ export interface AuthGuardModuleOptions extends CacheOptions {
   /** How long one call to the auth service may take before the request is answered 503. */
   timeoutMs?: number;
   /**
-   * The auth service's `ISSUER` (its tokens' `iss`). Default: `authUrl`, which is right when the
-   * service is reached at the address it names itself by; set it when they differ. Tokens of
-   * another issuer are refused.
+   * The auth service's `ISSUER` (its tokens' `iss`). Default with `authUrl`: the `issuer` of its
+   * discovery document (`/.well-known/openid-configuration`), read once. Tokens of another issuer
+   * are refused.
    */
   issuer?: string;
   /** The `aud` accepted in access tokens; default the issuer (the auth service's default audience). */
