@@ -1,4 +1,4 @@
-import { createHmac, generateKeyPairSync } from 'node:crypto';
+import { createHmac, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { decodeJwt, me, refresh, registerUser } from '../support/auth-factory.js';
@@ -101,5 +101,21 @@ describe('refresh and temp tokens under ES256: never verifiable with the publish
     const rotated = await refresh(fixture.app, user.tokens.refresh_token);
     expect(rotated.status).toBe(200);
     expect((await me(fixture.app, rotated.body.data.access_token)).status).toBe(200);
+  });
+});
+
+describe('why consumers on jsonwebtoken need ES256', () => {
+  const key = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  const fixture = useTestApp({ env: { ISSUER, JWT_ALGORITHM: 'EdDSA', JWT_PRIVATE_KEY: key } });
+
+  it('jsonwebtoken (under passport-jwt) cannot verify an EdDSA token with the published key', async () => {
+    const user = await registerUser(fixture.app);
+    const jwks = await request(fixture.app.getHttpServer()).get('/.well-known/jwks.json');
+    const publicPem = createPublicKey({ key: jwks.body.keys[0], format: 'jwk' })
+      .export({ format: 'pem', type: 'spki' })
+      .toString();
+    expect(() => jwt.verify(user.tokens.access_token, publicPem, { algorithms: ['EdDSA' as jwt.Algorithm] })).toThrow(
+      'Unknown key type "ed25519"',
+    );
   });
 });
