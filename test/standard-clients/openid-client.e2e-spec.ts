@@ -20,7 +20,7 @@ function freePort(): Promise<number> {
   });
 }
 
-describe('openid-client (latest, installed from the registry): discovery, client credentials, introspection, revocation, refresh', () => {
+describe('openid-client (latest, installed from the registry): discovery, client credentials, introspection, revocation, userinfo, refresh', () => {
   let app: NestFastifyApplication;
   let issuer: string;
   let folder: string;
@@ -50,6 +50,8 @@ describe('openid-client (latest, installed from the registry): discovery, client
         CLIENT_SECRET: ORDERS.secret,
         AUTH_METHOD: method,
         REFRESH_TOKEN: user.tokens.refresh_token,
+        USER_ACCESS_TOKEN: user.tokens.access_token,
+        USER_ID: user.id,
       }),
     );
     expect(seen).toMatchObject({
@@ -60,6 +62,7 @@ describe('openid-client (latest, installed from the registry): discovery, client
       afterRevocation: { active: false },
       refreshed: { has_access_token: true, has_refresh_token: true },
       reuse: 'invalid_grant',
+      userinfo: { sub: user.id, email: user.email, email_verified: true, name: 'Test User' },
     });
     expect(decodeJwt(seen.access_token).payload).toMatchObject({ iss: issuer, sub: 'orders' });
     // The reused refresh token revoked the session: its first access token is refused too.

@@ -1,9 +1,9 @@
 // Talks to the auth service with openid-client only, as a service written by someone else would:
-// discovery, the client credentials grant, introspection, revocation and the refresh grant.
+// discovery, the client credentials grant, introspection, revocation, userinfo and the refresh grant.
 // Prints one JSON line of what it saw.
 import * as client from 'openid-client';
 
-const { ISSUER, CLIENT_ID, CLIENT_SECRET, AUTH_METHOD, REFRESH_TOKEN } = process.env;
+const { ISSUER, CLIENT_ID, CLIENT_SECRET, AUTH_METHOD, REFRESH_TOKEN, USER_ACCESS_TOKEN, USER_ID } = process.env;
 const authentication =
   AUTH_METHOD === 'basic' ? client.ClientSecretBasic(CLIENT_SECRET) : client.ClientSecretPost(CLIENT_SECRET);
 const config = await client.discovery(new URL(ISSUER), CLIENT_ID, undefined, authentication, {
@@ -14,6 +14,7 @@ const granted = await client.clientCredentialsGrant(config);
 const introspected = await client.tokenIntrospection(config, granted.access_token);
 await client.tokenRevocation(config, granted.access_token);
 const afterRevocation = await client.tokenIntrospection(config, granted.access_token);
+const userinfo = USER_ACCESS_TOKEN ? await client.fetchUserInfo(config, USER_ACCESS_TOKEN, USER_ID) : null;
 const refreshed = REFRESH_TOKEN ? await client.refreshTokenGrant(config, REFRESH_TOKEN) : null;
 let reuse = null;
 if (REFRESH_TOKEN) {
@@ -41,5 +42,6 @@ console.log(
       has_refresh_token: !!refreshed.refresh_token,
     },
     reuse,
+    userinfo,
   }),
 );
