@@ -34,7 +34,10 @@ export class OAuthController {
   @Post('revoke')
   @HttpCode(HttpStatus.OK)
   async revoke(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    await answer(reply, async () => (await this.revocation.revoke(request), {}));
+    await answer(reply, async () => {
+      await this.revocation.revoke(request);
+      return {};
+    });
   }
 
   @Get('userinfo')

@@ -28,9 +28,10 @@ export class RevocationService {
     if (token === undefined) throw new OAuthError(400, 'invalid_request', 'token is required.');
     // The hint only orders the attempts (§2.1); both kinds are tried.
     const refreshFirst = parameter(request, 'token_type_hint', 64) === 'refresh_token';
-    const attempts = refreshFirst ? [this.asRefresh, this.asAccess] : [this.asAccess, this.asRefresh];
-    for (const attempt of attempts) {
-      if (await attempt.call(this, token)) return;
+    if (refreshFirst) {
+      if (!(await this.asRefresh(token))) await this.asAccess(token);
+    } else if (!(await this.asAccess(token))) {
+      await this.asRefresh(token);
     }
   }
 
