@@ -393,3 +393,23 @@ describe('the per-client limit of the token endpoint (TOKEN_RATE_PER_MINUTE)', (
     expect((await grant(BILLING)).status).toBe(200);
   });
 });
+
+describe('guessing client secrets at the token endpoint', () => {
+  const fixture = useTestApp({
+    env: { RATE_LIMIT_PER_MINUTE: '3', SERVICE_CLIENTS: `${ORDERS.id}:${ORDERS.secret}` },
+  });
+  const grant = (secret: string) =>
+    request(fixture.app.getHttpServer())
+      .post('/api/auth/token')
+      .set('authorization', basic(ORDERS.id, secret))
+      .type('form')
+      .send('grant_type=client_credentials');
+
+  it('blocks the address after RATE_LIMIT_PER_MINUTE failures, before judging even the right secret', async () => {
+    for (let attempt = 0; attempt < 3; attempt++) expect((await grant(`wrong-${attempt}`)).status).toBe(401);
+    const blocked = await grant(ORDERS.secret);
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.error).toBe('temporarily_unavailable');
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
