@@ -413,3 +413,26 @@ describe('guessing client secrets at the token endpoint', () => {
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
   });
 });
+
+describe('a service client with a privileged role under REQUIRE_2FA_FOR_PRIVILEGED', () => {
+  const fixture = useTestApp({
+    env: { REQUIRE_2FA_FOR_PRIVILEGED: 'true', SERVICE_CLIENTS: `${ORDERS.id}:${ORDERS.secret}` },
+  });
+
+  it('has no second factor to enrol: its permissions apply', async () => {
+    await fixture.db.query(
+      `INSERT INTO client_roles (client_id, role_id) SELECT $1, id FROM roles WHERE name = 'admin'`,
+      [ORDERS.id],
+    );
+    const granted = await request(fixture.app.getHttpServer())
+      .post('/api/auth/token')
+      .set('authorization', basic(ORDERS.id, ORDERS.secret))
+      .type('form')
+      .send('grant_type=client_credentials');
+    const res = await request(fixture.app.getHttpServer())
+      .get('/api/admin/users')
+      .set('authorization', `Bearer ${granted.body.access_token}`);
+    await fixture.db.query(`DELETE FROM client_roles WHERE client_id = $1`, [ORDERS.id]);
+    expect(res.status).toBe(200);
+  });
+});
