@@ -6,6 +6,7 @@ import { RbacCoreModule } from './rbac-core.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
 import { SigningKeys } from '../sessions/signing-keys.js';
 import { isUuid } from '../sessions/token.service.js';
+import { AppConfig } from '../../config/app-config.js';
 
 /**
  * The service guards its own routes with the package other services import: one verification
@@ -16,10 +17,17 @@ import { isUuid } from '../sessions/token.service.js';
  */
 export const ServiceAuthGuardModule = AuthGuardModule.forRootAsync({
   imports: [SessionsModule, RbacCoreModule, ClientsCoreModule],
-  inject: [SigningKeys, PrincipalService, ClientTokensService],
-  useFactory: (keys: SigningKeys, principals: PrincipalService, clientTokens: ClientTokensService) => ({
+  inject: [SigningKeys, PrincipalService, ClientTokensService, AppConfig],
+  useFactory: (
+    keys: SigningKeys,
+    principals: PrincipalService,
+    clientTokens: ClientTokensService,
+    config: AppConfig,
+  ) => ({
     keys,
     issuer: keys.issuer,
+    // `@RequireFreshAuth()` on the service's own routes: REAUTH_MAX_AGE.
+    reauthMaxAgeSeconds: config.jwt.reauthMaxAge,
     permissionsFrom: {
       query: (userId: string, sessionId: string) => principalOfSession(principals, clientTokens, userId, sessionId),
     },
