@@ -4,6 +4,7 @@ import { principalOfSession } from '../core/principal/service-guard.js';
 import { PrincipalService } from '../core/principal/principal.service.js';
 import { ClientTokensService } from '../core/clients/client-tokens.service.js';
 import { isUuid } from '../core/sessions/token.service.js';
+import { PrincipalRules } from '../core/second-factor/principal-rules.js';
 
 export type IntrospectionResponse =
   | { active: false }
@@ -35,6 +36,7 @@ export class IntrospectionService {
     private readonly verifier: AnyAudienceVerifier,
     private readonly principals: PrincipalService,
     private readonly clientTokens: ClientTokensService,
+    private readonly rules: PrincipalRules,
   ) {}
 
   async introspect(token: string): Promise<IntrospectionResponse> {
@@ -47,8 +49,11 @@ export class IntrospectionService {
       throw error;
     }
     if (!claims) return { active: false };
-    const record = await principalOfSession(this.principals, this.clientTokens, claims.userId, claims.sessionId);
-    if (!record) return { active: false };
+    const found = await principalOfSession(this.principals, this.clientTokens, claims.userId, claims.sessionId);
+    if (!found) return { active: false };
+    // The service's own rules, by the same function its enrolment guard uses: a privileged account
+    // that must enrol a second factor is answered with no role and no permission.
+    const record = await this.rules.forConsumers(found);
     return {
       active: true,
       sub: record.id,

@@ -112,11 +112,24 @@ export class SigningKeys implements KeySource {
   /** Refresh and temp tokens: the signing secret under HS256, an unpublished derived key otherwise. */
   private readonly internalKey: VerificationKey;
   private readonly internalVerification: StaticKeySource;
+  /** Each retired HS256 secret's key (and the key derived from it), and the moment (epoch ms) after which it verifies nothing. */
+  private readonly retiredSecretEnds = new Map<VerificationKey, number>();
 
   constructor(config: AppConfig) {
     this.algorithm = config.signing.algorithm;
     this.issuer = config.http.issuer;
-    const previousSecrets = config.signing.previousSecrets.map(secretVerificationKey);
+    // A retired secret verifies for REFRESH_TOKEN_EXPIRY after its retirement (the longest any token
+    // it signed can live), then nothing: a leaked secret ends. One written without its retirement
+    // time (refused in production) counts as retired when this process started.
+    const startedAt = Date.now();
+    const retire = (key: VerificationKey, retiredAt: number | null): VerificationKey => {
+      const retiredMs = retiredAt === null ? startedAt : retiredAt * 1000;
+      this.retiredSecretEnds.set(key, retiredMs + config.jwt.refreshTokenTtl * 1000);
+      return key;
+    };
+    const previousSecrets = config.signing.previousSecrets.map(({ secret, retiredAt }) =>
+      retire(secretVerificationKey(secret), retiredAt),
+    );
     let previousPublic: VerificationKey[];
     try {
       const retired = config.signing.privateKeyPem
@@ -153,7 +166,7 @@ export class SigningKeys implements KeySource {
       );
       this.internalVerification = new StaticKeySource([
         this.internalKey,
-        ...config.signing.previousSecrets.map(internalKeyOf),
+        ...config.signing.previousSecrets.map(({ secret, retiredAt }) => retire(internalKeyOf(secret), retiredAt)),
       ]);
     }
   }
@@ -179,7 +192,19 @@ export class SigningKeys implements KeySource {
   }
 
   candidates(algorithm: string, kid: string | undefined): Promise<VerificationKey[]> {
-    return this.verification.candidates(algorithm, kid);
+    return this.unexpired(this.verification, algorithm, kid);
+  }
+
+  /** The keys of a source for a token's header, without retired secrets past their end. */
+  private async unexpired(
+    source: StaticKeySource,
+    algorithm: string,
+    kid: string | undefined,
+  ): Promise<VerificationKey[]> {
+    const now = Date.now();
+    return (await source.candidates(algorithm, kid)).filter(
+      (key) => (this.retiredSecretEnds.get(key) ?? Infinity) > now,
+    );
   }
 
   /**
@@ -194,7 +219,7 @@ export class SigningKeys implements KeySource {
   ): Promise<Record<string, unknown>> {
     const { alg, kid } = decodeHeader(token);
     const source = use === 'access' ? this.verification : this.internalVerification;
-    for (const candidate of await source.candidates(alg, kid)) {
+    for (const candidate of await this.unexpired(source, alg, kid)) {
       try {
         const { payload } = await jwtVerify(token, joseKey(candidate.key), {
           algorithms: [candidate.algorithm],
