@@ -19,6 +19,7 @@ const FEATURES = [
   'health',
   'introspection',
   'metrics-endpoint',
+  'oauth',
   'otp',
   'rbac',
   'reset-page',

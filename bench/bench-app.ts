@@ -45,7 +45,7 @@ class SignatureOnlyGuard implements CanActivate, OnModuleInit {
     const token = typeof header === 'string' ? /^bearer +(\S+)$/i.exec(header)?.[1] : undefined;
     if (!token) return false;
     try {
-      await this.keys.verify(token);
+      await this.keys.verify(token, 'access');
       return true;
     } catch {
       return false;

@@ -10,7 +10,9 @@ import { SecondFactorEnrolmentGuard } from './account/second-factor-enrolment.gu
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { IntrospectionModule } from './introspection/introspection.module.js';
+import { OAuthModule } from './oauth/oauth.module.js';
 import { ServiceAuthGuardModule } from './core/principal/service-guard.js';
+import { PersonOnlyGuard } from './core/clients/person-only.guard.js';
 import { AppConfig } from './config/app-config.js';
 import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -41,6 +43,7 @@ import { RedisModule } from './redis/redis.module.js';
     AuthModule,
     ServiceAuthGuardModule,
     IntrospectionModule,
+    OAuthModule,
     OtpModule,
     RbacModule,
     UserAdministrationModule,
@@ -64,6 +67,8 @@ import { RedisModule } from './redis/redis.module.js';
     { provide: APP_GUARD, useClass: RateLimitGuard },
     // Who is calling, then may they: the guard package's one guard does both.
     { provide: APP_GUARD, useExisting: LibraryAuthGuard },
+    // A service token may call routes guarded by permissions, never those that act for a person.
+    { provide: APP_GUARD, useClass: PersonOnlyGuard },
     // After the caller is known: REQUIRE_2FA_FOR_PRIVILEGED confines an account without a second factor.
     { provide: APP_GUARD, useClass: SecondFactorEnrolmentGuard },
     FirstStartSeeder,

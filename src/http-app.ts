@@ -78,6 +78,8 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
       { path: 'cancel-email-change', method: RequestMethod.ALL },
       { path: 'cancel-email-change/page.js', method: RequestMethod.ALL },
       { path: '.well-known/jwks.json', method: RequestMethod.GET },
+      { path: '.well-known/openid-configuration', method: RequestMethod.GET },
+      { path: '.well-known/oauth-authorization-server', method: RequestMethod.GET },
     ],
   });
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;

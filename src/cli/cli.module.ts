@@ -6,7 +6,7 @@ import { PasswordModule } from '../core/passwords/password.module.js';
 import { AppConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { SeedModule } from '../core/seeds/seed.module.js';
-import { ServiceClientsModule } from '../introspection/introspection.module.js';
+import { ClientsCoreModule } from '../core/clients/clients-core.module.js';
 import { RevokeSessionsCommand, ResetSecondFactorCommand } from './account-recovery.commands.js';
 import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
 import { RedisModule } from '../redis/redis.module.js';
@@ -14,6 +14,7 @@ import { UsersModule } from '../core/users/users.module.js';
 import { AssignRoleCommand, CreateAdminCommand, ListRolesCommand } from './account.commands.js';
 import { AdminAccountsService } from './admin-accounts.service.js';
 import { CreateClientCommand } from './create-client.command.js';
+import { AssignClientRoleCommand } from './assign-client-role.command.js';
 import { MigrateCommand, MigrateStatusCommand } from './migration.commands.js';
 import { PermissionsExportCommand } from './permissions-export.command.js';
 import { RotateKeysCommand } from './rotate-keys.command.js';
@@ -27,6 +28,7 @@ const DATABASE_COMMANDS: Type[] = [
   SeedCommand,
   RotateKeysCommand,
   CreateClientCommand,
+  AssignClientRoleCommand,
   RevokeSessionsCommand,
   ResetSecondFactorCommand,
   CreateAdminCommand,
@@ -44,7 +46,7 @@ const MIGRATION_COMMAND_CLASSES: Type[] = [MigrateCommand, MigrateStatusCommand]
     RolesModule,
     DatabaseModule,
     SeedModule,
-    ServiceClientsModule,
+    ClientsCoreModule,
     AccountRecoveryModule,
     RedisModule,
     AuditModule,

@@ -38,8 +38,12 @@ export function useStrictJsonParser(fastify: FastifyInstance): void {
   });
 }
 
-/** The one route that takes a form body: RFC 7662 introspection requests are forms. */
-export const FORM_BODY_ROUTES: ReadonlySet<string> = new Set(['/api/auth/introspect']);
+/** The routes that take a form body: RFC 7662 introspection, RFC 6749 token and RFC 7009 revocation requests are forms. */
+export const FORM_BODY_ROUTES: ReadonlySet<string> = new Set([
+  '/api/auth/introspect',
+  '/api/auth/token',
+  '/api/auth/revoke',
+]);
 
 /**
  * `application/x-www-form-urlencoded` for the routes of FORM_BODY_ROUTES only; every other route

@@ -103,6 +103,7 @@ describe('configuration', () => {
         { id: 'billing', secret: 'other' },
       ],
       ratePerMinute: 60000,
+      tokenRatePerMinute: 600,
     });
     expect(() => parseEnvironment({ JWT_ALGORITHM: 'RS256' })).toThrow(/JWT_ALGORITHM/);
     try {
@@ -112,6 +113,17 @@ describe('configuration', () => {
       expect((error as Error).message).toContain('SERVICE_CLIENTS=(hidden)');
       expect((error as Error).message).not.toContain('orders-without');
     }
+  });
+
+  it('takes ISSUER for the tokens and discovery, APP_URL when unset, without a trailing slash', () => {
+    expect(build({ JWT_SECRET: STRONG_SECRET }).http.issuer).toBe('http://localhost:3000');
+    expect(build({ JWT_SECRET: STRONG_SECRET, APP_URL: 'https://app.example.com/' }).http.issuer).toBe(
+      'https://app.example.com',
+    );
+    expect(build({ JWT_SECRET: STRONG_SECRET, ISSUER: 'https://auth.example.com/' }).http.issuer).toBe(
+      'https://auth.example.com',
+    );
+    expect(() => parseEnvironment({ ISSUER: 'not a url' })).toThrow(/ISSUER/);
   });
 
   it('refuses a missing or short JWT_SECRET in production', () => {

@@ -29,6 +29,8 @@ export abstract class AppConfig {
   abstract readonly http: {
     port: number;
     appUrl: string;
+    /** ISSUER (default APP_URL): the tokens' `iss` and default `aud`, the discovery document's base. */
+    issuer: string;
     bodyLimitBytes: number;
     trustProxy?: number;
     corsOrigins: string[];
@@ -65,7 +67,12 @@ export abstract class AppConfig {
     previousPublicKeys: string[];
   };
   /** Other services asking about tokens (POST /api/auth/introspect). */
-  abstract readonly introspection: { clients: { id: string; secret: string }[]; ratePerMinute: number };
+  abstract readonly introspection: {
+    clients: { id: string; secret: string }[];
+    ratePerMinute: number;
+    /** TOKEN_RATE_PER_MINUTE: per client, at the token and revocation endpoints (each). */
+    tokenRatePerMinute: number;
+  };
   abstract readonly passwordHashing: {
     memoryKib: number;
     iterations: number;
@@ -140,6 +147,7 @@ export function buildAppConfig(env: Environment): AppConfig {
     http: {
       port: env.PORT,
       appUrl: env.APP_URL.replace(/\/+$/, ''),
+      issuer: (env.ISSUER ?? env.APP_URL).replace(/\/+$/, ''),
       bodyLimitBytes: env.BODY_LIMIT_BYTES,
       trustProxy: env.TRUST_PROXY,
       corsOrigins: (env.CORS_ORIGINS ?? '')
@@ -173,6 +181,7 @@ export function buildAppConfig(env: Environment): AppConfig {
     introspection: {
       clients: serviceClientsOf(env),
       ratePerMinute: env.INTROSPECT_RATE_PER_MINUTE,
+      tokenRatePerMinute: env.TOKEN_RATE_PER_MINUTE,
     },
     passwordHashing: {
       memoryKib: env.ARGON2_MEMORY_KIB,

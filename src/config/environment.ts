@@ -91,6 +91,12 @@ export class Environment {
   @Min(1)
   INTROSPECT_RATE_PER_MINUTE = 60000;
 
+  /** Requests per minute one client may make to POST /api/auth/token and to /api/auth/revoke (each). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  TOKEN_RATE_PER_MINUTE = 600;
+
   @Transform(toInt)
   @IsInt()
   @Min(1)
@@ -189,6 +195,12 @@ export class Environment {
 
   @IsUrl({ require_tld: false, require_protocol: true })
   APP_URL = 'http://localhost:3000';
+
+  /** The tokens' `iss` (and default `aud`) and the discovery document's issuer; unset: APP_URL. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true })
+  ISSUER?: string;
 
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -378,6 +390,7 @@ const declaredOptionalKeys = [
   'DATABASE_URL',
   'REDIS_URL',
   'SMTP_URL',
+  'ISSUER',
   'SMS_WEBHOOK_URL',
   'TWILIO_ACCOUNT_SID',
   'TWILIO_AUTH_TOKEN',

@@ -20,7 +20,7 @@ export class ContentsController {
   @Post()
   @RequirePermissions(Permissions.ContentsCreate)
   create(@Body() dto: CreateContentDto, @CurrentUser() user: AuthUser) {
-    return this.contents.create(dto, user.id);
+    return this.contents.create(dto, user);
   }
 
   @Get(':id')

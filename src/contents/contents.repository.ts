@@ -8,7 +8,7 @@ const COLUMNS = 'id, title, body, author_id, created_at, updated_at';
 export interface NewContent {
   title: string;
   body: string;
-  authorId: string;
+  authorId: string | null;
 }
 
 export interface ContentChanges {

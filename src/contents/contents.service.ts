@@ -1,3 +1,5 @@
+import type { AuthUser } from '@auth-rbac/nest-guard';
+import { isServiceCaller } from '../core/clients/client-tokens.service.js';
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../common/app-exception.js';
 import { pageOf, pageOffset } from '../common/pagination.dto.js';
@@ -30,7 +32,9 @@ export class ContentsService {
     return content;
   }
 
-  create(dto: CreateContentDto, authorId: string): Promise<ContentResponse> {
+  /** A content written by a service client (client credentials) has no author: authors are people. */
+  create(dto: CreateContentDto, author: AuthUser): Promise<ContentResponse> {
+    const authorId = isServiceCaller(author) ? null : author.id;
     return this.contents.insert({ title: dto.title, body: dto.body, authorId });
   }
 

@@ -32,6 +32,7 @@ import {
   BASIC_AUTH_HANDLERS,
   ENVELOPED_DATA,
   EXTRA_ANSWERS,
+  OAUTH_ERROR_HANDLERS,
   PAGE_ANSWERS,
   RESPONSE_COMPONENTS,
 } from './response-schemas.js';
@@ -50,7 +51,8 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     .setTitle('Authentication and RBAC service')
     .setDescription(
       'Every `/api` answer is an envelope: `{"success": true, "data": ...}` or `{"success": false, "error": {"code", "message", "details?"}}`, ' +
-        'except the bare RFC 7662 answer of `POST /api/auth/introspect` (HTTP Basic client credentials) and the RFC 7517 key set at `/.well-known/jwks.json`. ' +
+        'except the bare RFC 7662 answer of `POST /api/auth/introspect` (HTTP Basic client credentials), the RFC 7517 key set at `/.well-known/jwks.json`, ' +
+        'the discovery documents under `/.well-known`, and the token (RFC 6749), revocation (RFC 7009) and userinfo (OpenID Connect) endpoints. ' +
         'Routes that need a signed-in caller take the access token as a bearer token or in the `access_token` cookie; ' +
         '`x-required-permissions` lists the permissions a route needs (`all` of them or `any`).',
     )
@@ -94,7 +96,8 @@ const envelope = (data: SchemaObject | ReferenceObject): SchemaObject => ({
   required: ['success', 'data'],
   properties: { success: { type: 'boolean', enum: [true] }, data },
 });
-const error = { $ref: '#/components/schemas/ErrorEnvelope' };
+const envelopeError = { $ref: '#/components/schemas/ErrorEnvelope' };
+const oauthError = { $ref: '#/components/schemas/OAuthError' };
 
 function describeHandlers(app: NestFastifyApplication): void {
   for (const module of app.get(ModulesContainer).values()) {
@@ -125,6 +128,7 @@ function describeHandler(controller: object, key: string, handler: object, name:
   const requirement: PermissionRequirement | undefined =
     Reflect.getMetadata(REQUIRED_PERMISSIONS_KEY, handler) ?? Reflect.getMetadata(REQUIRED_PERMISSIONS_KEY, controller);
   const method: RequestMethod = Reflect.getMetadata(METHOD_METADATA, handler);
+  const error = OAUTH_ERROR_HANDLERS.has(name) ? oauthError : envelopeError;
   const success: number =
     Reflect.getMetadata(HTTP_CODE_METADATA, handler) ??
     (method === RequestMethod.POST ? HttpStatus.CREATED : HttpStatus.OK);
@@ -160,7 +164,12 @@ function describeHandler(controller: object, key: string, handler: object, name:
   if (!answers?.noDatabase) errors.set(503, 'SERVICE_UNAVAILABLE: the database cannot be reached.');
   if (BASIC_AUTH_HANDLERS.has(name)) {
     decorate(ApiBasicAuth('basic'));
-    errors.set(401, 'UNAUTHENTICATED: no valid client credentials (WWW-Authenticate: Basic).');
+    errors.set(
+      401,
+      OAUTH_ERROR_HANDLERS.has(name)
+        ? 'invalid_client: no valid client credentials, by HTTP Basic or client_secret_post (WWW-Authenticate: Basic).'
+        : 'UNAUTHENTICATED: no valid client credentials (WWW-Authenticate: Basic).',
+    );
   }
   if (!isPublic) {
     decorate(ApiBearerAuth('bearer'));

@@ -167,6 +167,44 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
       },
     },
   },
+  TokenResponse: {
+    ...object(
+      {
+        access_token: string(),
+        token_type: string({ enum: ['Bearer'] }),
+        expires_in: { type: 'integer', description: 'seconds' },
+        refresh_token: string({ description: 'refresh_token grant only' }),
+      },
+      ['refresh_token'],
+    ),
+    description: 'RFC 6749 §5.1, bare JSON.',
+  },
+  OAuthError: {
+    ...object({ error: string(), error_description: string() }, ['error_description']),
+    description:
+      'RFC 6749 §5.2, bare JSON: `invalid_request`, `invalid_client` (401, WWW-Authenticate: Basic), `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`; `temporarily_unavailable` with 429.',
+  },
+  Revocation: { type: 'object', description: 'RFC 7009: 200 whatever the token; the body is `{}`.' },
+  UserInfo: {
+    ...object(
+      {
+        sub: uuid,
+        email: string({ format: 'email' }),
+        email_verified: { type: 'boolean' },
+        name: string(),
+        phone_number: string({ description: 'omitted when the account has no mobile' }),
+      },
+      ['phone_number'],
+    ),
+    description: 'OpenID Connect Core §5.3.2, bare JSON.',
+  },
+  Discovery: {
+    type: 'object',
+    description: 'OpenID Connect Discovery 1.0 / RFC 8414, bare JSON, built from ISSUER.',
+    additionalProperties: true,
+    required: ['issuer', 'jwks_uri', 'token_endpoint'],
+  },
+  ClientRoles: object({ client_id: string(), roles: { type: 'array', items: ref('RoleRef') } }),
   Jwk: {
     type: 'object',
     description: 'RFC 7517, a public key only',
@@ -243,6 +281,9 @@ export const ENVELOPED_DATA: Record<string, Schema> = {
   'ContentsController.delete': empty,
   'AuditController.list': page(ref('AuditEvent')),
   'SecurityEventsController.permissionNames': list(string({ description: 'a permission name' })),
+  'ClientRolesController.list': ref('ClientRoles'),
+  'ClientRolesController.add': ref('ClientRoles'),
+  'ClientRolesController.remove': ref('ClientRoles'),
   'HealthController.live': ref('Liveness'),
   'HealthController.ready': ref('Readiness'),
 };
@@ -280,7 +321,15 @@ export const EXTRA_ANSWERS: Record<string, { status: number; description: string
 export const BARE_ANSWERS: Record<string, Schema> = {
   'IntrospectionController.introspect': ref('Introspection'),
   'JwksController.jwks': ref('Jwks'),
+  'DiscoveryController.openidConfiguration': ref('Discovery'),
+  'DiscoveryController.authorizationServer': ref('Discovery'),
+  'OAuthController.token': ref('TokenResponse'),
+  'OAuthController.revoke': ref('Revocation'),
+  'OAuthController.userinfo': ref('UserInfo'),
 };
+
+/** Handlers whose refusals are RFC 6749 §5.2 errors (bare JSON), not the envelope. */
+export const OAUTH_ERROR_HANDLERS = new Set(['OAuthController.token', 'OAuthController.revoke']);
 
 /** Pages and scrapes: handlers that answer in a format of their own, with what they serve. */
 export const PAGE_ANSWERS: Record<string, { produces: string; description: string }> = {
@@ -318,4 +367,6 @@ export const BASIC_AUTH_HANDLERS = new Set([
   'IntrospectionController.introspect',
   'SecurityEventsController.events',
   'SecurityEventsController.permissionNames',
+  'OAuthController.token',
+  'OAuthController.revoke',
 ]);

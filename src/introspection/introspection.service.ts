@@ -1,7 +1,9 @@
-import { AccessTokenVerifier } from '@auth-rbac/nest-guard/internal';
+import { AnyAudienceVerifier } from '../core/sessions/any-audience-verifier.js';
 import { HttpException, Injectable } from '@nestjs/common';
 import { principalOfSession } from '../core/principal/service-guard.js';
 import { PrincipalService } from '../core/principal/principal.service.js';
+import { ClientTokensService } from '../core/clients/client-tokens.service.js';
+import { isUuid } from '../core/sessions/token.service.js';
 import { PrincipalRules } from '../core/second-factor/principal-rules.js';
 
 export type IntrospectionResponse =
@@ -19,6 +21,8 @@ export type IntrospectionResponse =
       /** When the session's holder last proved presence (seconds since the epoch), and how (RFC 8176). */
       auth_time?: number;
       amr: string[];
+      /** A service token's client (RFC 7662 `client_id`). */
+      client_id?: string;
     };
 
 /**
@@ -29,8 +33,9 @@ export type IntrospectionResponse =
 @Injectable()
 export class IntrospectionService {
   constructor(
-    private readonly verifier: AccessTokenVerifier,
+    private readonly verifier: AnyAudienceVerifier,
     private readonly principals: PrincipalService,
+    private readonly clientTokens: ClientTokensService,
     private readonly rules: PrincipalRules,
   ) {}
 
@@ -44,7 +49,7 @@ export class IntrospectionService {
       throw error;
     }
     if (!claims) return { active: false };
-    const found = await principalOfSession(this.principals, claims.userId, claims.sessionId);
+    const found = await principalOfSession(this.principals, this.clientTokens, claims.userId, claims.sessionId);
     if (!found) return { active: false };
     // The service's own rules, by the same function its enrolment guard uses: a privileged account
     // that must enrol a second factor is answered with no role and no permission.
@@ -61,6 +66,7 @@ export class IntrospectionService {
       token_type: 'access',
       ...(claims.authTime !== undefined ? { auth_time: claims.authTime } : {}),
       amr: claims.amr ?? [],
+      ...(isUuid(record.id) ? {} : { client_id: record.id }),
     };
   }
 }

@@ -117,7 +117,7 @@ export class SecurityEventStream implements OnApplicationShutdown {
 
   private sign(name: SecurityEventName, payload: Record<string, unknown>, id: string): Promise<string> {
     return this.keys.signSecurityEvent({
-      iss: this.config.http.appUrl,
+      iss: this.keys.issuer,
       jti: randomUUID(),
       txn: id,
       ...securityEventClaims(name, payload),

@@ -66,3 +66,12 @@ export class UpdatePermissionDto extends PermissionFields {
   @Matches(PERMISSION_NAME, { message: PERMISSION_NAME_MESSAGE })
   name?: string;
 }
+
+/** Roles to give a service client. */
+export class ClientRoleIdsDto {
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ArrayUnique()
+  @IsUUID('all', { each: true })
+  role_ids!: string[];
+}

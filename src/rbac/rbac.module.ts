@@ -6,11 +6,13 @@ import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
 import { RolesController } from './roles.controller.js';
 import { RolesService } from './roles.service.js';
 import { RolesModule } from '../core/roles/roles.module.js';
+import { ClientsCoreModule } from '../core/clients/clients-core.module.js';
+import { ClientRolesController } from './client-roles.controller.js';
 
-/** Administration of roles and permissions. */
+/** Administration of roles and permissions, and of the roles of service clients. */
 @Module({
-  imports: [SecurityEventsModule, RbacCoreModule, RolesModule],
-  controllers: [RolesController, PermissionsController],
+  imports: [SecurityEventsModule, RbacCoreModule, RolesModule, ClientsCoreModule],
+  controllers: [RolesController, PermissionsController, ClientRolesController],
   providers: [RolesService, PermissionsService],
 })
 export class RbacModule {}

@@ -34,7 +34,7 @@ async function agedCopy(token: string, ageSeconds: number): Promise<string> {
   const header = decodeProtectedHeader(token);
   const { payload } = decodeJwt(token);
   return new SignJWT({ ...payload, auth_time: now() - ageSeconds })
-    .setProtectedHeader({ alg: header.alg!, ...(header.kid ? { kid: header.kid } : {}) })
+    .setProtectedHeader({ alg: header.alg!, typ: 'at+jwt', ...(header.kid ? { kid: header.kid } : {}) })
     .sign(new TextEncoder().encode(TEST_JWT_SECRET));
 }
 

@@ -242,7 +242,8 @@ describe('one person, one account: identity normalisation', () => {
     const now = () => Math.floor(Date.now() / 1000);
     /** Signed by hand, so the claims are exactly these (jsonwebtoken adds or drops `iat` itself). */
     const sign = (payload: Record<string, unknown>) => {
-      const head = `${b64url({ alg: 'HS256', typ: 'JWT' })}.${b64url(payload)}`;
+      const type = payload.token_type === 'refresh' ? 'refresh+jwt' : 'at+jwt';
+      const head = `${b64url({ alg: 'HS256', typ: type })}.${b64url(payload)}`;
       return `${head}.${createHmac('sha256', TEST_JWT_SECRET).update(head).digest('base64url')}`;
     };
     const UNAUTHENTICATED = { success: false, error: { code: 'UNAUTHENTICATED', message: expect.any(String) } };

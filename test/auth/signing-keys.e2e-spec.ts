@@ -57,7 +57,7 @@ describe.each(['ES256', 'EdDSA'] as const)('signing with %s', (algorithm) => {
   it('signs with the private key, names the key in `kid`, and publishes its public key', async () => {
     const user = await registerUser(app);
     const { header } = decodeJwt(user.tokens.access_token);
-    expect(header).toEqual({ alg: algorithm, typ: 'JWT', kid: expect.any(String) });
+    expect(header).toEqual({ alg: algorithm, typ: 'at+jwt', kid: expect.any(String) });
     expect((await me(app, user.tokens.access_token)).status).toBe(200);
     const jwks = await request(app.getHttpServer()).get('/.well-known/jwks.json');
     expect(jwks.status).toBe(200);

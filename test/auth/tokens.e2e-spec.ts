@@ -36,8 +36,14 @@ describe('token pair, cookies, /me and logout', () => {
       const access = decodeJwt(user.tokens.access_token);
       const refreshToken = decodeJwt(user.tokens.refresh_token);
 
-      expect(access.header).toEqual({ alg: 'HS256', typ: 'JWT', kid: expect.any(String) });
-      expect(refreshToken.header).toEqual({ alg: 'HS256', typ: 'JWT', kid: access.header.kid });
+      expect(access.header).toEqual({ alg: 'HS256', typ: 'at+jwt', kid: expect.any(String) });
+      expect(refreshToken.header).toEqual({ alg: 'HS256', typ: 'refresh+jwt', kid: access.header.kid });
+      // ISSUER defaults to APP_URL; access tokens are for the issuer, refresh tokens for the refresh endpoint only.
+      expect(access.payload).toMatchObject({ iss: 'http://localhost:3000', aud: 'http://localhost:3000' });
+      expect(refreshToken.payload).toMatchObject({
+        iss: 'http://localhost:3000',
+        aud: 'http://localhost:3000/api/auth/refresh',
+      });
       expect(access.payload).toEqual(
         expect.objectContaining({
           sub: user.id,

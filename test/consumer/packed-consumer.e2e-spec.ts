@@ -11,6 +11,7 @@ import { roleWithPermissions } from '../support/rbac-factory.js';
 import { createTestApp } from '../support/test-app.js';
 import { installConsumer, installedNestVersion, startConsumer, type RunningConsumer } from './consumer-support.js';
 
+const ISSUER = 'https://auth.example.test';
 const CLIENT = { id: 'reports-service', secret: 'reports-service-secret-0123456789-abcdef' };
 const UNAUTHENTICATED = {
   success: false,
@@ -68,7 +69,9 @@ class SwitchableAuthUrl {
 }
 
 async function listen(env: Record<string, string>): Promise<{ app: NestFastifyApplication; url: string }> {
-  const app = await createTestApp({ env: { SERVICE_CLIENTS: `${CLIENT.id}:${CLIENT.secret}`, ...env } });
+  const app = await createTestApp({
+    env: { SERVICE_CLIENTS: `${CLIENT.id}:${CLIENT.secret}`, ISSUER: ISSUER, ...env },
+  });
   await app.listen(0, '127.0.0.1');
   return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
 }
@@ -96,6 +99,7 @@ describe.each([
         AUTH_URL: auth.url,
         AUTH_CLIENT_ID: CLIENT.id,
         AUTH_CLIENT_SECRET: CLIENT.secret,
+        AUTH_ISSUER: ISSUER,
         AUTH_CACHE_TTL_MS: String(CACHE_TTL_MS),
       });
       admin = await actorWithRoles(auth.app, db, ['admin']);
@@ -164,6 +168,37 @@ describe.each([
       await sleep(CACHE_TTL_MS + 100);
       expect((await reports(person.token)).status).toBe(200);
     });
+
+    it("takes a service token of the client credentials grant, with the client's role, and refuses it once revoked", async () => {
+      const role = await roleWithPermissions(db, ['contents.view']);
+      const given = await request(auth.app.getHttpServer())
+        .post(`/api/admin/clients/${CLIENT.id}/roles`)
+        .set('authorization', `Bearer ${admin.token}`)
+        .send({ role_ids: [role.id] });
+      expect(given.status).toBe(200);
+      const basic = `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString('base64')}`;
+      const granted = await request(auth.app.getHttpServer())
+        .post('/api/auth/token')
+        .set('authorization', basic)
+        .type('form')
+        .send('grant_type=client_credentials');
+      expect(granted.status).toBe(200);
+      const serviceToken = granted.body.access_token as string;
+      const allowed = await reports(serviceToken);
+      expect(allowed.status).toBe(200);
+      expect(((await allowed.json()) as { data: { viewer: unknown } }).data.viewer).toEqual({
+        id: CLIENT.id,
+        email: '',
+      });
+      const revoked = await request(auth.app.getHttpServer())
+        .post('/api/auth/revoke')
+        .set('authorization', basic)
+        .type('form')
+        .send(`token=${serviceToken}`);
+      expect(revoked.status).toBe(200);
+      await sleep(CACHE_TTL_MS + 100);
+      expect((await reports(serviceToken)).status).toBe(401);
+    });
   },
 );
 
@@ -179,6 +214,7 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
     const DURATION_MS = 10_000;
     const CACHE_TTL_MS = 5_000;
     const auth = await listen({ JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEY: es256Key() });
+    // No AUTH_ISSUER: the guard reads the issuer from the discovery document at AUTH_URL.
     const consumer = await startConsumer(folder, {
       AUTH_URL: auth.url,
       AUTH_CLIENT_ID: CLIENT.id,
@@ -234,6 +270,7 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
       AUTH_URL: authUrl,
       AUTH_CLIENT_ID: CLIENT.id,
       AUTH_CLIENT_SECRET: CLIENT.secret,
+      AUTH_ISSUER: ISSUER,
       AUTH_CACHE_TTL_MS: '200',
     });
     try {
@@ -279,6 +316,7 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
       AUTH_URL: auth.url,
       AUTH_CLIENT_ID: CLIENT.id,
       AUTH_CLIENT_SECRET: CLIENT.secret,
+      AUTH_ISSUER: ISSUER,
     });
     try {
       const { createHmac, createPrivateKey, createPublicKey, sign } = await import('node:crypto');

@@ -101,6 +101,7 @@ describe('admin two-factor sign-in (both login methods on)', () => {
     const claims = JSON.parse(Buffer.from(tempToken.split('.')[1], 'base64url').toString());
     const expired = jwt.sign({ ...claims, iat: claims.iat - 600, exp: claims.iat - 300 }, TEST_JWT_SECRET, {
       algorithm: 'HS256',
+      header: { alg: 'HS256', typ: '2fa+jwt' },
     });
     const res = await verify2fa(expired, code);
     expect(res.status).toBe(401);

@@ -23,7 +23,7 @@ async function agedCopy(token: string, ageSeconds: number): Promise<string> {
   const header = decodeProtectedHeader(token);
   const { payload } = decodeJwt(token);
   return new SignJWT({ ...payload, auth_time: Math.floor(Date.now() / 1000) - ageSeconds })
-    .setProtectedHeader({ alg: header.alg!, ...(header.kid ? { kid: header.kid } : {}) })
+    .setProtectedHeader({ alg: header.alg!, typ: 'at+jwt', ...(header.kid ? { kid: header.kid } : {}) })
     .sign(new TextEncoder().encode(TEST_JWT_SECRET));
 }
 
@@ -99,7 +99,7 @@ describe('proof of presence against a stolen access token', () => {
     const { payload } = decodeJwt(victim.tokens.access_token);
     delete payload.auth_time;
     const bare = await new SignJWT(payload)
-      .setProtectedHeader({ alg: 'HS256' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
       .sign(new TextEncoder().encode(TEST_JWT_SECRET));
     const res = await send('post', '/api/account/totp', bare);
     expect(res.status).toBe(403);

@@ -19,6 +19,8 @@ const flag = (name: string) => process.env[name] === 'true';
       authUrl: required('AUTH_URL'),
       clientId: required('AUTH_CLIENT_ID'),
       clientSecret: required('AUTH_CLIENT_SECRET'),
+      // Optional: by default the issuer is read from the auth service's discovery document.
+      ...(process.env.AUTH_ISSUER ? { issuer: process.env.AUTH_ISSUER } : {}),
       // Only under HS256: the auth service's JWT_SECRET, to verify its tokens and events here.
       ...(process.env.AUTH_JWT_SECRET ? { secret: process.env.AUTH_JWT_SECRET } : {}),
       ...(process.env.AUTH_REVOCATION === 'introspection' ? { revocation: 'introspection' as const } : {}),

@@ -3,12 +3,16 @@ import { JwtService } from '@nestjs/jwt';
 import { SignJWT } from 'jose';
 import { createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { createVerifier } from './auth-guard.module.js';
-import { publicVerificationKey } from './verification-keys.js';
-import { bearerToken, extractAccessToken, hasValidTimes, readCookie } from './access-token.js';
+import { publicVerificationKey, secretVerificationKey, StaticKeySource } from './verification-keys.js';
+import { AccessTokenVerifier, bearerToken, extractAccessToken, hasValidTimes, readCookie } from './access-token.js';
 
 const SECRET = 'consumer-spec-secret-0123456789-abcdefghij';
-const jwt = new JwtService({ secret: SECRET });
+const ISSUER = 'https://auth.example.com';
+const AT_JWT = { alg: 'HS256', typ: 'at+jwt' } as const;
+const jwt = new JwtService({ secret: SECRET, signOptions: { header: AT_JWT } });
 const claims = () => ({
+  iss: ISSUER,
+  aud: ISSUER,
   sub: randomUUID(),
   sid: randomUUID(),
   email: 'a@example.com',
@@ -63,7 +67,7 @@ describe('extractAccessToken', () => {
 });
 
 describe('AccessTokenVerifier', () => {
-  const verifier = createVerifier({ secret: SECRET });
+  const verifier = createVerifier({ secret: SECRET, issuer: ISSUER });
 
   it('accepts an access token signed with the secret (HS256, its UTF-8 bytes)', async () => {
     const payload = claims();
@@ -78,7 +82,10 @@ describe('AccessTokenVerifier', () => {
   });
 
   it('refuses a token signed with another secret', async () => {
-    const token = await new JwtService({ secret: `${SECRET}-other` }).signAsync(claims(), { expiresIn: 60 });
+    const token = await new JwtService({ secret: `${SECRET}-other`, signOptions: { header: AT_JWT } }).signAsync(
+      claims(),
+      { expiresIn: 60 },
+    );
     expect(await refusal(verifier.verify(token))).toEqual(UNAUTHENTICATED);
   });
 
@@ -90,7 +97,11 @@ describe('AccessTokenVerifier', () => {
   it('refuses alg none and any algorithm other than HS256, even with the right secret', async () => {
     const none = `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url({ ...claims(), exp: Math.floor(Date.now() / 1000) + 60 })}.`;
     expect(await refusal(verifier.verify(none))).toEqual(UNAUTHENTICATED);
-    const hs512 = await jwt.signAsync(claims(), { expiresIn: 60, algorithm: 'HS512' });
+    const hs512 = await jwt.signAsync(claims(), {
+      expiresIn: 60,
+      algorithm: 'HS512',
+      header: { alg: 'HS512', typ: 'at+jwt' },
+    });
     expect(await refusal(verifier.verify(hs512))).toEqual(UNAUTHENTICATED);
   });
 
@@ -104,6 +115,36 @@ describe('AccessTokenVerifier', () => {
       UNAUTHENTICATED,
     );
     expect(await refusal(verifier.verify(await jwt.signAsync(claims())))).toEqual(UNAUTHENTICATED);
+  });
+
+  it('refuses a token without the at+jwt type, of another issuer, or for another audience', async () => {
+    const plain = await new JwtService({ secret: SECRET }).signAsync(claims(), { expiresIn: 60 });
+    expect(await refusal(verifier.verify(plain))).toEqual(UNAUTHENTICATED);
+    const refreshTyped = await jwt.signAsync(claims(), { expiresIn: 60, header: { alg: 'HS256', typ: 'refresh+jwt' } });
+    expect(await refusal(verifier.verify(refreshTyped))).toEqual(UNAUTHENTICATED);
+    for (const changed of [
+      { iss: 'https://evil.example.com' },
+      { aud: 'https://other.example.com' },
+      { iss: undefined },
+    ]) {
+      const token = await jwt.signAsync({ ...claims(), ...changed }, { expiresIn: 60 });
+      expect(await refusal(verifier.verify(token))).toEqual(UNAUTHENTICATED);
+    }
+    const otherAudience = createVerifier({ secret: SECRET, issuer: ISSUER, audience: 'https://orders.example.com' });
+    const forOrders = await jwt.signAsync({ ...claims(), aud: 'https://orders.example.com' }, { expiresIn: 60 });
+    await expect(otherAudience.verify(forOrders)).resolves.toMatchObject({ email: 'a@example.com' });
+    expect(await refusal(otherAudience.verify(await jwt.signAsync(claims(), { expiresIn: 60 })))).toEqual(
+      UNAUTHENTICATED,
+    );
+    // The auth service's introspection takes any audience, never another issuer or type.
+    const introspecting = new AccessTokenVerifier(new StaticKeySource([secretVerificationKey(SECRET)]), {
+      issuer: ISSUER,
+      anyAudience: true,
+    });
+    await expect(introspecting.verify(forOrders)).resolves.toMatchObject({ email: 'a@example.com' });
+    expect(await refusal(introspecting.verify(refreshTyped))).toEqual(UNAUTHENTICATED);
+    const otherIssuer = await jwt.signAsync({ ...claims(), iss: 'https://evil.example.com' }, { expiresIn: 60 });
+    expect(await refusal(introspecting.verify(otherIssuer))).toEqual(UNAUTHENTICATED);
   });
 
   it('refuses a token without iat, or issued more than 60 s ahead; accepts 60 s of clock skew', async () => {
@@ -154,26 +195,30 @@ describe('hasValidTimes', () => {
 describe('AccessTokenVerifier with public keys (ES256, EdDSA)', () => {
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const publicPem = createPublicKey(privateKey).export({ format: 'pem', type: 'spki' }).toString();
-  const verifier = createVerifier({ publicKeys: [publicPem], permissionsFrom: { query: async () => null } });
+  const verifier = createVerifier({
+    publicKeys: [publicPem],
+    issuer: ISSUER,
+    permissionsFrom: { query: async () => null },
+  });
   const now = () => Math.floor(Date.now() / 1000);
   const body = () => ({ ...claims(), iat: now(), exp: now() + 60 });
 
   it('accepts a token of the key, with or without its kid', async () => {
     const kid = publicVerificationKey(publicPem).kid;
-    const withKid = await new SignJWT(body()).setProtectedHeader({ alg: 'ES256', kid }).sign(privateKey);
+    const withKid = await new SignJWT(body()).setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' }).sign(privateKey);
     await expect(verifier.verify(withKid)).resolves.toMatchObject({ email: 'a@example.com' });
-    const withoutKid = await new SignJWT(body()).setProtectedHeader({ alg: 'ES256' }).sign(privateKey);
+    const withoutKid = await new SignJWT(body()).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt' }).sign(privateKey);
     await expect(verifier.verify(withoutKid)).resolves.toMatchObject({ email: 'a@example.com' });
   });
 
   it('refuses the public key used as an HMAC secret, and another pair under the same kid', async () => {
     const kid = publicVerificationKey(publicPem).kid;
     const confused = await new SignJWT(body())
-      .setProtectedHeader({ alg: 'HS256', kid })
+      .setProtectedHeader({ alg: 'HS256', kid, typ: 'at+jwt' })
       .sign(new TextEncoder().encode(publicPem));
     expect(await refusal(verifier.verify(confused))).toEqual(UNAUTHENTICATED);
     const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
-    const forged = await new SignJWT(body()).setProtectedHeader({ alg: 'ES256', kid }).sign(other);
+    const forged = await new SignJWT(body()).setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' }).sign(other);
     expect(await refusal(verifier.verify(forged))).toEqual(UNAUTHENTICATED);
   });
 });

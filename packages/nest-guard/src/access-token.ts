@@ -78,15 +78,18 @@ export interface VerifiedAccessToken {
  * Verifies the auth service's access tokens locally, with `jose`: the signature against a key
  * of the KeySource chosen by the header's `kid` and restricted to that key's one algorithm (so
  * `alg: none`, a public key used as an HMAC secret and every other algorithm are refused), expiry,
- * `iat` (see hasValidTimes) and `token_type: "access"` (a refresh or 2FA token signed with the
- * same key is not an access token).
+ * `iat` (see hasValidTimes), the header's `typ: at+jwt`, `iss` and `aud` (the configured issuer
+ * and audience) and `token_type: "access"` (a refresh or 2FA token is not an access token).
  *
  * `verify` answers null only when the KeySource holds no key that could have signed the token
  * (the auth service signs with a shared secret and publishes none): the guard then leaves the
  * decision to the auth service's introspection, which is authoritative anyway.
  */
 export class AccessTokenVerifier {
-  constructor(private readonly keys: KeySource) {}
+  constructor(
+    private readonly keys: KeySource,
+    private readonly expected: AccessTokenExpectations = {},
+  ) {}
 
   async verify(token: string): Promise<VerifiedAccessToken | null> {
     let header: { alg?: unknown; kid?: unknown };
@@ -105,10 +108,24 @@ export class AccessTokenVerifier {
       throw error;
     }
     if (candidates === null) return null;
+    let issuer: string | undefined;
+    try {
+      issuer = typeof this.expected.issuer === 'function' ? await this.expected.issuer() : this.expected.issuer;
+    } catch (error) {
+      if (error instanceof KeysUnavailableError) throw authServiceUnavailable();
+      throw error;
+    }
+    const audience = this.expected.anyAudience ? undefined : (this.expected.audience ?? issuer);
     for (const candidate of candidates) {
       let claims: JWTPayload;
       try {
-        ({ payload: claims } = await jwtVerify(token, joseKey(candidate.key), { algorithms: [candidate.algorithm] }));
+        ({ payload: claims } = await jwtVerify(token, joseKey(candidate.key), {
+          algorithms: [candidate.algorithm],
+          // RFC 9068: only an access token carries `at+jwt` (jose also takes `application/at+jwt`).
+          typ: ACCESS_TOKEN_TYPE,
+          ...(issuer !== undefined ? { issuer } : {}),
+          ...(audience !== undefined ? { audience } : {}),
+        }));
       } catch (error) {
         if (error instanceof errors.JWSSignatureVerificationFailed) continue;
         throw unauthenticated();
@@ -119,9 +136,26 @@ export class AccessTokenVerifier {
   }
 }
 
+/** The header `typ` of the auth service's access tokens (RFC 9068). */
+export const ACCESS_TOKEN_TYPE = 'at+jwt';
+
+/** What an access token must name besides its signature: the auth service's issuer and this service's audience. */
+export interface AccessTokenExpectations {
+  /**
+   * The auth service's `ISSUER`; a token with another `iss` is refused. A function is asked when
+   * a token is verified locally (the issuer read from the auth service's discovery document).
+   */
+  issuer?: string | (() => Promise<string>);
+  /** The `aud` this service accepts; default the issuer (the auth service's default audience). */
+  audience?: string;
+  /** Accept an access token whatever its `aud` (the auth service's introspection and revocation do). */
+  anyAudience?: boolean;
+}
+
 function accessClaims(claims: Record<string, unknown>): VerifiedAccessToken {
   if (
     claims.token_type !== 'access' ||
+    typeof claims.iss !== 'string' ||
     typeof claims.sub !== 'string' ||
     typeof claims.sid !== 'string' ||
     !hasValidTimes(claims)

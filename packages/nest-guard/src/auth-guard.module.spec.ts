@@ -59,7 +59,7 @@ class ConsumerConfigModule {}
 describe('AuthGuardModule.forRootAsync in a Nest application (guard behaviour)', () => {
   let app: NestFastifyApplication;
   let people: Map<string, PrincipalRecord>;
-  const jwt = new JwtService({ secret: SECRET });
+  const jwt = new JwtService({ secret: SECRET, signOptions: { header: { alg: 'HS256', typ: 'at+jwt' } } });
 
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
@@ -69,6 +69,7 @@ describe('AuthGuardModule.forRootAsync in a Nest application (guard behaviour)',
           inject: [ConsumerConfig],
           useFactory: (config: ConsumerConfig) => ({
             secret: config.secret,
+            issuer: 'https://auth.example.com',
             permissionsFrom: { query: async (userId: string) => config.people.get(userId) ?? null },
           }),
         }),
@@ -94,7 +95,7 @@ describe('AuthGuardModule.forRootAsync in a Nest application (guard behaviour)',
       sid,
       token: jwt.signAsync(
         { sub: id, sid, email: `${id}@example.com`, token_type: 'access', jti: randomUUID() },
-        { expiresIn: 60 },
+        { expiresIn: 60, issuer: 'https://auth.example.com', audience: 'https://auth.example.com' },
       ),
     };
   }

@@ -7,6 +7,7 @@ import { AUTH_GUARD_OPTIONS, DEFAULT_REMOTE_TIMEOUT_MS, type AuthGuardModuleOpti
 import { LibraryAuthGuard } from './auth.guard.js';
 import { baseUrlOf, createPrincipalSource, PrincipalSource } from './principal-source.js';
 import {
+  DiscoveredIssuer,
   JwksKeySource,
   publicVerificationKey,
   secretVerificationKey,
@@ -107,7 +108,19 @@ function checked(options: AuthGuardModuleOptions): AuthGuardModuleOptions {
 
 /** The keys tokens are verified with: given ones, a secret or public keys, else the auth service's JWKS. */
 export function createVerifier(options: AuthGuardModuleOptions): AccessTokenVerifier {
-  return new AccessTokenVerifier(keySourceOf(checked(options)));
+  const checkedOptions = checked(options);
+  let issuer: string | (() => Promise<string>) | undefined = checkedOptions.issuer?.replace(/\/+$/, '');
+  if (issuer === undefined && typeof checkedOptions.authUrl === 'string') {
+    const discovered = new DiscoveredIssuer(
+      `${baseUrlOf(checkedOptions.authUrl)}/.well-known/openid-configuration`,
+      checkedOptions.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS,
+    );
+    issuer = () => discovered.get();
+  }
+  return new AccessTokenVerifier(keySourceOf(checkedOptions), {
+    ...(issuer !== undefined ? { issuer } : {}),
+    ...(checkedOptions.audience !== undefined ? { audience: checkedOptions.audience } : {}),
+  });
 }
 
 /** The keys the options describe: given ones, a secret or public keys, else the auth service's JWKS. */

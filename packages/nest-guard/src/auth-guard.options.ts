@@ -14,6 +14,14 @@ export interface AuthGuardModuleOptions extends CacheOptions {
   clientSecret?: string;
   /** How long one call to the auth service may take before the request is answered 503. */
   timeoutMs?: number;
+  /**
+   * The auth service's `ISSUER` (its tokens' `iss`). Default with `authUrl`: the `issuer` of its
+   * discovery document (`/.well-known/openid-configuration`), read once. Tokens of another issuer
+   * are refused.
+   */
+  issuer?: string;
+  /** The `aud` accepted in access tokens; default the issuer (the auth service's default audience). */
+  audience?: string;
   /** The auth service's `JWT_SECRET`; its UTF-8 bytes are the HS256 key. */
   secret?: string;
   /** Same as `secret`, named like the auth service's variable. */

@@ -42,13 +42,15 @@ class StepUpController {
 describe('@RequireFreshAuth and @RequireSecondFactor', () => {
   let app: NestFastifyApplication;
   const people = new Map<string, PrincipalRecord>();
-  const jwt = new JwtService({ secret: SECRET });
+  const ISSUER = 'https://auth.example.com';
+  const jwt = new JwtService({ secret: SECRET, signOptions: { header: { alg: 'HS256', typ: 'at+jwt' } } });
 
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
         AuthGuardModule.forRoot({
           secret: SECRET,
+          issuer: ISSUER,
           reauthMaxAgeSeconds: 120,
           permissionsFrom: { query: async (userId: string) => people.get(userId) ?? null },
         }),
@@ -71,7 +73,7 @@ describe('@RequireFreshAuth and @RequireSecondFactor', () => {
     const claims: Record<string, unknown> = { sub: id, sid: randomUUID(), token_type: 'access', jti: randomUUID() };
     if (age !== undefined) claims.auth_time = Math.floor(Date.now() / 1000) - age;
     if (amr !== undefined) claims.amr = amr;
-    return jwt.signAsync(claims, { expiresIn: 60 });
+    return jwt.signAsync(claims, { expiresIn: 60, issuer: ISSUER, audience: ISSUER });
   }
 
   const get = async (path: string, token: Promise<string>) =>

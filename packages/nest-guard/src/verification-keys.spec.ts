@@ -1,6 +1,7 @@
 import { createPublicKey, generateKeyPairSync, type webcrypto } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import {
+  DiscoveredIssuer,
   joseKey,
   JwksKeySource,
   KeysUnavailableError,
@@ -112,5 +113,30 @@ describe('joseKey', () => {
   it('hands public keys to jose as they are', () => {
     const { key } = publicVerificationKey(generateKeyPairSync('ed25519').publicKey);
     expect(joseKey(key)).toBe(key);
+  });
+});
+
+describe('DiscoveredIssuer', () => {
+  it('reads the issuer of the discovery document once, shared by concurrent look-ups', async () => {
+    const { fetch, calls } = jwksFetch(() => ({ issuer: 'https://auth.example.com', jwks_uri: 'x' }));
+    const issuer = new DiscoveredIssuer('http://auth/.well-known/openid-configuration', 1000, fetch);
+    expect(await Promise.all([issuer.get(), issuer.get()])).toEqual([
+      'https://auth.example.com',
+      'https://auth.example.com',
+    ]);
+    expect(await issuer.get()).toBe('https://auth.example.com');
+    expect(calls()).toBe(1);
+  });
+
+  it('is unavailable (never a pass) while the document cannot be read, and tries again later', async () => {
+    let answer: unknown = new Error('connection refused');
+    const { fetch, calls } = jwksFetch(() => answer);
+    const issuer = new DiscoveredIssuer('http://auth/.well-known/openid-configuration', 1000, fetch);
+    await expect(issuer.get()).rejects.toBeInstanceOf(KeysUnavailableError);
+    answer = { jwks_uri: 'no issuer' };
+    await expect(issuer.get()).rejects.toBeInstanceOf(KeysUnavailableError);
+    answer = { issuer: 'https://auth.example.com' };
+    await expect(issuer.get()).resolves.toBe('https://auth.example.com');
+    expect(calls()).toBe(3);
   });
 });

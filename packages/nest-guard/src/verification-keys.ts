@@ -178,3 +178,50 @@ export class JwksKeySource implements KeySource {
     this.fetchedAt = this.now();
   }
 }
+
+/**
+ * The auth service's issuer, read once from its discovery document
+ * (`/.well-known/openid-configuration`) when the importing service did not name it: the `iss`
+ * its tokens carry, whatever address this service reaches it at. Concurrent first look-ups share
+ * one fetch; a failed fetch is tried again at the next token (503 meanwhile, never a pass).
+ */
+export class DiscoveredIssuer {
+  private issuer: string | undefined;
+  private pending: Promise<string> | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly timeoutMs: number,
+    private readonly fetchImpl: FetchLike = globalThis.fetch as unknown as FetchLike,
+  ) {}
+
+  get(): Promise<string> {
+    if (this.issuer !== undefined) return Promise.resolve(this.issuer);
+    this.pending ??= this.load().finally(() => {
+      this.pending = undefined;
+    });
+    return this.pending;
+  }
+
+  private async load(): Promise<string> {
+    let body: unknown;
+    try {
+      const response = await this.fetchImpl(this.url, {
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      if (!response.ok) throw new Error(`status ${response.status}`);
+      body = await response.json();
+    } catch (error) {
+      throw new KeysUnavailableError(
+        `The auth service's discovery document could not be fetched: ${(error as Error).message}`,
+      );
+    }
+    const issuer = (body as { issuer?: unknown } | null)?.issuer;
+    if (typeof issuer !== 'string' || issuer.length === 0) {
+      throw new KeysUnavailableError('The auth service answered its discovery document without an issuer.');
+    }
+    this.issuer = issuer;
+    return issuer;
+  }
+}

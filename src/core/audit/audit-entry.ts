@@ -27,6 +27,9 @@ export type AuditEventType =
   | 'user.update'
   | 'user.delete'
   | 'user.roles'
+  | 'client.roles'
+  | 'client.token'
+  | 'client.revoke'
   | 'settings.update'
   | 'authz.escalation_refused'
   | 'account.update'
@@ -53,7 +56,7 @@ export type AuditEventType =
 export interface AuditEntry {
   type: AuditEventType;
   actorId?: string | null;
-  targetType?: 'user' | 'role' | 'permission' | 'settings' | 'session';
+  targetType?: 'user' | 'role' | 'permission' | 'settings' | 'session' | 'client';
   targetId?: string | null;
   client?: { ip?: string; userAgent?: string };
   /** Plain facts only (names, counts, reasons); never a secret. */

@@ -5,6 +5,8 @@ import { countAuditEvent } from './audit-metrics.js';
 
 export type { AuditEntry, AuditEventType } from './audit-entry.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** The contract keeps at most this much of a client's user agent. */
 export const USER_AGENT_MAX_CHARS = 256;
 
@@ -36,14 +38,16 @@ export class AuditLog {
 
   /** The row of an event that a change writes in its own statement (see `auditInsertSql`). */
   rowOf(entry: AuditEntry): AuditRow {
+    // A service client (client-credentials token) is no person: its id goes to the details.
+    const clientActor = entry.actorId && !UUID.test(entry.actorId) ? entry.actorId : null;
     return {
       type: entry.type,
-      actorId: entry.actorId ?? null,
+      actorId: clientActor ? null : (entry.actorId ?? null),
       targetType: entry.targetType ?? null,
       targetId: entry.targetId ?? null,
       ip: entry.client?.ip?.slice(0, 64) ?? null,
       userAgent: truncateCodePoints(entry.client?.userAgent, USER_AGENT_MAX_CHARS),
-      details: entry.details ?? {},
+      details: clientActor ? { ...entry.details, actor_client_id: clientActor } : (entry.details ?? {}),
     };
   }
 

@@ -8,7 +8,7 @@ export interface PolicyActor {
 }
 
 export interface PolicyTarget {
-  type: 'user' | 'role' | 'permission';
+  type: 'user' | 'role' | 'permission' | 'client';
   id: string;
 }
 
@@ -41,7 +41,12 @@ export class PrivilegeRefusal extends AppException {
   }
 }
 
-const NOUN: Record<PolicyTarget['type'], string> = { user: 'a user', role: 'a role', permission: 'a permission' };
+const NOUN: Record<PolicyTarget['type'], string> = {
+  user: 'a user',
+  role: 'a role',
+  permission: 'a permission',
+  client: 'a service client',
+};
 
 /** "target ⊆ own": refuses acting on a user, role or permission that holds more than the actor. */
 export function assertMayActOn(

@@ -1,5 +1,7 @@
 import { AuthGuardModule } from '@auth-rbac/nest-guard';
 import { type PrincipalRecord } from '@auth-rbac/nest-guard/internal';
+import { ClientsCoreModule } from '../clients/clients-core.module.js';
+import { ClientTokensService } from '../clients/client-tokens.service.js';
 import { PrincipalService } from './principal.service.js';
 import { RbacCoreModule } from './rbac-core.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
@@ -15,26 +17,49 @@ import { AppConfig } from '../../config/app-config.js';
  * placed among the application's global guards by AppModule, after the rate limit.
  */
 export const ServiceAuthGuardModule = AuthGuardModule.forRootAsync({
-  imports: [SessionsModule, RbacCoreModule],
-  inject: [SigningKeys, PrincipalService, AppConfig],
-  useFactory: (keys: SigningKeys, principals: PrincipalService, config: AppConfig) => ({
+  imports: [SessionsModule, RbacCoreModule, ClientsCoreModule],
+  inject: [SigningKeys, PrincipalService, ClientTokensService, AppConfig],
+  useFactory: (
+    keys: SigningKeys,
+    principals: PrincipalService,
+    clientTokens: ClientTokensService,
+    config: AppConfig,
+  ) => ({
     keys,
+    issuer: keys.issuer,
     // `@RequireFreshAuth()` on the service's own routes: REAUTH_MAX_AGE.
     reauthMaxAgeSeconds: config.jwt.reauthMaxAge,
     permissionsFrom: {
-      query: (userId: string, sessionId: string) => principalOfSession(principals, userId, sessionId),
+      query: (userId: string, sessionId: string) => principalOfSession(principals, clientTokens, userId, sessionId),
     },
   }),
   globalGuard: false,
 });
 
-/** The caller of a live session; ids that are not UUIDs are a bad token, not a database error. */
+/**
+ * The caller of a live session, or of a live service token: a subject that is not a UUID is a
+ * service client (the client-credentials grant never serves a client whose id looks like a UUID),
+ * whose `sid` is its token's row. Ids of the wrong shape are a bad token, not a database error.
+ */
 export async function principalOfSession(
   principals: PrincipalService,
+  clientTokens: ClientTokensService,
   userId: string,
   sessionId: string,
 ): Promise<PrincipalRecord | null> {
-  if (!isUuid(userId) || !isUuid(sessionId)) return null;
+  if (!isUuid(sessionId)) return null;
+  if (!isUuid(userId)) {
+    const client = await clientTokens.principal(sessionId, userId);
+    return (
+      client && {
+        id: client.id,
+        email: client.email,
+        name: client.name,
+        roles: [...client.roles],
+        permissions: [...client.permissions],
+      }
+    );
+  }
   const user = await principals.load(sessionId, userId);
   return (
     user && {

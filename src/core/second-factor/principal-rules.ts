@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isServiceCaller } from '../clients/client-tokens.service.js';
 import { AppConfig } from '../../config/app-config.js';
 import { isPrivileged } from '../authz/privilege-policy.js';
 import { UsersRepository } from '../users/users.repository.js';
@@ -32,6 +33,8 @@ export class PrincipalRules {
   /** Whether this caller must enrol a second factor before it may hold any role or permission. */
   async mustEnrol(principal: PrincipalFacts): Promise<boolean> {
     if (!this.config.requireSecondFactorForPrivileged) return false;
+    // A service client (client credentials) is no person: it has no second factor to enrol.
+    if (isServiceCaller(principal)) return false;
     if (!isPrivileged(principal.roles, principal.permissions)) return false;
     const profile = await this.users.findProfile(principal.id);
     return (await this.twoFactor.methodsFor({ id: principal.id, mobile: profile?.mobile ?? null })).length === 0;

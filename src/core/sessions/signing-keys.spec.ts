@@ -31,14 +31,14 @@ describe('SigningKeys', () => {
 
   it('signs with a kid and verifies only its own tokens', async () => {
     const keys = keysFor({ JWT_ALGORITHM: 'EdDSA', JWT_PRIVATE_KEY: pem('ed25519') });
-    const token = await keys.sign({ sub: 'x' }, 60);
-    await expect(keys.verify(token)).resolves.toMatchObject({
+    const token = await keys.sign({ sub: 'x' }, 60, 'access');
+    await expect(keys.verify(token, 'access')).resolves.toMatchObject({
       sub: 'x',
       iat: expect.any(Number),
       exp: expect.any(Number),
     });
     const other = keysFor({ JWT_ALGORITHM: 'EdDSA', JWT_PRIVATE_KEY: pem('ed25519') });
-    await expect(other.verify(token)).rejects.toThrow();
+    await expect(other.verify(token, 'access')).rejects.toThrow();
     expect((await keys.jwks()).keys).toEqual([
       expect.objectContaining({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' }),
     ]);

@@ -1,6 +1,7 @@
 import {
   algorithmOfKey,
   joseKey,
+  keyThumbprint,
   publicVerificationKey,
   secretVerificationKey,
   StaticKeySource,
@@ -10,10 +11,45 @@ import {
 } from '@auth-rbac/nest-guard/internal';
 import { Injectable, Logger } from '@nestjs/common';
 import { errors, exportJWK, jwtVerify, SignJWT, type JWK, type JWTPayload } from 'jose';
-import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createSecretKey, generateKeyPairSync, hkdfSync, type KeyObject } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { AppConfig, ConfigurationError } from '../../config/app-config.js';
+
+/** The three JWTs of the service, told apart by their header's `typ` and their `aud`. */
+export type TokenUse = 'access' | 'refresh' | '2fa';
+
+/**
+ * The header `typ` of each token: `at+jwt` marks the access token (RFC 9068), the only one a
+ * standard verifier should accept; the other two carry types no such verifier expects.
+ */
+export const TOKEN_HEADER_TYPES: Readonly<Record<TokenUse, string>> = {
+  access: 'at+jwt',
+  refresh: 'refresh+jwt',
+  '2fa': '2fa+jwt',
+};
+
+/**
+ * The `aud` of each token: access tokens name the issuer itself (unless a client asked for another
+ * audience); refresh and temp tokens name the one endpoint that takes them, so a verifier that
+ * checks the audience of an access token refuses them even when it shares the HS256 secret.
+ */
+export function audienceOf(issuer: string, use: Exclude<TokenUse, 'access'>): string {
+  return use === 'refresh' ? `${issuer}/api/auth/refresh` : `${issuer}/api/auth/otp/verify-2fa`;
+}
+
+const INTERNAL_KEY_INFO = 'auth-rbac internal tokens (refresh, second factor)';
+
+/**
+ * The HS256 key of refresh and temp tokens under ES256/EdDSA: derived (HKDF-SHA256) from
+ * JWT_SECRET, or from the private key when JWT_SECRET was not configured (development). It is
+ * never published: a verifier configured with the JWKS finds no key for these tokens.
+ */
+export function internalKeyOf(material: Buffer | string): VerificationKey {
+  const ikm = typeof material === 'string' ? Buffer.from(material, 'utf8') : material;
+  const key = createSecretKey(Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), INTERNAL_KEY_INFO, 32)));
+  return { kid: keyThumbprint(key), algorithm: 'HS256', key };
+}
 
 /** Where a private key lives when JWT_PRIVATE_KEY is not given: the file, and its retired keys beside it. */
 export function privateKeyFileOf(config: AppConfig): string {
@@ -68,25 +104,32 @@ export function readRetiredKeys(file: string, maxTokenLifetimeMs: number, now = 
 @Injectable()
 export class SigningKeys implements KeySource {
   readonly algorithm: TokenAlgorithm;
+  readonly issuer: string;
   private readonly signingKey: KeyObject;
   private readonly kid: string;
   private readonly verification: StaticKeySource;
   private readonly publicKeys: VerificationKey[];
-  /** Each retired HS256 secret's key, and the moment (epoch ms) after which it verifies nothing. */
+  /** Refresh and temp tokens: the signing secret under HS256, an unpublished derived key otherwise. */
+  private readonly internalKey: VerificationKey;
+  private readonly internalVerification: StaticKeySource;
+  /** Each retired HS256 secret's key (and the key derived from it), and the moment (epoch ms) after which it verifies nothing. */
   private readonly retiredSecretEnds = new Map<VerificationKey, number>();
 
   constructor(config: AppConfig) {
     this.algorithm = config.signing.algorithm;
+    this.issuer = config.http.issuer;
     // A retired secret verifies for REFRESH_TOKEN_EXPIRY after its retirement (the longest any token
     // it signed can live), then nothing: a leaked secret ends. One written without its retirement
     // time (refused in production) counts as retired when this process started.
     const startedAt = Date.now();
-    const previousSecrets = config.signing.previousSecrets.map(({ secret, retiredAt }) => {
-      const key = secretVerificationKey(secret);
+    const retire = (key: VerificationKey, retiredAt: number | null): VerificationKey => {
       const retiredMs = retiredAt === null ? startedAt : retiredAt * 1000;
       this.retiredSecretEnds.set(key, retiredMs + config.jwt.refreshTokenTtl * 1000);
       return key;
-    });
+    };
+    const previousSecrets = config.signing.previousSecrets.map(({ secret, retiredAt }) =>
+      retire(secretVerificationKey(secret), retiredAt),
+    );
     let previousPublic: VerificationKey[];
     try {
       const retired = config.signing.privateKeyPem
@@ -104,6 +147,8 @@ export class SigningKeys implements KeySource {
       this.kid = current.kid;
       this.publicKeys = previousPublic;
       this.verification = new StaticKeySource([current, ...previousSecrets, ...previousPublic]);
+      this.internalKey = current;
+      this.internalVerification = new StaticKeySource([current, ...previousSecrets]);
     } else {
       this.signingKey = loadPrivateKey(config);
       const current = publicVerificationKey(this.signingKey);
@@ -116,6 +161,13 @@ export class SigningKeys implements KeySource {
       this.publicKeys = [current, ...previousPublic.filter((key) => key.kid !== current.kid)];
       // Tokens of the HS256 secret that was in use before stay valid through JWT_PREVIOUS_SECRETS only.
       this.verification = new StaticKeySource([...this.publicKeys, ...previousSecrets]);
+      this.internalKey = internalKeyOf(
+        config.jwt.secretWasGenerated ? this.signingKey.export({ format: 'der', type: 'pkcs8' }) : config.jwt.secret,
+      );
+      this.internalVerification = new StaticKeySource([
+        this.internalKey,
+        ...config.signing.previousSecrets.map(({ secret, retiredAt }) => retire(internalKeyOf(secret), retiredAt)),
+      ]);
     }
   }
 
@@ -124,14 +176,24 @@ export class SigningKeys implements KeySource {
     return this.kid;
   }
 
-  /** Signs claims for `ttlSeconds`, with `iat`, `exp` and the header's `kid`. */
-  sign(claims: JWTPayload, ttlSeconds: number): Promise<string> {
+  /**
+   * Signs claims of one use for `ttlSeconds`, with `iss`, `aud`, `iat`, `exp` and the header's
+   * `typ` and `kid`. Access tokens are signed with the published key; refresh and temp tokens
+   * with the internal key (the same secret under HS256, an unpublished one otherwise).
+   */
+  sign(claims: JWTPayload, ttlSeconds: number, use: TokenUse, audience = this.issuer): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
+    const [algorithm, kid, key] =
+      use === 'access'
+        ? [this.algorithm, this.kid, this.signingKey]
+        : [this.internalKey.algorithm, this.internalKey.kid, this.internalKey.key];
     return new SignJWT(claims)
-      .setProtectedHeader({ alg: this.algorithm, typ: 'JWT', kid: this.kid })
+      .setProtectedHeader({ alg: algorithm, typ: TOKEN_HEADER_TYPES[use], kid })
+      .setIssuer(this.issuer)
+      .setAudience(use === 'access' ? audience : audienceOf(this.issuer, use))
       .setIssuedAt(now)
       .setExpirationTime(now + ttlSeconds)
-      .sign(joseKey(this.signingKey));
+      .sign(joseKey(key));
   }
 
   /**
@@ -145,23 +207,41 @@ export class SigningKeys implements KeySource {
       .sign(joseKey(this.signingKey));
   }
 
-  async candidates(algorithm: string, kid: string | undefined): Promise<VerificationKey[]> {
+  candidates(algorithm: string, kid: string | undefined): Promise<VerificationKey[]> {
+    return this.unexpired(this.verification, algorithm, kid);
+  }
+
+  /** The keys of a source for a token's header, without retired secrets past their end. */
+  private async unexpired(
+    source: StaticKeySource,
+    algorithm: string,
+    kid: string | undefined,
+  ): Promise<VerificationKey[]> {
     const now = Date.now();
-    return (await this.verification.candidates(algorithm, kid)).filter(
+    return (await source.candidates(algorithm, kid)).filter(
       (key) => (this.retiredSecretEnds.get(key) ?? Infinity) > now,
     );
   }
 
   /**
-   * The claims of a token signed by one of the keys; throws for anything else. `ignoreExpiration`
+   * The claims of a token of one use signed by one of its keys, with its `typ`, `iss` and `aud`;
+   * throws for anything else. `ignoreExpiration`
    * is for the one caller that tells an expired temp token apart from a forged one.
    */
-  async verify(token: string, options: { ignoreExpiration?: boolean } = {}): Promise<Record<string, unknown>> {
+  async verify(
+    token: string,
+    use: TokenUse,
+    options: { ignoreExpiration?: boolean } = {},
+  ): Promise<Record<string, unknown>> {
     const { alg, kid } = decodeHeader(token);
-    for (const candidate of await this.candidates(alg, kid)) {
+    const source = use === 'access' ? this.verification : this.internalVerification;
+    for (const candidate of await this.unexpired(source, alg, kid)) {
       try {
         const { payload } = await jwtVerify(token, joseKey(candidate.key), {
           algorithms: [candidate.algorithm],
+          typ: TOKEN_HEADER_TYPES[use],
+          issuer: this.issuer,
+          audience: use === 'access' ? this.issuer : audienceOf(this.issuer, use),
           ...(options.ignoreExpiration ? { currentDate: new Date(0) } : {}),
         });
         return payload as Record<string, unknown>;

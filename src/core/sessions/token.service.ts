@@ -35,7 +35,7 @@ export class TokenService {
       amr: authentication.methods,
       jti: randomUUID(),
     };
-    return this.keys.sign(claims, this.config.jwt.accessTokenTtl);
+    return this.keys.sign(claims, this.config.jwt.accessTokenTtl, 'access');
   }
 
   /** A refresh token never outlives its session's absolute end. */
@@ -49,7 +49,7 @@ export class TokenService {
       gen: generation,
       jti: randomUUID(),
     };
-    return this.keys.sign(claims, Math.max(1, Math.min(this.config.jwt.refreshTokenTtl, untilSessionEnd)));
+    return this.keys.sign(claims, Math.max(1, Math.min(this.config.jwt.refreshTokenTtl, untilSessionEnd)), 'refresh');
   }
 
   /** The temp token of a two-factor challenge: valid only at verify-2fa, bound by `jti` to its code. */
@@ -65,13 +65,13 @@ export class TokenService {
       amr: [firstFactor],
       jti,
     };
-    return this.keys.sign(claims, TWO_FACTOR_TOKEN_TTL);
+    return this.keys.sign(claims, TWO_FACTOR_TOKEN_TTL, '2fa');
   }
 
   /** Like `verify(token, '2fa')`, but an expired temp token is OTP_EXPIRED: the user must sign in again. */
   async verifyTwoFactor(token: string): Promise<TwoFactorClaims> {
     try {
-      await this.keys.verify(token, { ignoreExpiration: true });
+      await this.keys.verify(token, '2fa', { ignoreExpiration: true });
     } catch {
       throw invalidToken();
     }
@@ -93,7 +93,7 @@ export class TokenService {
   async verify<T extends TokenType>(token: string, expected: T): Promise<ClaimsOf<T>> {
     let claims: Record<string, unknown>;
     try {
-      claims = await this.keys.verify(token);
+      claims = await this.keys.verify(token, expected);
     } catch {
       throw invalidToken();
     }

@@ -14,6 +14,7 @@ import { AccountSelfService1764360000000 } from './1764360000000-account-self-se
 import { AccountChangeClientIndex1764390000000 } from './1764390000000-account-change-client-index.js';
 import { SessionAuthentication1770100000000 } from './1770100000000-session-authentication.js';
 import { PendingChangeCancel1770200000000 } from './1770200000000-pending-change-cancel.js';
+import { ClientRolesAndTokens1770310000000 } from './1770310000000-client-roles-and-tokens.js';
 import { SecurityEvents1770700000000 } from './1770700000000-security-events.js';
 
 /** In order of application. Listed explicitly so the build and the tests load the same set. */
@@ -34,5 +35,6 @@ export const migrations = [
   AccountChangeClientIndex1764390000000,
   SessionAuthentication1770100000000,
   PendingChangeCancel1770200000000,
+  ClientRolesAndTokens1770310000000,
   SecurityEvents1770700000000,
 ];

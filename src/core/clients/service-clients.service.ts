@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { randomBytes } from 'node:crypto';
-import { digestsEqual, sha256Hex } from '../core/sessions/token-hash.js';
-import { AppConfig } from '../config/app-config.js';
+import { digestsEqual, sha256Hex } from '../sessions/token-hash.js';
+import { AppConfig } from '../../config/app-config.js';
 import { ServiceClientsRepository } from './service-clients.repository.js';
 
 /** How long a stored client's secret hash is reused before it is read again (a re-keyed client's old secret works at most this long). */
@@ -38,6 +38,12 @@ export class ServiceClientsService {
       : null;
     const matches = digestsEqual(sha256Hex(secret), expected ?? UNKNOWN_CLIENT_HASH);
     return matches && expected !== null ? clientId : null;
+  }
+
+  /** Whether the id names a client (SERVICE_CLIENTS or stored). */
+  async exists(clientId: string): Promise<boolean> {
+    if (!CLIENT_ID.test(clientId)) return false;
+    return this.configured.has(clientId) || (await this.storedHash(clientId)) !== null;
   }
 
   /** Creates (or re-keys) a stored client and returns its new secret, which is never stored. */

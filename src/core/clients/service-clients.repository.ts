@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ServiceClient } from '../database/entities/service-client.entity.js';
+import { ServiceClient } from '../../database/entities/service-client.entity.js';
 
 @Injectable()
 export class ServiceClientsRepository {
