@@ -63,6 +63,17 @@ export class RefreshDto {
   refresh_token?: string;
 }
 
+export class VerifyEmailDto {
+  @IsString()
+  @Length(1, 256)
+  token!: string;
+}
+
+export class ResendVerificationDto {
+  @IsAccountEmail()
+  email!: string;
+}
+
 export class ForgotPasswordDto {
   @IsAccountEmail()
   email!: string;

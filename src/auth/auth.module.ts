@@ -13,6 +13,8 @@ import { AuthRepositoriesModule } from '../core/sessions/auth-repositories.modul
 import { AuthService } from './auth.service.js';
 import { JwksController } from './jwks.controller.js';
 import { PasswordResetService } from './password-reset.service.js';
+import { EmailVerificationService } from './email-verification.service.js';
+import { EmailVerificationTokensRepository } from './email-verification-tokens.repository.js';
 import { PasswordModule } from '../core/passwords/password.module.js';
 import { SessionsModule } from '../core/sessions/sessions.module.js';
 
@@ -32,6 +34,6 @@ import { SessionsModule } from '../core/sessions/sessions.module.js';
     TwoFactorModule,
   ],
   controllers: [AuthController, JwksController],
-  providers: [AuthService, PasswordResetService],
+  providers: [AuthService, PasswordResetService, EmailVerificationService, EmailVerificationTokensRepository],
 })
 export class AuthModule {}

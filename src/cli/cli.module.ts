@@ -11,7 +11,14 @@ import { RevokeSessionsCommand, ResetSecondFactorCommand } from './account-recov
 import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
 import { RedisModule } from '../redis/redis.module.js';
 import { UsersModule } from '../core/users/users.module.js';
-import { AssignRoleCommand, CreateAdminCommand, ListRolesCommand } from './account.commands.js';
+import {
+  AssignRoleCommand,
+  CreateAdminCommand,
+  DisableUserCommand,
+  EnableUserCommand,
+  ListRolesCommand,
+} from './account.commands.js';
+import { UserDisablingModule } from '../users/user-disabling.module.js';
 import { AdminAccountsService } from './admin-accounts.service.js';
 import { CreateClientCommand } from './create-client.command.js';
 import { MigrateCommand, MigrateStatusCommand } from './migration.commands.js';
@@ -31,6 +38,7 @@ import { SeedCommand } from './seed.command.js';
     PasswordModule,
     UsersModule,
     RbacCoreModule,
+    UserDisablingModule,
   ],
   providers: [
     SeedCommand,
@@ -42,6 +50,8 @@ import { SeedCommand } from './seed.command.js';
     CreateAdminCommand,
     AssignRoleCommand,
     ListRolesCommand,
+    DisableUserCommand,
+    EnableUserCommand,
   ],
 })
 export class CliModule {}

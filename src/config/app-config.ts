@@ -76,6 +76,7 @@ export abstract class AppConfig {
   abstract readonly loginMethods: { emailPassword: boolean; mobileOtp: boolean };
   /** REQUIRE_2FA_FOR_PRIVILEGED: privileged accounts must enrol a second factor before anything else. */
   abstract readonly requireSecondFactorForPrivileged: boolean;
+  abstract readonly requireEmailVerification: boolean;
   abstract readonly mail: { smtpUrl?: string; from: string };
   abstract readonly sms: {
     transport: 'log' | 'webhook' | 'twilio';
@@ -177,6 +178,7 @@ export function buildAppConfig(env: Environment): AppConfig {
     },
     loginMethods: { emailPassword: env.AUTH_EMAIL_PASSWORD, mobileOtp: env.AUTH_MOBILE_OTP },
     requireSecondFactorForPrivileged: env.REQUIRE_2FA_FOR_PRIVILEGED,
+    requireEmailVerification: env.REQUIRE_EMAIL_VERIFICATION,
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
     sms: {
       transport: env.SMS_TRANSPORT,

@@ -181,6 +181,11 @@ export class Environment {
   @IsBoolean()
   REQUIRE_2FA_FOR_PRIVILEGED = false;
 
+  /** Password logins of an account whose email was never verified answer 403 EMAIL_NOT_VERIFIED. */
+  @Transform(toBoolean)
+  @IsBoolean()
+  REQUIRE_EMAIL_VERIFICATION = false;
+
   @IsUrl({ require_tld: false, require_protocol: true })
   APP_URL = 'http://localhost:3000';
 

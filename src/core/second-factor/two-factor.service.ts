@@ -166,7 +166,7 @@ export class TwoFactorService {
       }
       throw result.error;
     }
-    const user = await this.users.findProfile(claims.sub);
+    const user = await this.users.findSignInAccount(claims.sub);
     if (!user || result.row.userId !== user.id)
       throw new AppException('UNAUTHENTICATED', 'The token is missing, invalid, expired or revoked.');
     // The sign-in is complete: the count left by the password step starts over, in the statement
