@@ -73,6 +73,9 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
       { path: 'reset-password', method: RequestMethod.ALL },
       { path: 'reset-password/page.js', method: RequestMethod.ALL },
       { path: 'reset-password/page.css', method: RequestMethod.ALL },
+      { path: 'verify-email', method: RequestMethod.ALL },
+      { path: 'verify-email/page.js', method: RequestMethod.ALL },
+      { path: 'verify-email/page.css', method: RequestMethod.ALL },
       { path: '.well-known/jwks.json', method: RequestMethod.GET },
     ],
   });

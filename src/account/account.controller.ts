@@ -22,6 +22,7 @@ import { MobileChangeService } from './mobile-change.service.js';
 import { PasswordChangeService } from './password-change.service.js';
 import { ProfileService } from './profile.service.js';
 import { TotpEnrolmentService } from './totp-enrolment.service.js';
+import { AccountDeletionService } from './account-deletion.service.js';
 
 /** The signed-in person's own account: every route needs their access token and no permission. */
 @Controller('account')
@@ -33,6 +34,7 @@ export class AccountController {
     private readonly totp: TotpEnrolmentService,
     private readonly emailChange: EmailChangeService,
     private readonly mobileChange: MobileChangeService,
+    private readonly deletion: AccountDeletionService,
   ) {}
 
   @Get()
@@ -44,6 +46,16 @@ export class AccountController {
   @Patch()
   update(@CurrentUser() user: AuthUser, @Body() dto: UpdateAccountDto, @Req() request: FastifyRequest) {
     return this.profile.rename(user, dto.name, clientOf(request));
+  }
+
+  /** The holder deletes their own account: everything of it goes, audit events keep its id. */
+  @Delete()
+  delete(
+    @CurrentUser() user: AuthUser,
+    @Body(EmptyBodyPipe) _body: Record<string, never>,
+    @Req() request: FastifyRequest,
+  ): Promise<Record<string, never>> {
+    return this.deletion.delete(user, clientOf(request));
   }
 
   @Post('password')

@@ -10,6 +10,7 @@ export interface AccountResponse {
   name: string;
   email: string;
   mobile: string | null;
+  email_verified: boolean;
   roles: readonly string[];
   permissions: readonly string[];
 }
@@ -25,7 +26,8 @@ export class ProfileService {
   async get(user: AuthUser): Promise<AccountResponse> {
     const profile = await this.users.findProfile(user.id);
     if (!profile) throw invalidToken();
-    return { ...profile, roles: user.roles, permissions: user.permissions };
+    const emailVerified = await this.users.isEmailVerified(user.id);
+    return { ...profile, email_verified: emailVerified, roles: user.roles, permissions: user.permissions };
   }
 
   /** A name change ends nothing; it still goes through the one change operation, which audits it. */

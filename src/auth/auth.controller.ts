@@ -107,7 +107,8 @@ export class AuthController {
   async me(@CurrentUser() user: AuthUser) {
     const profile = await this.principals.profile(user);
     if (!profile) throw invalidToken();
-    return { ...profile, roles: user.roles, permissions: user.permissions };
+    const emailVerified = await this.auth.isEmailVerified(user.id);
+    return { ...profile, email_verified: emailVerified, roles: user.roles, permissions: user.permissions };
   }
 
   @Public()
