@@ -1,6 +1,7 @@
 import {
   IsString,
   Length,
+  Matches,
   MaxLength,
   MinLength,
   registerDecorator,
@@ -72,6 +73,21 @@ export class VerifyEmailDto {
 export class ResendVerificationDto {
   @IsAccountEmail()
   email!: string;
+}
+
+export class EmailCodeRequestDto {
+  @IsAccountEmail()
+  email!: string;
+}
+
+export class VerifyEmailCodeDto {
+  @IsAccountEmail()
+  email!: string;
+
+  /** OTP_LENGTH digits; the length itself is checked against the configuration. */
+  @IsString()
+  @Matches(/^\d{4,10}$/, { message: 'code must be a code of digits' })
+  code!: string;
 }
 
 export class ForgotPasswordDto {

@@ -176,6 +176,11 @@ export class Environment {
   @IsBoolean()
   AUTH_MOBILE_OTP = false;
 
+  /** Initial value of the `email_code` settings flag (sign-in by a code mailed to the address). */
+  @Transform(toBoolean)
+  @IsBoolean()
+  AUTH_EMAIL_CODE = false;
+
   /** A privileged account without a second factor reaches only the enrolment endpoints until it enrols. */
   @Transform(toBoolean)
   @IsBoolean()

@@ -130,7 +130,11 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
     details: { type: 'object', additionalProperties: true },
     created_at: timestamp,
   }),
-  Settings: object({ email_password: { type: 'boolean' }, mobile_otp: { type: 'boolean' } }),
+  Settings: object({
+    email_password: { type: 'boolean' },
+    mobile_otp: { type: 'boolean' },
+    email_code: { type: 'boolean', description: 'sign-in by a code mailed to the address' },
+  }),
   OtpSent: object({ expires_in: { type: 'integer', description: "seconds until the code's expiry" } }),
   ForgotPasswordAnswer: object({ message: string({ description: 'the same for any email' }) }),
   TotpEnrolment: object({
