@@ -27,6 +27,7 @@ import {
   BARE_ANSWERS,
   BASIC_AUTH_HANDLERS,
   ENVELOPED_DATA,
+  ERROR_ANSWERS,
   PAGE_ANSWERS,
   RESPONSE_COMPONENTS,
 } from './response-schemas.js';
@@ -162,6 +163,9 @@ function describeHandler(controller: object, key: string, handler: object, name:
     decorate(ApiBearerAuth('bearer'));
     decorate(ApiCookieAuth('cookie'));
     decorate(ApiResponse({ status: 401, description: 'UNAUTHENTICATED: no valid access token.', schema: error }));
+  }
+  for (const [status, description] of Object.entries(ERROR_ANSWERS[name] ?? {})) {
+    decorate(ApiResponse({ status: Number(status), description, schema: error }));
   }
   if (requirement) {
     decorate(ApiExtension('x-required-permissions', { [requirement.mode]: requirement.permissions }));

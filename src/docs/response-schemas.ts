@@ -135,6 +135,10 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
     mobile_otp: { type: 'boolean' },
     email_code: { type: 'boolean', description: 'sign-in by a code mailed to the address' },
   }),
+  PendingVerification: object({
+    user: ref('PublicUser'),
+    requires_email_verification: { type: 'boolean', enum: [true] },
+  }),
   OtpSent: object({ expires_in: { type: 'integer', description: "seconds until the code's expiry" } }),
   ForgotPasswordAnswer: object({ message: string({ description: 'the same for any email' }) }),
   TotpEnrolment: object({
@@ -192,7 +196,11 @@ const tokenPair = ref('TokenPair');
 
 /** `data` of each enveloped success answer, by `Controller.method`. */
 export const ENVELOPED_DATA: Record<string, Schema> = {
-  'AuthController.register': tokenPair,
+  'AuthController.register': { oneOf: [tokenPair, ref('PendingVerification')] },
+  'AuthController.verifyEmail': empty,
+  'AuthController.resendVerification': ref('ForgotPasswordAnswer'),
+  'EmailCodeController.send': ref('OtpSent'),
+  'EmailCodeController.verify': { oneOf: [tokenPair, ref('TwoFactorChallenge')] },
   'AuthController.login': { oneOf: [tokenPair, ref('TwoFactorChallenge')] },
   'AuthController.refresh': tokenPair,
   'AuthController.logout': empty,
@@ -233,6 +241,9 @@ export const ENVELOPED_DATA: Record<string, Schema> = {
   'UsersController.create': ref('User'),
   'UsersController.update': ref('User'),
   'UsersController.delete': empty,
+  'UsersController.disable': ref('User'),
+  'UsersController.enable': ref('User'),
+  'AccountController.delete': empty,
   'UsersController.addRoles': ref('UserRoles'),
   'UsersController.replaceRoles': ref('UserRoles'),
   'UsersController.removeRole': ref('UserRoles'),
@@ -263,6 +274,56 @@ export const PAGE_ANSWERS: Record<string, { produces: string; description: strin
   },
   'ResetPageController.script': { produces: 'application/javascript', description: "The reset page's script." },
   'ResetPageController.style': { produces: 'text/css', description: "The reset page's style sheet." },
+  'VerifyEmailPageController.page': {
+    produces: 'text/html',
+    description: 'The page that verifies an address with the token of a verification link (`?token=...`).',
+  },
+  'VerifyEmailPageController.script': {
+    produces: 'application/javascript',
+    description: "The verification page's script.",
+  },
+  'VerifyEmailPageController.style': {
+    produces: 'text/css',
+    description: "The verification page's style sheet.",
+  },
+};
+
+/**
+ * Refusals a handler answers beyond the ones every route of its kind has (400, 429, and 401/403
+ * for guarded routes), by `Controller.method`: status → what it means.
+ */
+export const ERROR_ANSWERS: Record<string, Record<number, string>> = {
+  'AuthController.login': {
+    401: 'INVALID_CREDENTIALS: wrong password or unknown account (same body and timing).',
+    403: 'LOGIN_METHOD_DISABLED; ACCOUNT_DISABLED or EMAIL_NOT_VERIFIED (REQUIRE_EMAIL_VERIFICATION), said only after the right password.',
+  },
+  'AuthController.refresh': {
+    401: 'UNAUTHENTICATED or REFRESH_TOKEN_REUSED.',
+    403: 'ACCOUNT_DISABLED: the session is live but its account is disabled.',
+  },
+  'AuthController.register': { 409: 'CONFLICT: the email or mobile is taken.' },
+  'AuthController.verifyEmail': {
+    400: 'CONFIRMATION_TOKEN_INVALID: unknown, expired or used link, or one mailed to an address the account no longer has.',
+  },
+  'OtpController.verifyOtp': {
+    401: 'INVALID_OTP, OTP_EXPIRED or OTP_ATTEMPTS_EXCEEDED.',
+    403: 'LOGIN_METHOD_DISABLED; ACCOUNT_DISABLED after a right code.',
+  },
+  'OtpController.verifyTwoFactor': {
+    401: 'INVALID_OTP, OTP_EXPIRED or OTP_ATTEMPTS_EXCEEDED.',
+    403: 'ACCOUNT_DISABLED after a right code.',
+  },
+  'EmailCodeController.send': { 403: 'LOGIN_METHOD_DISABLED: the email_code flag is off.' },
+  'EmailCodeController.verify': {
+    401: 'INVALID_OTP (with attempts_remaining), OTP_EXPIRED or OTP_ATTEMPTS_EXCEEDED.',
+    403: 'LOGIN_METHOD_DISABLED (flag off, or a privileged account without a second factor); ACCOUNT_DISABLED after a right code.',
+  },
+  'UsersController.disable': {
+    404: 'NOT_FOUND: no such user.',
+    409: 'CONFLICT: the last enabled holder of the admin role.',
+  },
+  'UsersController.enable': { 404: 'NOT_FOUND: no such user.' },
+  'AccountController.delete': { 409: 'CONFLICT: the last administrator cannot delete their account.' },
 };
 
 /** Handlers authenticated by HTTP Basic client credentials instead of an access token. */
