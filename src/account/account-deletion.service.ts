@@ -41,7 +41,13 @@ export class AccountDeletionService {
     });
     // Every instance drops its cached caller: the access token is refused at its next use.
     await this.versions.bumpUser(user.id);
-    await this.audit.record({ type: 'account.delete', actorId: user.id, targetType: 'user', targetId: user.id, client });
+    await this.audit.record({
+      type: 'account.delete',
+      actorId: user.id,
+      targetType: 'user',
+      targetId: user.id,
+      client,
+    });
     return {};
   }
 }

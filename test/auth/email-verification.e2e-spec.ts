@@ -105,7 +105,9 @@ describe('email verification, REQUIRE_EMAIL_VERIFICATION off (the default)', () 
     const unverified = await registerUser(app);
     const first = verificationTokenFrom(await sink.waitForVerificationMail(unverified.email));
     const verified = await registerUser(app);
-    expect((await verifyEmail(app, verificationTokenFrom(await sink.waitForVerificationMail(verified.email)))).status).toBe(200);
+    expect(
+      (await verifyEmail(app, verificationTokenFrom(await sink.waitForVerificationMail(verified.email)))).status,
+    ).toBe(200);
     await sleep(2_100); // past OTP_RESEND_SECONDS since the registration's mail
 
     const answers = [];
