@@ -11,7 +11,8 @@ import {
   type RegisteredUser,
 } from '../support/auth-factory.js';
 import { SMS_LOGINS, useTestApp } from '../support/fixture.js';
-import { call, callerWithPermissions, grantRoles, type Caller } from '../support/rbac-factory.js';
+import { TEST_REDIS_URL } from '../support/redis.js';
+import { call, callerWithPermissions, grantRoles, roleWithPermissions, type Caller } from '../support/rbac-factory.js';
 
 const adminRoleId = async (db: DataSource) =>
   (await db.query(`SELECT id FROM roles WHERE name = 'admin'`))[0].id as string;
@@ -152,6 +153,26 @@ describe('disabling accounts', () => {
     expect((await enable(editor.token, admin.id)).status).toBe(403);
   });
 
+  it('second factor: a challenge answered after the disabling is refused 403; a new password login is refused before any challenge', async () => {
+    const mobile = uniqueMobile();
+    const user = await registerUser(app, { mobile });
+    // Privileged (users.edit), so the password login asks for the SMS second factor; the editor holds as much.
+    await grantRoles(db, user.id, [(await roleWithPermissions(db, ['users.edit'])).id]);
+    const challenge = await login(app, { email: user.email, password: user.password });
+    expect(challenge.body.data).toMatchObject({ requires_otp: true });
+    const code = await fixture.sms.codeFor(mobile);
+    expect((await disable(editor.token, user.id)).status).toBe(200);
+    expectDisabled(
+      await call(app, 'post', '/api/auth/otp/verify-2fa', undefined, {
+        temp_token: challenge.body.data.temp_token,
+        code,
+      }),
+    );
+    const again = await login(app, { email: user.email, password: user.password });
+    expectDisabled(again);
+    expect(again.body.data).toBeUndefined();
+  });
+
   it('SMS sign-in: send-otp answers as always and sends nothing; verify-otp is refused', async () => {
     const mobile = uniqueMobile();
     const user: RegisteredUser = await registerUser(app, { mobile });
@@ -192,5 +213,21 @@ describe('the last enabled administrator', () => {
     const again = await loginTokens(app, second);
     expect((await disable(again.access_token, first.id)).status).toBe(200);
     expect((await enable(again.access_token, first.id)).status).toBe(200);
+  });
+});
+
+describe('disabling on two instances sharing the database and Redis', () => {
+  const fixture = useTestApp({ env: { REDIS_URL: TEST_REDIS_URL }, instances: 2 });
+
+  it('a token warm in the other instance’s cache is refused at its next use there', async () => {
+    const [first, second] = fixture.apps;
+    const editor = await callerWithPermissions(first, fixture.db, ['users.edit']);
+    const user = await registerUser(second);
+    // Cached by the second instance.
+    expect((await me(second, user.tokens.access_token)).status).toBe(200);
+    expect((await me(second, user.tokens.access_token)).status).toBe(200);
+    expect((await call(first, 'post', `/api/admin/users/${user.id}/disable`, editor.token)).status).toBe(200);
+    expect((await me(second, user.tokens.access_token)).status).toBe(401);
+    expect((await refresh(second, user.tokens.refresh_token)).status).toBe(401);
   });
 });
