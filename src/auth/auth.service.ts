@@ -88,11 +88,14 @@ export class AuthService {
     const user = await this.verifyPassword(dto, client);
     const method = dto.email ? 'email' : 'mobile';
     // Said only now, after the right password: to anyone else the account looks like any other.
+    // The password was right, so the attempt does not count toward the lockout.
     if (isDisabled(user)) {
+      await this.lockout.succeeded(lockoutSubject(user.id, dto));
       await this.audit.record({ type: 'login.disabled', actorId: user.id, client, details: { method } });
       assertMaySignIn(user);
     }
     if (this.config.requireEmailVerification && !user.emailVerified) {
+      await this.lockout.succeeded(lockoutSubject(user.id, dto));
       await this.audit.record({ type: 'login.unverified', actorId: user.id, client, details: { method } });
       throw new AppException('EMAIL_NOT_VERIFIED', 'Verify your email address before signing in.');
     }
