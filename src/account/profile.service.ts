@@ -24,10 +24,9 @@ export class ProfileService {
   ) {}
 
   async get(user: AuthUser): Promise<AccountResponse> {
-    const profile = await this.users.findProfile(user.id);
+    const profile = await this.users.findCallerProfile(user.id);
     if (!profile) throw invalidToken();
-    const emailVerified = await this.users.isEmailVerified(user.id);
-    return { ...profile, email_verified: emailVerified, roles: user.roles, permissions: user.permissions };
+    return { ...profile, roles: user.roles, permissions: user.permissions };
   }
 
   /** A name change ends nothing; it still goes through the one change operation, which audits it. */

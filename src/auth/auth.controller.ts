@@ -107,8 +107,7 @@ export class AuthController {
   async me(@CurrentUser() user: AuthUser) {
     const profile = await this.principals.profile(user);
     if (!profile) throw invalidToken();
-    const emailVerified = await this.auth.isEmailVerified(user.id);
-    return { ...profile, email_verified: emailVerified, roles: user.roles, permissions: user.permissions };
+    return { ...profile, roles: user.roles, permissions: user.permissions };
   }
 
   @Public()

@@ -147,10 +147,6 @@ export class AuthService {
     return { response: tokenPairResponse(tokens, user, this.config.jwt.accessTokenTtl), tokens };
   }
 
-  isEmailVerified(userId: string): Promise<boolean> {
-    return this.users.isEmailVerified(userId);
-  }
-
   startSession(user: SignInAccount, client: ClientInfo): Promise<IssuedSession> {
     return this.sessions.startWithResponse(user, client);
   }

@@ -3,6 +3,7 @@ import { AppException } from '../common/app-exception.js';
 import { clientAddressKey } from '../common/client-address.js';
 import { AppConfig } from '../config/app-config.js';
 import { AuditLog } from '../core/audit/audit-log.service.js';
+import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { assertCodeLength } from '../core/otp/code-length.js';
 import { attemptsExceeded, expired } from '../core/otp/otp-check.js';
 import { MAX_OTP_ATTEMPTS, OtpCodes } from '../core/otp/otp-codes.js';
@@ -40,6 +41,7 @@ export class EmailCodeService {
     private readonly mail: MailService,
     private readonly config: AppConfig,
     private readonly audit: AuditLog,
+    private readonly versions: AuthzVersions,
   ) {}
 
   async send(email: string, client: ClientInfo): Promise<{ expires_in: number }> {
@@ -100,7 +102,10 @@ export class EmailCodeService {
     const account = result.row.user_id ? await this.users.findSignInAccount(result.row.user_id) : null;
     if (!account || account.email !== email) throw new AppException('INVALID_OTP', 'The code is wrong.');
     // The right code proves the holder reads the address, as a verification link does.
-    await this.users.markEmailVerified(this.transactions.manager, account.id, email);
+    if ((await this.users.markEmailVerified(this.transactions.manager, account.id, email)) === 'verified') {
+      // Every instance drops its cached caller, whose record now says verified.
+      await this.versions.bumpUser(account.id);
+    }
     if (isDisabled(account)) {
       await this.audit.record({
         type: 'login.disabled',

@@ -75,7 +75,9 @@ export class EmailVerificationService {
     const userId = await this.transactions.run(async (manager) => {
       const consumed = await this.tokens.consume(manager, sha256Hex(token));
       // A link mailed to an address the account no longer has verifies nothing.
-      if (!consumed || !(await this.users.markEmailVerified(manager, consumed.user_id, consumed.email))) return null;
+      if (!consumed) return null;
+      const outcome = await this.users.markEmailVerified(manager, consumed.user_id, consumed.email);
+      if (outcome === 'mismatch') return null;
       return consumed.user_id;
     });
     if (!userId) {

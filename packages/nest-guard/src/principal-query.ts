@@ -5,6 +5,7 @@
  * library's shared-database mode, so both ask exactly the same question.
  */
 export const PRINCIPAL_OF_ACTIVE_SESSION_SQL = `SELECT u.id, u.name, u.email, u.mobile, s.expires_at AS session_expires_at,
+        u.email_verified_at IS NOT NULL AS email_verified,
         COALESCE(array_agg(DISTINCT r.name) FILTER (WHERE r.name IS NOT NULL), '{}') AS roles,
         COALESCE(array_agg(DISTINCT p.name) FILTER (WHERE p.name IS NOT NULL), '{}') AS permissions
    FROM sessions s

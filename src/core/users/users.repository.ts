@@ -111,6 +111,7 @@ export interface PrincipalRow {
   name: string;
   email: string;
   mobile: string | null;
+  email_verified: boolean;
   roles: string[];
   permissions: string[];
   session_expires_at: Date;
@@ -268,14 +269,34 @@ export class UsersRepository {
     return row?.verified ?? false;
   }
 
-  /** Marks the address verified while it is still the account's; answers whether it was. */
-  async markEmailVerified(manager: EntityManager, userId: string, email: string): Promise<boolean> {
+  /**
+   * Marks the address verified while it is still the account's: `verified` when it was not yet,
+   * `already` when it was, `mismatch` when the account has another address (or is gone).
+   */
+  async markEmailVerified(
+    manager: EntityManager,
+    userId: string,
+    email: string,
+  ): Promise<'verified' | 'already' | 'mismatch'> {
     const [, affected]: [unknown[], number] = await manager.query(
-      `UPDATE users SET email_verified_at = coalesce(email_verified_at, now()), updated_at = now()
-        WHERE id = $1 AND email = $2`,
+      `UPDATE users SET email_verified_at = now(), updated_at = now()
+        WHERE id = $1 AND email = $2 AND email_verified_at IS NULL`,
       [userId, email],
     );
-    return affected > 0;
+    if (affected > 0) return 'verified';
+    const rows: unknown[] = await manager.query(`SELECT 1 FROM users WHERE id = $1 AND email = $2`, [userId, email]);
+    return rows.length > 0 ? 'already' : 'mismatch';
+  }
+
+  /** The caller's own record, as `/api/auth/me` and `GET /api/account` show it. */
+  async findCallerProfile(
+    userId: string,
+  ): Promise<{ id: string; name: string; email: string; mobile: string | null; email_verified: boolean } | null> {
+    const [row] = await this.dataSource.query(
+      `SELECT id, name, email, mobile, email_verified_at IS NOT NULL AS email_verified FROM users WHERE id = $1`,
+      [userId],
+    );
+    return row ?? null;
   }
 
   /** Disables the account (`until` null: until an administrator enables it), in the caller's transaction. */
