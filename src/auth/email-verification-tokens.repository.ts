@@ -19,14 +19,18 @@ export class EmailVerificationTokensRepository {
     );
   }
 
-  /** Whether a token was issued to the user in the last `seconds`. */
-  async issuedWithin(manager: EntityManager, userId: string, seconds: number): Promise<boolean> {
-    const rows: unknown[] = await manager.query(
-      `SELECT 1 FROM email_verification_tokens
-        WHERE user_id = $1 AND created_at > now() - make_interval(secs => $2) LIMIT 1`,
+  /** The links issued to the user in the last hour: how many, and whether one is from the last `seconds`. */
+  async issuedLastHour(
+    manager: EntityManager,
+    userId: string,
+    seconds: number,
+  ): Promise<{ count: number; recent: boolean }> {
+    const [row] = await manager.query(
+      `SELECT count(*)::int AS count, coalesce(bool_or(created_at > now() - make_interval(secs => $2)), false) AS recent
+         FROM email_verification_tokens WHERE user_id = $1 AND created_at > now() - interval '1 hour'`,
       [userId, seconds],
     );
-    return rows.length > 0;
+    return row;
   }
 
   /** A new link voids the older ones. */

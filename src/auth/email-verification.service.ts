@@ -22,7 +22,8 @@ export const RESEND_VERIFICATION_RESPONSE = {
 /**
  * Proof that an account's holder reads its address: a link of 32 random bytes whose SHA-256 alone
  * is stored, bound to the address it went to, single use, `EMAIL_VERIFICATION_TTL_SECONDS`. One
- * mail per address per OTP_RESEND_SECONDS, whoever asks, with the same answer for every address.
+ * mail per address per OTP_RESEND_SECONDS and OTP_HOURLY_CAP an hour, whoever asks, with the same
+ * answer for every address.
  */
 @Injectable()
 export class EmailVerificationService {
@@ -88,10 +89,12 @@ export class EmailVerificationService {
     return {};
   }
 
-  /** A new link for an unverified account, unless one went out within OTP_RESEND_SECONDS. */
+  /** A new link for an unverified account, unless the address's interval or hourly cap says no. */
   private async reissue(manager: EntityManager, user: { id: string; email: string }, token: string): Promise<boolean> {
     if (await this.users.isEmailVerified(user.id, manager)) return false;
-    if (await this.tokens.issuedWithin(manager, user.id, this.config.otp.resendSeconds)) return false;
+    // One mail per OTP_RESEND_SECONDS and OTP_HOURLY_CAP an hour to the address, whoever asks.
+    const issued = await this.tokens.issuedLastHour(manager, user.id, this.config.otp.resendSeconds);
+    if (issued.recent || issued.count >= this.config.otp.hourlyCap) return false;
     await this.tokens.voidAllOfUser(manager, user.id);
     await this.insertToken(manager, user, token);
     return true;

@@ -188,3 +188,23 @@ describe('email verification, REQUIRE_EMAIL_VERIFICATION on', () => {
     expect(signedIn.body.data.access_token).toEqual(expect.any(String));
   });
 });
+
+describe('verification mails per recipient: OTP_HOURLY_CAP an hour', () => {
+  const fixture = useTestApp({
+    database: 'seeded',
+    smtp: true,
+    env: { APP_URL, OTP_RESEND_SECONDS: '0', OTP_HOURLY_CAP: '2' },
+  });
+
+  it('the registration’s link and one resend reach the address; further resends answer the same and send nothing', async () => {
+    const { app, smtp: sink } = fixture;
+    const user = await registerUser(app);
+    await sink.waitForVerificationMail(user.email);
+    const first = await resend(app, user.email);
+    await sink.waitForVerificationMail(user.email, 2);
+    const capped = await resend(app, user.email);
+    expect({ status: capped.status, body: capped.body }).toEqual({ status: first.status, body: first.body });
+    await sleep(300);
+    expect(sink.verificationMailsTo(user.email)).toHaveLength(2);
+  });
+});
