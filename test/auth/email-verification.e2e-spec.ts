@@ -101,6 +101,22 @@ describe('email verification, REQUIRE_EMAIL_VERIFICATION off (the default)', () 
     expect((await verifyEmail(app, token)).body.error.code).toBe('CONFIRMATION_TOKEN_INVALID');
   });
 
+  it('an address confirmed through the holder’s email change is verified', async () => {
+    const user = await registerUser(app);
+    expect((await me(app, user.tokens.access_token)).body.data.email_verified).toBe(false);
+    const newEmail = uniqueEmail('confirmed');
+    const asked = await request(app.getHttpServer())
+      .post('/api/account/email')
+      .set('authorization', `Bearer ${user.tokens.access_token}`)
+      .send({ email: newEmail });
+    expect(asked.status).toBe(200);
+    const link = await sink.waitForMail(newEmail);
+    const token = /\/confirm-email\?token=([A-Za-z0-9_-]+)/.exec(link.text)![1];
+    expect((await request(app.getHttpServer()).post('/api/account/email/confirm').send({ token })).status).toBe(200);
+    const after = await me(app, user.tokens.access_token);
+    expect(after.body.data).toMatchObject({ email: newEmail, email_verified: true });
+  });
+
   it('resend answers the same body for unknown, verified and unverified addresses, and mails only the last', async () => {
     const unverified = await registerUser(app);
     const first = verificationTokenFrom(await sink.waitForVerificationMail(unverified.email));
