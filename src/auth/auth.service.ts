@@ -28,6 +28,7 @@ export interface PendingVerification {
   user: PublicUser;
   requires_email_verification: true;
 }
+import { oneFactor } from '../core/sessions/authentication-methods.js';
 
 export type { PublicUser, TokenPairResponse };
 
@@ -101,14 +102,16 @@ export class AuthService {
     }
     const secondFactors = await this.twoFactor.methodsFor(user);
     if (secondFactors.length > 0) {
-      // The attempt stays counted until the second factor succeeds: knowing the password must
-      // not reset the count that wrong codes add to (TwoFactorService.verify).
+      // The lockout counts failures only: the right password gives back the attempt it counted,
+      // without clearing earlier failures (wrong codes add to them; TwoFactorService.verify),
+      // also when the challenge is then refused (the mobile's SMS cap).
+      await this.lockout.giveBack(lockoutSubject(user.id, dto));
       const challenge = await this.twoFactor.challenge(user, client, secondFactors);
       await this.audit.record({ type: '2fa.challenge', actorId: user.id, client, details: { method } });
       return { challenge };
     }
     // One statement: the session, its audit event, and the end of the lockout count.
-    return this.sessions.startWithResponse(user, client, {
+    return this.sessions.startWithResponse(user, client, oneFactor('pwd'), {
       event: { type: 'login.success', actorId: user.id, details: { method } },
       attemptsOf: lockoutSubject(user.id, dto),
     });
@@ -148,6 +151,6 @@ export class AuthService {
   }
 
   startSession(user: SignInAccount, client: ClientInfo): Promise<IssuedSession> {
-    return this.sessions.startWithResponse(user, client);
+    return this.sessions.startWithResponse(user, client, oneFactor('pwd'));
   }
 }

@@ -4,6 +4,7 @@ import { clientAddressKey } from '../common/client-address.js';
 import { AppConfig } from '../config/app-config.js';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
+import { oneFactor } from '../core/sessions/authentication-methods.js';
 import { assertCodeLength } from '../core/otp/code-length.js';
 import { attemptsExceeded, expired } from '../core/otp/otp-check.js';
 import { MAX_OTP_ATTEMPTS, OtpCodes } from '../core/otp/otp-codes.js';
@@ -118,7 +119,7 @@ export class EmailCodeService {
     // One factor: an account with a second factor (an app, or the privileged accounts' SMS) gets its challenge.
     const secondFactors = await this.twoFactor.methodsFor(account);
     if (secondFactors.length > 0) {
-      const challenge = await this.twoFactor.challenge(account, client, secondFactors);
+      const challenge = await this.twoFactor.challenge(account, client, secondFactors, 'otp');
       await this.audit.record({
         type: '2fa.challenge',
         actorId: account.id,
@@ -135,7 +136,7 @@ export class EmailCodeService {
           : 'Administrators must sign in with a second factor.',
       );
     }
-    return this.sessions.startWithResponse(account, client, {
+    return this.sessions.startWithResponse(account, client, oneFactor('otp'), {
       event: { type: 'email_code.success', actorId: account.id },
     });
   }

@@ -53,7 +53,7 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
       methods: {
         type: 'array',
         items: string({ enum: ['totp', 'sms', 'recovery'] }),
-        description: 'present when the account has an authenticator app',
+        description: 'present when the account has an authenticator app (after an SMS sign-in, without `sms`)',
       },
     },
     ['methods'],
@@ -173,6 +173,12 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
       roles: { type: 'array', items: string() },
       permissions: { type: 'array', items: string() },
       token_type: string({ enum: ['access'] }),
+      auth_time: { type: 'integer', description: 'when the holder last proved presence, seconds since the epoch' },
+      amr: {
+        type: 'array',
+        items: string({ enum: ['pwd', 'otp', 'sms', 'hwk', 'mfa'] }),
+        description: 'RFC 8176: how they proved it',
+      },
     },
   },
   Jwk: {
@@ -208,7 +214,7 @@ export const ENVELOPED_DATA: Record<string, Schema> = {
   'AuthController.forgotPassword': ref('ForgotPasswordAnswer'),
   'AuthController.resetPassword': empty,
   'OtpController.sendOtp': ref('OtpSent'),
-  'OtpController.verifyOtp': tokenPair,
+  'OtpController.verifyOtp': { oneOf: [tokenPair, ref('TwoFactorChallenge')] },
   'OtpController.verifyTwoFactor': tokenPair,
   'AccountController.get': ref('Caller'),
   'AccountController.update': ref('Caller'),
@@ -223,6 +229,7 @@ export const ENVELOPED_DATA: Record<string, Schema> = {
   'AccountController.startTotp': ref('TotpEnrolment'),
   'AccountController.confirmTotp': ref('RecoveryCodes'),
   'AccountController.disableTotp': empty,
+  'AccountController.reauthenticate': { oneOf: [tokenPair, ref('OtpSent')] },
   'AdminSessionsController.list': list(ref('Session')),
   'AdminSessionsController.revokeAll': empty,
   'AdminSessionsController.revokeOne': empty,
@@ -259,6 +266,78 @@ export const ENVELOPED_DATA: Record<string, Schema> = {
   'HealthController.ready': ref('Readiness'),
 };
 
+/**
+ * Refusals particular to one handler, beside those every handler of its kind gets (400, 429, and
+ * 401/403 from its authentication, permissions and freshness).
+ */
+export const EXTRA_ANSWERS: Record<string, { status: number; description: string }[]> = {
+  'AccountController.reauthenticate': [
+    {
+      status: 401,
+      description:
+        'INVALID_CREDENTIALS (wrong password) or INVALID_OTP, OTP_EXPIRED, OTP_ATTEMPTS_EXCEEDED (codes); a wrong proof counts toward the account lockout. UNAUTHENTICATED without a valid access token.',
+    },
+    { status: 429, description: 'RATE_LIMITED: the account is locked out, or the SMS cooldown or hourly cap holds.' },
+  ],
+  'AccountController.disableTotp': [
+    {
+      status: 403,
+      description:
+        'REAUTHENTICATION_REQUIRED unless the re-authentication included a second factor (`amr` with `otp` or `mfa`).',
+    },
+    { status: 404, description: 'NOT_FOUND: no authenticator app is enrolled.' },
+  ],
+  'OtpController.verifyOtp': [
+    {
+      status: 403,
+      description:
+        'LOGIN_METHOD_DISABLED: SMS sign-in is off, or a privileged account without a second factor; ACCOUNT_DISABLED after a right code.',
+    },
+    { status: 401, description: 'INVALID_OTP, OTP_EXPIRED or OTP_ATTEMPTS_EXCEEDED.' },
+  ],
+  'AuthController.login': [
+    { status: 401, description: 'INVALID_CREDENTIALS: wrong password or unknown account (same body and timing).' },
+    {
+      status: 403,
+      description:
+        'LOGIN_METHOD_DISABLED; ACCOUNT_DISABLED or EMAIL_NOT_VERIFIED (REQUIRE_EMAIL_VERIFICATION), said only after the right password.',
+    },
+  ],
+  'AuthController.refresh': [
+    { status: 401, description: 'UNAUTHENTICATED or REFRESH_TOKEN_REUSED.' },
+    { status: 403, description: 'ACCOUNT_DISABLED: the session is live but its account is disabled.' },
+  ],
+  'AuthController.register': [{ status: 409, description: 'CONFLICT: the email or mobile is taken.' }],
+  'AuthController.verifyEmail': [
+    {
+      status: 400,
+      description:
+        'CONFIRMATION_TOKEN_INVALID: unknown, expired or used link, or one mailed to an address the account no longer has.',
+    },
+  ],
+  'OtpController.verifyTwoFactor': [
+    { status: 401, description: 'INVALID_OTP, OTP_EXPIRED or OTP_ATTEMPTS_EXCEEDED.' },
+    { status: 403, description: 'ACCOUNT_DISABLED after a right code.' },
+  ],
+  'EmailCodeController.send': [{ status: 403, description: 'LOGIN_METHOD_DISABLED: the email_code flag is off.' }],
+  'EmailCodeController.verify': [
+    { status: 401, description: 'INVALID_OTP (with attempts_remaining), OTP_EXPIRED or OTP_ATTEMPTS_EXCEEDED.' },
+    {
+      status: 403,
+      description:
+        'LOGIN_METHOD_DISABLED (flag off, or a privileged account without a second factor); ACCOUNT_DISABLED after a right code.',
+    },
+  ],
+  'UsersController.disable': [
+    { status: 404, description: 'NOT_FOUND: no such user.' },
+    { status: 409, description: 'CONFLICT: the last enabled holder of the admin role.' },
+  ],
+  'UsersController.enable': [{ status: 404, description: 'NOT_FOUND: no such user.' }],
+  'AccountController.delete': [
+    { status: 409, description: 'CONFLICT: the last administrator cannot delete their account.' },
+  ],
+};
+
 /** Answers sent as they are, without the envelope (standards that fix their own format). */
 export const BARE_ANSWERS: Record<string, Schema> = {
   'IntrospectionController.introspect': ref('Introspection'),
@@ -286,44 +365,6 @@ export const PAGE_ANSWERS: Record<string, { produces: string; description: strin
     produces: 'text/css',
     description: "The verification page's style sheet.",
   },
-};
-
-/**
- * Refusals a handler answers beyond the ones every route of its kind has (400, 429, and 401/403
- * for guarded routes), by `Controller.method`: status → what it means.
- */
-export const ERROR_ANSWERS: Record<string, Record<number, string>> = {
-  'AuthController.login': {
-    401: 'INVALID_CREDENTIALS: wrong password or unknown account (same body and timing).',
-    403: 'LOGIN_METHOD_DISABLED; ACCOUNT_DISABLED or EMAIL_NOT_VERIFIED (REQUIRE_EMAIL_VERIFICATION), said only after the right password.',
-  },
-  'AuthController.refresh': {
-    401: 'UNAUTHENTICATED or REFRESH_TOKEN_REUSED.',
-    403: 'ACCOUNT_DISABLED: the session is live but its account is disabled.',
-  },
-  'AuthController.register': { 409: 'CONFLICT: the email or mobile is taken.' },
-  'AuthController.verifyEmail': {
-    400: 'CONFIRMATION_TOKEN_INVALID: unknown, expired or used link, or one mailed to an address the account no longer has.',
-  },
-  'OtpController.verifyOtp': {
-    401: 'INVALID_OTP, OTP_EXPIRED or OTP_ATTEMPTS_EXCEEDED.',
-    403: 'LOGIN_METHOD_DISABLED; ACCOUNT_DISABLED after a right code.',
-  },
-  'OtpController.verifyTwoFactor': {
-    401: 'INVALID_OTP, OTP_EXPIRED or OTP_ATTEMPTS_EXCEEDED.',
-    403: 'ACCOUNT_DISABLED after a right code.',
-  },
-  'EmailCodeController.send': { 403: 'LOGIN_METHOD_DISABLED: the email_code flag is off.' },
-  'EmailCodeController.verify': {
-    401: 'INVALID_OTP (with attempts_remaining), OTP_EXPIRED or OTP_ATTEMPTS_EXCEEDED.',
-    403: 'LOGIN_METHOD_DISABLED (flag off, or a privileged account without a second factor); ACCOUNT_DISABLED after a right code.',
-  },
-  'UsersController.disable': {
-    404: 'NOT_FOUND: no such user.',
-    409: 'CONFLICT: the last enabled holder of the admin role.',
-  },
-  'UsersController.enable': { 404: 'NOT_FOUND: no such user.' },
-  'AccountController.delete': { 409: 'CONFLICT: the last administrator cannot delete their account.' },
 };
 
 /** Handlers authenticated by HTTP Basic client credentials instead of an access token. */

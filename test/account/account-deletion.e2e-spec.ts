@@ -1,7 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { login, loginTokens, me, refresh, registerUser } from '../support/auth-factory.js';
+import { SignJWT, decodeProtectedHeader } from 'jose';
+import { decodeJwt, login, loginTokens, me, refresh, registerUser } from '../support/auth-factory.js';
+import { TEST_JWT_SECRET } from '../support/test-config.js';
 import { useTestApp } from '../support/fixture.js';
 import { grantRoles } from '../support/rbac-factory.js';
 
@@ -9,6 +11,15 @@ function deleteAccount(app: NestFastifyApplication, token?: string, body?: objec
   const req = request(app.getHttpServer()).delete('/api/account');
   if (token) void req.set('authorization', `Bearer ${token}`);
   return body === undefined ? req : req.send(body);
+}
+
+/** A copy of a real access token whose `auth_time` lies `ageSeconds` in the past, signed with the test secret. */
+async function agedCopy(token: string, ageSeconds: number): Promise<string> {
+  const header = decodeProtectedHeader(token);
+  const { payload } = decodeJwt(token);
+  return new SignJWT({ ...payload, auth_time: Math.floor(Date.now() / 1000) - ageSeconds })
+    .setProtectedHeader({ alg: header.alg!, ...(header.kid ? { kid: header.kid } : {}) })
+    .sign(new TextEncoder().encode(TEST_JWT_SECRET));
 }
 
 const count = async (db: DataSource, sql: string, params: unknown[]) =>
@@ -64,6 +75,24 @@ describe('deleting one’s own account', () => {
     const again = await registerUser(app, { email: user.email });
     expect(again.id).not.toBe(user.id);
     expect((await me(app, again.tokens.access_token)).status).toBe(200);
+  });
+
+  it('needs fresh authentication: a token whose auth_time is older than REAUTH_MAX_AGE is 403, and nothing is deleted', async () => {
+    const user = await registerUser(app);
+    const stale = await agedCopy(user.tokens.access_token, 301);
+    const refused = await deleteAccount(app, stale);
+    expect({ status: refused.status, code: refused.body.error.code }).toEqual({
+      status: 403,
+      code: 'REAUTHENTICATION_REQUIRED',
+    });
+    expect((await me(app, user.tokens.access_token)).status).toBe(200);
+    // After a re-authentication the same session may delete the account.
+    const proof = await request(app.getHttpServer())
+      .post('/api/account/reauthenticate')
+      .set('authorization', `Bearer ${stale}`)
+      .send({ password: user.password });
+    expect(proof.status).toBe(200);
+    expect((await deleteAccount(app, proof.body.data.access_token)).status).toBe(200);
   });
 
   it('needs an access token, and takes no body', async () => {

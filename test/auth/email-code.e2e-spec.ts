@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { registerUser, sleep, uniqueEmail, uniqueMobile } from '../support/auth-factory.js';
+import { decodeJwt, registerUser, sleep, uniqueEmail, uniqueMobile } from '../support/auth-factory.js';
 import { useTestApp } from '../support/fixture.js';
 import { call, callerWithPermissions, grantRoles } from '../support/rbac-factory.js';
 import type { ReceivedMail, SmtpSink } from '../support/smtp-sink.js';
@@ -84,7 +84,10 @@ describe('sign-in by email code, flag on', () => {
     const res = await verifyCode(app, user.email, code);
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ token_type: 'Bearer', user: { id: user.id, email: user.email } });
-    expect(res.body.data.access_token).toEqual(expect.any(String));
+    expect(decodeJwt(res.body.data.access_token).payload).toMatchObject({
+      amr: ['otp'],
+      auth_time: expect.any(Number),
+    });
     // The code proved the address.
     const me = await call(app, 'get', '/api/auth/me', res.body.data.access_token);
     expect(me.body.data.email_verified).toBe(true);

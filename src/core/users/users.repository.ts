@@ -359,6 +359,12 @@ export class UsersRepository {
     await manager.query(`UPDATE users SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1`, params);
   }
 
+  /** The user's email as it is now, read in the caller's transaction. */
+  async findEmail(manager: EntityManager, userId: string): Promise<string | null> {
+    const [row] = await manager.query(`SELECT email FROM users WHERE id = $1`, [userId]);
+    return row?.email ?? null;
+  }
+
   /**
    * A page of users with their roles and the number of users matching, under the admin statement
    * timeout. The total counts users alone, never the role join.

@@ -7,6 +7,7 @@ export type OutboxStatus = 'pending' | 'sent' | 'failed' | 'dropped';
 export type OutboxKind =
   | 'otp.login'
   | '2fa'
+  | 'reauth'
   | 'password_reset'
   | 'notice'
   | 'email_change'
