@@ -58,7 +58,7 @@ export class EmailCodeService {
       const withinInterval = last !== null && new Date(last).getTime() + resendSeconds * 1000 > Date.now();
       if (withinInterval || sent >= hourlyCap) {
         // The same answer, and a stand-in queued so the work matches: the recipient is not mailed again.
-        await this.mail.queue(null, { kind: 'email_code', userId: null }, manager);
+        await this.mail.queue(null, { kind: 'email_code', userId: null, perRecipient: true }, manager);
         return;
       }
       // A disabled account is answered like an address of nobody's: no mail, a code that matches nothing.
@@ -76,7 +76,8 @@ export class EmailCodeService {
       recipient = holder ? holder.email : null;
       await this.mail.queue(
         holder ? this.codeMail(holder.email, code) : null,
-        { kind: 'email_code', userId: holder?.id ?? null },
+        // The address is the request's choice: under the outbox's per-recipient limit too, whoever asks.
+        { kind: 'email_code', userId: holder?.id ?? null, perRecipient: true },
         manager,
       );
     });

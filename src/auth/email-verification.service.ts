@@ -63,7 +63,8 @@ export class EmailVerificationService {
       sent = user ? await this.reissue(manager, user, token) : false;
       await this.mail.queue(
         sent ? this.verificationMail(user!.email, token) : null,
-        { kind: 'email_verification', userId: user?.id ?? null },
+        // The address is the request's choice: under the outbox's per-recipient limit too, whoever asks.
+        { kind: 'email_verification', userId: user?.id ?? null, perRecipient: true },
         manager,
       );
     });

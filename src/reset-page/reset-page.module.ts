@@ -1,6 +1,15 @@
 import { Module } from '@nestjs/common';
+import { CancelEmailChangePageController, ConfirmEmailPageController } from './email-change-pages.controller.js';
 import { ResetPageController } from './reset-page.controller.js';
 import { VerifyEmailPageController } from './verify-email-page.controller.js';
 
-@Module({ controllers: [ResetPageController, VerifyEmailPageController] })
+/** The small HTML pages that links in mails open. */
+@Module({
+  controllers: [
+    ResetPageController,
+    ConfirmEmailPageController,
+    CancelEmailChangePageController,
+    VerifyEmailPageController,
+  ],
+})
 export class ResetPageModule {}
