@@ -45,7 +45,8 @@ export async function logStartupBanner(app: NestFastifyApplication, config: AppC
       : `${name}=${storedValue} (stored value wins over ${variable}=${envValue}; change it with PUT /api/admin/settings)`;
   logger.log(
     `Login methods: ${describe('email_password', 'AUTH_EMAIL_PASSWORD', stored.emailPassword, config.loginMethods.emailPassword)}, ` +
-      describe('mobile_otp', 'AUTH_MOBILE_OTP', stored.mobileOtp, config.loginMethods.mobileOtp),
+      `${describe('mobile_otp', 'AUTH_MOBILE_OTP', stored.mobileOtp, config.loginMethods.mobileOtp)}, ` +
+      describe('email_code', 'AUTH_EMAIL_CODE', stored.emailCode, config.loginMethods.emailCode),
   );
   if (stored.emailPassword && stored.mobileOtp) {
     const unreachable = await app.get(UsersRepository).countPrivilegedWithoutMobile();

@@ -25,6 +25,7 @@ import { MobileChangeService } from './mobile-change.service.js';
 import { PasswordChangeService } from './password-change.service.js';
 import { ProfileService } from './profile.service.js';
 import { TotpEnrolmentService } from './totp-enrolment.service.js';
+import { AccountDeletionService } from './account-deletion.service.js';
 
 /** The signed-in person's own account: every route needs their access token and no permission. */
 @Controller('account')
@@ -38,6 +39,7 @@ export class AccountController {
     private readonly mobileChange: MobileChangeService,
     private readonly reauthentication: ReauthenticationService,
     private readonly config: AppConfig,
+    private readonly deletion: AccountDeletionService,
   ) {}
 
   /** Proof of presence: a fresh `auth_time` for this session (sets the cookies like a sign-in). */
@@ -65,6 +67,17 @@ export class AccountController {
   @Patch()
   update(@CurrentUser() user: AuthUser, @Body() dto: UpdateAccountDto, @Req() request: FastifyRequest) {
     return this.profile.rename(user, dto.name, clientOf(request));
+  }
+
+  /** The holder deletes their own account: everything of it goes, audit events keep its id. */
+  @Delete()
+  @RequireFreshAuth()
+  delete(
+    @CurrentUser() user: AuthUser,
+    @Body(EmptyBodyPipe) _body: Record<string, never>,
+    @Req() request: FastifyRequest,
+  ): Promise<Record<string, never>> {
+    return this.deletion.delete(user, clientOf(request));
   }
 
   @Post('password')

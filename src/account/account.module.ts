@@ -21,6 +21,8 @@ import { ProfileService } from './profile.service.js';
 import { ReauthenticationService } from './reauthentication.service.js';
 import { SecondFactorModule } from '../core/second-factor/second-factor.module.js';
 import { TotpEnrolmentService } from './totp-enrolment.service.js';
+import { AccountDeletionService } from './account-deletion.service.js';
+import { RolesModule } from '../core/roles/roles.module.js';
 
 /** The signed-in person's own account: profile, password, contact details, sessions, second factors. */
 @Module({
@@ -36,6 +38,7 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
     SecondFactorModule,
     MailModule,
     OtpCoreModule,
+    RolesModule,
   ],
   controllers: [AccountController, AdminSessionsController],
   providers: [
@@ -48,6 +51,7 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
     AccountChangesRepository,
     EmailChangeService,
     MobileChangeService,
+    AccountDeletionService,
   ],
   // The enrolment guard is registered globally by AppModule and needs the sign-in's second-factor rules.
   exports: [AccountSessionsService, UsersModule, TwoFactorModule],

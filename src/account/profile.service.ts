@@ -10,6 +10,7 @@ export interface AccountResponse {
   name: string;
   email: string;
   mobile: string | null;
+  email_verified: boolean;
   roles: readonly string[];
   permissions: readonly string[];
 }
@@ -23,7 +24,7 @@ export class ProfileService {
   ) {}
 
   async get(user: AuthUser): Promise<AccountResponse> {
-    const profile = await this.users.findProfile(user.id);
+    const profile = await this.users.findCallerProfile(user.id);
     if (!profile) throw invalidToken();
     return { ...profile, roles: user.roles, permissions: user.permissions };
   }

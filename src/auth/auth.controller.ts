@@ -11,7 +11,16 @@ import {
   REFRESH_TOKEN_COOKIE,
   setAuthCookies,
 } from '../core/sessions/auth-cookies.js';
-import { ForgotPasswordDto, LoginDto, RefreshDto, RegisterDto, ResetPasswordDto } from './auth.dto.js';
+import {
+  ForgotPasswordDto,
+  LoginDto,
+  RefreshDto,
+  RegisterDto,
+  ResendVerificationDto,
+  ResetPasswordDto,
+  VerifyEmailDto,
+} from './auth.dto.js';
+import { EmailVerificationService } from './email-verification.service.js';
 import { AuthService, type TokenPairResponse } from './auth.service.js';
 import { clientOf } from '../core/sessions/client-info.js';
 import { CurrentUser } from '@auth-rbac/nest-guard';
@@ -28,6 +37,7 @@ export class AuthController {
     private readonly passwordReset: PasswordResetService,
     private readonly principals: PrincipalService,
     private readonly config: AppConfig,
+    private readonly verification: EmailVerificationService,
   ) {}
 
   @Public()
@@ -37,7 +47,23 @@ export class AuthController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.withCookies(reply, await this.auth.register(dto, clientOf(request)));
+    const outcome = await this.auth.register(dto, clientOf(request));
+    // Under REQUIRE_EMAIL_VERIFICATION the account waits for its address: no session, no cookies.
+    return 'requires_email_verification' in outcome ? outcome : this.withCookies(reply, outcome);
+  }
+
+  @Public()
+  @Post('verify-email')
+  @HttpCode(HttpStatus.OK)
+  verifyEmail(@Body() dto: VerifyEmailDto, @Req() request: FastifyRequest) {
+    return this.verification.verify(dto.token, clientOf(request));
+  }
+
+  @Public()
+  @Post('verify-email/resend')
+  @HttpCode(HttpStatus.OK)
+  resendVerification(@Body() dto: ResendVerificationDto, @Req() request: FastifyRequest) {
+    return this.verification.resend(dto.email, clientOf(request));
   }
 
   @Public()

@@ -1,6 +1,7 @@
 import {
   IsString,
   Length,
+  Matches,
   MaxLength,
   MinLength,
   registerDecorator,
@@ -61,6 +62,32 @@ export class RefreshDto {
   @MinLength(1)
   @MaxLength(4096)
   refresh_token?: string;
+}
+
+export class VerifyEmailDto {
+  @IsString()
+  @Length(1, 256)
+  token!: string;
+}
+
+export class ResendVerificationDto {
+  @IsAccountEmail()
+  email!: string;
+}
+
+export class EmailCodeRequestDto {
+  @IsAccountEmail()
+  email!: string;
+}
+
+export class VerifyEmailCodeDto {
+  @IsAccountEmail()
+  email!: string;
+
+  /** OTP_LENGTH digits; the length itself is checked against the configuration. */
+  @IsString()
+  @Matches(/^\d{4,10}$/, { message: 'code must be a code of digits' })
+  code!: string;
 }
 
 export class ForgotPasswordDto {

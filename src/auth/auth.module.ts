@@ -13,6 +13,11 @@ import { AuthRepositoriesModule } from '../core/sessions/auth-repositories.modul
 import { AuthService } from './auth.service.js';
 import { JwksController } from './jwks.controller.js';
 import { PasswordResetService } from './password-reset.service.js';
+import { EmailVerificationService } from './email-verification.service.js';
+import { EmailVerificationTokensRepository } from './email-verification-tokens.repository.js';
+import { EmailCodeController } from './email-code.controller.js';
+import { EmailCodeService } from './email-code.service.js';
+import { EmailCodesRepository } from './email-codes.repository.js';
 import { PasswordModule } from '../core/passwords/password.module.js';
 import { SessionsModule } from '../core/sessions/sessions.module.js';
 
@@ -31,7 +36,14 @@ import { SessionsModule } from '../core/sessions/sessions.module.js';
     SessionsModule,
     TwoFactorModule,
   ],
-  controllers: [AuthController, JwksController],
-  providers: [AuthService, PasswordResetService],
+  controllers: [AuthController, JwksController, EmailCodeController],
+  providers: [
+    AuthService,
+    PasswordResetService,
+    EmailVerificationService,
+    EmailVerificationTokensRepository,
+    EmailCodeService,
+    EmailCodesRepository,
+  ],
 })
 export class AuthModule {}

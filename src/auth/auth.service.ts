@@ -19,6 +19,15 @@ import {
   type TokenPairResponse,
 } from '../core/sessions/session.service.js';
 import { Transactions } from '../database/transactions.js';
+import { assertMaySignIn, isDisabled } from '../core/users/account-status.js';
+import type { SignInAccount } from '../core/users/users.repository.js';
+import { EmailVerificationService } from './email-verification.service.js';
+
+/** A registration under REQUIRE_EMAIL_VERIFICATION: the account, and no session until the address is proved. */
+export interface PendingVerification {
+  user: PublicUser;
+  requires_email_verification: true;
+}
 import { oneFactor } from '../core/sessions/authentication-methods.js';
 
 export type { PublicUser, TokenPairResponse };
@@ -36,24 +45,38 @@ export class AuthService {
     private readonly config: AppConfig,
     private readonly lockout: LoginLockout,
     private readonly audit: AuditLog,
+    private readonly verification: EmailVerificationService,
   ) {}
 
-  async register(dto: RegisterDto, client: ClientInfo): Promise<IssuedSession> {
+  /**
+   * A new account and its verification link (mailed whatever REQUIRE_EMAIL_VERIFICATION says); a
+   * session at once, unless the flag asks for the address to be proved first.
+   */
+  async register(dto: RegisterDto, client: ClientInfo): Promise<IssuedSession | PendingVerification> {
     // Hashing happens before the transaction: Argon2 is slow and must not hold a connection.
     const passwordHash = await this.passwords.hash(dto.password);
-    let user: PublicUser;
+    let user: SignInAccount;
     try {
-      user = await this.transactions.run((manager) =>
-        this.users.insertWithRole(
+      user = await this.transactions.run(async (manager) => {
+        const created = await this.users.insertWithRole(
           manager,
           { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash },
           SystemRoles.User,
-        ),
-      );
+        );
+        await this.verification.issueInTransaction(manager, created);
+        return created;
+      });
     } catch (error) {
       throw asConflict(error);
     }
+    this.verification.dispatch();
     await this.audit.record({ type: 'register', actorId: user.id, targetType: 'user', targetId: user.id, client });
+    if (this.config.requireEmailVerification) {
+      return {
+        user: { id: user.id, name: user.name, email: user.email, mobile: user.mobile },
+        requires_email_verification: true,
+      };
+    }
     return this.startSession(user, client);
   }
 
@@ -65,6 +88,18 @@ export class AuthService {
     }
     const user = await this.verifyPassword(dto, client);
     const method = dto.email ? 'email' : 'mobile';
+    // Said only now, after the right password: to anyone else the account looks like any other.
+    // The password was right, so the attempt does not count toward the lockout.
+    if (isDisabled(user)) {
+      await this.lockout.succeeded(lockoutSubject(user.id, dto));
+      await this.audit.record({ type: 'login.disabled', actorId: user.id, client, details: { method } });
+      assertMaySignIn(user);
+    }
+    if (this.config.requireEmailVerification && !user.emailVerified) {
+      await this.lockout.succeeded(lockoutSubject(user.id, dto));
+      await this.audit.record({ type: 'login.unverified', actorId: user.id, client, details: { method } });
+      throw new AppException('EMAIL_NOT_VERIFIED', 'Verify your email address before signing in.');
+    }
     const secondFactors = await this.twoFactor.methodsFor(user);
     if (secondFactors.length > 0) {
       // The lockout counts failures only: the right password gives back the attempt it counted,
@@ -115,7 +150,7 @@ export class AuthService {
     return { response: tokenPairResponse(tokens, user, this.config.jwt.accessTokenTtl), tokens };
   }
 
-  startSession(user: PublicUser, client: ClientInfo): Promise<IssuedSession> {
+  startSession(user: SignInAccount, client: ClientInfo): Promise<IssuedSession> {
     return this.sessions.startWithResponse(user, client, oneFactor('pwd'));
   }
 }

@@ -85,3 +85,63 @@ export class ListRolesCommand extends CommandRunner {
     }
   }
 }
+
+interface DisableUserOptions {
+  email?: string;
+  reason?: string;
+  until?: string;
+}
+
+@Command({
+  name: 'disable-user',
+  description:
+    'Disable the account with this email: no sign-in of any kind, every session ends at once (the last enabled administrator cannot be disabled)',
+})
+export class DisableUserCommand extends CommandRunner {
+  constructor(private readonly accounts: AdminAccountsService) {
+    super();
+  }
+
+  async run(_args: string[], options: DisableUserOptions): Promise<void> {
+    if (!options.email) throw new CliError('disable-user needs --email.');
+    const user = await this.accounts.disableUser(options.email, { reason: options.reason, until: options.until });
+    const until = user.disabled_until ? ` until ${new Date(user.disabled_until).toISOString()}` : '';
+    process.stdout.write(`Disabled ${user.email}${until}; its sessions are revoked.\n`);
+  }
+
+  @Option({ flags: '--email <email>', description: 'email address of the account' })
+  parseEmail(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--reason <reason>', description: 'why, for administrators (at most 255 characters)' })
+  parseReason(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--until <time>',
+    description: 'ISO 8601 date and time in the future when the account is enabled again by itself',
+  })
+  parseUntil(value: string): string {
+    return value;
+  }
+}
+
+@Command({ name: 'enable-user', description: 'Enable a disabled account with this email' })
+export class EnableUserCommand extends CommandRunner {
+  constructor(private readonly accounts: AdminAccountsService) {
+    super();
+  }
+
+  async run(_args: string[], options: { email?: string }): Promise<void> {
+    if (!options.email) throw new CliError('enable-user needs --email.');
+    const user = await this.accounts.enableUser(options.email);
+    process.stdout.write(`Enabled ${user.email}.\n`);
+  }
+
+  @Option({ flags: '--email <email>', description: 'email address of the account' })
+  parseEmail(value: string): string {
+    return value;
+  }
+}

@@ -12,6 +12,9 @@ import { RolesRepository } from '../core/roles/roles.repository.js';
 import { UsersRepository } from '../core/users/users.repository.js';
 import { Transactions } from '../database/transactions.js';
 import { uniqueViolationField } from '../common/unique-violation.js';
+import { AppException } from '../common/app-exception.js';
+import type { AdminUserRow } from '../core/users/users.repository.js';
+import { UserDisablingService } from '../users/user-disabling.service.js';
 
 /** A refusal the CLI prints as its one line before exiting with status 1. */
 export class CliError extends Error {
@@ -33,6 +36,7 @@ export class AdminAccountsService {
     private readonly hasher: PasswordHasher,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
+    private readonly disabling: UserDisablingService,
   ) {}
 
   /** The same rules as registration: name, email, optional mobile and a strong password. */
@@ -56,7 +60,7 @@ export class AdminAccountsService {
       user = await this.transactions.run((manager) =>
         this.users.insertWithRole(
           manager,
-          { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash },
+          { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash, emailVerified: true },
           'admin',
         ),
       );
@@ -89,6 +93,42 @@ export class AdminAccountsService {
       details: { via: 'cli', added: role.name },
     });
     return 'assigned';
+  }
+
+  /** As the API's disable, with the operator for actor: the last enabled administrator stays enabled. */
+  async disableUser(email: string, options: { reason?: string; until?: string }): Promise<AdminUserRow> {
+    const user = await this.findUser(email);
+    let until: Date | null = null;
+    if (options.until !== undefined) {
+      until = new Date(options.until);
+      if (!/T/.test(options.until) || Number.isNaN(until.getTime()))
+        throw new CliError('Invalid --until: an ISO 8601 date and time is expected (2030-01-31T12:00:00Z).');
+      if (until.getTime() <= Date.now()) throw new CliError('Invalid --until: it must be in the future.');
+    }
+    if (options.reason !== undefined && options.reason.length > 255)
+      throw new CliError('Invalid --reason: at most 255 characters.');
+    return this.asCliError(() => this.disabling.disable(user.id, { reason: options.reason ?? null, until }, null));
+  }
+
+  async enableUser(email: string): Promise<AdminUserRow> {
+    const user = await this.findUser(email);
+    return this.asCliError(() => this.disabling.enable(user.id, null));
+  }
+
+  private async findUser(email: string): Promise<{ id: string }> {
+    const user = await this.users.findIdByEmail(normalizeEmail(email));
+    if (!user) throw new CliError(`No account with the email ${email}.`);
+    return user;
+  }
+
+  /** The service's refusals (the last administrator) as the command's one line. */
+  private async asCliError<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof AppException) throw new CliError(error.message);
+      throw error;
+    }
   }
 
   async listRoles(): Promise<{ name: string; isSystem: boolean; permissions: string[] }[]> {

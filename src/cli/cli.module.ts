@@ -11,7 +11,14 @@ import { RevokeSessionsCommand, ResetSecondFactorCommand } from './account-recov
 import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
 import { RedisModule } from '../redis/redis.module.js';
 import { UsersModule } from '../core/users/users.module.js';
-import { AssignRoleCommand, CreateAdminCommand, ListRolesCommand } from './account.commands.js';
+import {
+  AssignRoleCommand,
+  CreateAdminCommand,
+  DisableUserCommand,
+  EnableUserCommand,
+  ListRolesCommand,
+} from './account.commands.js';
+import { UserDisablingModule } from '../users/user-disabling.module.js';
 import { AdminAccountsService } from './admin-accounts.service.js';
 import { CreateClientCommand } from './create-client.command.js';
 import { AssignClientRoleCommand } from './assign-client-role.command.js';
@@ -35,6 +42,8 @@ const DATABASE_COMMANDS: Type[] = [
   AssignRoleCommand,
   ListRolesCommand,
   PermissionsExportCommand,
+  DisableUserCommand,
+  EnableUserCommand,
 ];
 
 /** The migration commands (MigrationCliModule). */
@@ -53,6 +62,7 @@ const MIGRATION_COMMAND_CLASSES: Type[] = [MigrateCommand, MigrateStatusCommand]
     PasswordModule,
     UsersModule,
     RbacCoreModule,
+    UserDisablingModule,
   ],
   providers: [AdminAccountsService, ...DATABASE_COMMANDS],
 })

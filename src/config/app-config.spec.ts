@@ -18,7 +18,8 @@ describe('configuration', () => {
     expect(config.jwt).toMatchObject({ accessTokenTtl: 900, refreshTokenTtl: 604800, sessionMaxAge: 2592000 });
     expect(config.resetTokenTtl).toBe(3600);
     expect(config.otp).toEqual({ length: 6, ttl: 300, resendSeconds: 60, hourlyCap: 10 });
-    expect(config.loginMethods).toEqual({ emailPassword: true, mobileOtp: false });
+    expect(config.loginMethods).toEqual({ emailPassword: true, mobileOtp: false, emailCode: false });
+    expect(config.requireEmailVerification).toBe(false);
     expect(config.passwordHashing).toEqual({
       memoryKib: 19456,
       iterations: 2,
@@ -48,9 +49,12 @@ describe('configuration', () => {
       PORT: '8080',
       AUTH_MOBILE_OTP: 'true',
       AUTH_EMAIL_PASSWORD: '0',
+      AUTH_EMAIL_CODE: 'true',
+      REQUIRE_EMAIL_VERIFICATION: 'true',
     });
     expect(config.http.port).toBe(8080);
-    expect(config.loginMethods).toEqual({ emailPassword: false, mobileOtp: true });
+    expect(config.loginMethods).toEqual({ emailPassword: false, mobileOtp: true, emailCode: true });
+    expect(config.requireEmailVerification).toBe(true);
   });
 
   it('names every invalid variable', () => {

@@ -86,9 +86,10 @@ export abstract class AppConfig {
     resendSeconds: number;
     hourlyCap: number;
   };
-  abstract readonly loginMethods: { emailPassword: boolean; mobileOtp: boolean };
+  abstract readonly loginMethods: { emailPassword: boolean; mobileOtp: boolean; emailCode: boolean };
   /** REQUIRE_2FA_FOR_PRIVILEGED: privileged accounts must enrol a second factor before anything else. */
   abstract readonly requireSecondFactorForPrivileged: boolean;
+  abstract readonly requireEmailVerification: boolean;
   abstract readonly mail: { smtpUrl?: string; from: string };
   abstract readonly sms: {
     transport: 'log' | 'webhook' | 'twilio';
@@ -196,8 +197,13 @@ export function buildAppConfig(env: Environment): AppConfig {
       resendSeconds: env.OTP_RESEND_SECONDS,
       hourlyCap: env.OTP_HOURLY_CAP,
     },
-    loginMethods: { emailPassword: env.AUTH_EMAIL_PASSWORD, mobileOtp: env.AUTH_MOBILE_OTP },
+    loginMethods: {
+      emailPassword: env.AUTH_EMAIL_PASSWORD,
+      mobileOtp: env.AUTH_MOBILE_OTP,
+      emailCode: env.AUTH_EMAIL_CODE,
+    },
     requireSecondFactorForPrivileged: env.REQUIRE_2FA_FOR_PRIVILEGED,
+    requireEmailVerification: env.REQUIRE_EMAIL_VERIFICATION,
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
     sms: {
       transport: env.SMS_TRANSPORT,

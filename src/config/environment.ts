@@ -188,10 +188,20 @@ export class Environment {
   @IsBoolean()
   AUTH_MOBILE_OTP = false;
 
+  /** Initial value of the `email_code` settings flag (sign-in by a code mailed to the address). */
+  @Transform(toBoolean)
+  @IsBoolean()
+  AUTH_EMAIL_CODE = false;
+
   /** A privileged account without a second factor reaches only the enrolment endpoints until it enrols. */
   @Transform(toBoolean)
   @IsBoolean()
   REQUIRE_2FA_FOR_PRIVILEGED = false;
+
+  /** Password logins of an account whose email was never verified answer 403 EMAIL_NOT_VERIFIED. */
+  @Transform(toBoolean)
+  @IsBoolean()
+  REQUIRE_EMAIL_VERIFICATION = false;
 
   @IsUrl({ require_tld: false, require_protocol: true })
   APP_URL = 'http://localhost:3000';

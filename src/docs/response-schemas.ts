@@ -63,6 +63,7 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
     name: string(),
     email: string({ format: 'email' }),
     mobile: nullableString(),
+    email_verified: { type: 'boolean', description: 'the address was proved (or vouched for by an administrator)' },
     roles: { type: 'array', items: string(), description: 'role names' },
     permissions: { type: 'array', items: string(), description: 'permission names, from every role' },
   }),
@@ -92,6 +93,11 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
     name: string(),
     email: string({ format: 'email' }),
     mobile: nullableString(),
+    email_verified: { type: 'boolean' },
+    disabled: { type: 'boolean', description: 'disabled now: set, and not past `disabled_until`' },
+    disabled_at: { ...timestamp, nullable: true },
+    disabled_until: { ...timestamp, nullable: true, description: 'the disabling ends by itself then' },
+    disabled_reason: nullableString({ description: 'for administrators only' }),
     created_at: timestamp,
     updated_at: timestamp,
     roles: { type: 'array', items: ref('RoleRef') },
@@ -124,7 +130,15 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
     details: { type: 'object', additionalProperties: true },
     created_at: timestamp,
   }),
-  Settings: object({ email_password: { type: 'boolean' }, mobile_otp: { type: 'boolean' } }),
+  Settings: object({
+    email_password: { type: 'boolean' },
+    mobile_otp: { type: 'boolean' },
+    email_code: { type: 'boolean', description: 'sign-in by a code mailed to the address' },
+  }),
+  PendingVerification: object({
+    user: ref('PublicUser'),
+    requires_email_verification: { type: 'boolean', enum: [true] },
+  }),
   OtpSent: object({ expires_in: { type: 'integer', description: "seconds until the code's expiry" } }),
   ForgotPasswordAnswer: object({ message: string({ description: 'the same for any email' }) }),
   TotpEnrolment: object({
@@ -226,7 +240,11 @@ const tokenPair = ref('TokenPair');
 
 /** `data` of each enveloped success answer, by `Controller.method`. */
 export const ENVELOPED_DATA: Record<string, Schema> = {
-  'AuthController.register': tokenPair,
+  'AuthController.register': { oneOf: [tokenPair, ref('PendingVerification')] },
+  'AuthController.verifyEmail': empty,
+  'AuthController.resendVerification': ref('ForgotPasswordAnswer'),
+  'EmailCodeController.send': ref('OtpSent'),
+  'EmailCodeController.verify': { oneOf: [tokenPair, ref('TwoFactorChallenge')] },
   'AuthController.login': { oneOf: [tokenPair, ref('TwoFactorChallenge')] },
   'AuthController.refresh': tokenPair,
   'AuthController.logout': empty,
@@ -269,6 +287,9 @@ export const ENVELOPED_DATA: Record<string, Schema> = {
   'UsersController.create': ref('User'),
   'UsersController.update': ref('User'),
   'UsersController.delete': empty,
+  'UsersController.disable': ref('User'),
+  'UsersController.enable': ref('User'),
+  'AccountController.delete': empty,
   'UsersController.addRoles': ref('UserRoles'),
   'UsersController.replaceRoles': ref('UserRoles'),
   'UsersController.removeRole': ref('UserRoles'),
@@ -312,8 +333,51 @@ export const EXTRA_ANSWERS: Record<string, { status: number; description: string
   'OtpController.verifyOtp': [
     {
       status: 403,
-      description: 'LOGIN_METHOD_DISABLED: SMS sign-in is off, or a privileged account without a second factor.',
+      description:
+        'LOGIN_METHOD_DISABLED: SMS sign-in is off, or a privileged account without a second factor; ACCOUNT_DISABLED after a right code.',
     },
+    { status: 401, description: 'INVALID_OTP, OTP_EXPIRED or OTP_ATTEMPTS_EXCEEDED.' },
+  ],
+  'AuthController.login': [
+    { status: 401, description: 'INVALID_CREDENTIALS: wrong password or unknown account (same body and timing).' },
+    {
+      status: 403,
+      description:
+        'LOGIN_METHOD_DISABLED; ACCOUNT_DISABLED or EMAIL_NOT_VERIFIED (REQUIRE_EMAIL_VERIFICATION), said only after the right password.',
+    },
+  ],
+  'AuthController.refresh': [
+    { status: 401, description: 'UNAUTHENTICATED or REFRESH_TOKEN_REUSED.' },
+    { status: 403, description: 'ACCOUNT_DISABLED: the session is live but its account is disabled.' },
+  ],
+  'AuthController.register': [{ status: 409, description: 'CONFLICT: the email or mobile is taken.' }],
+  'AuthController.verifyEmail': [
+    {
+      status: 400,
+      description:
+        'CONFIRMATION_TOKEN_INVALID: unknown, expired or used link, or one mailed to an address the account no longer has.',
+    },
+  ],
+  'OtpController.verifyTwoFactor': [
+    { status: 401, description: 'INVALID_OTP, OTP_EXPIRED or OTP_ATTEMPTS_EXCEEDED.' },
+    { status: 403, description: 'ACCOUNT_DISABLED after a right code.' },
+  ],
+  'EmailCodeController.send': [{ status: 403, description: 'LOGIN_METHOD_DISABLED: the email_code flag is off.' }],
+  'EmailCodeController.verify': [
+    { status: 401, description: 'INVALID_OTP (with attempts_remaining), OTP_EXPIRED or OTP_ATTEMPTS_EXCEEDED.' },
+    {
+      status: 403,
+      description:
+        'LOGIN_METHOD_DISABLED (flag off, or a privileged account without a second factor); ACCOUNT_DISABLED after a right code.',
+    },
+  ],
+  'UsersController.disable': [
+    { status: 404, description: 'NOT_FOUND: no such user.' },
+    { status: 409, description: 'CONFLICT: the last enabled holder of the admin role.' },
+  ],
+  'UsersController.enable': [{ status: 404, description: 'NOT_FOUND: no such user.' }],
+  'AccountController.delete': [
+    { status: 409, description: 'CONFLICT: the last administrator cannot delete their account.' },
   ],
 };
 
@@ -360,6 +424,18 @@ export const PAGE_ANSWERS: Record<string, { produces: string; description: strin
       'The page of the cancel link sent to the old address (`?token=...`): cancels through `POST /api/account/email/cancel`.',
   },
   'CancelEmailChangePageController.script': { produces: 'application/javascript', description: "The page's script." },
+  'VerifyEmailPageController.page': {
+    produces: 'text/html',
+    description: 'The page that verifies an address with the token of a verification link (`?token=...`).',
+  },
+  'VerifyEmailPageController.script': {
+    produces: 'application/javascript',
+    description: "The verification page's script.",
+  },
+  'VerifyEmailPageController.style': {
+    produces: 'text/css',
+    description: "The verification page's style sheet.",
+  },
 };
 
 /** Handlers authenticated by HTTP Basic client credentials instead of an access token. */

@@ -7,6 +7,7 @@ import { clientAddressKey } from '../common/client-address.js';
 import { AppConfig } from '../config/app-config.js';
 import { SettingsService } from '../core/settings/settings.service.js';
 import { UsersRepository } from '../core/users/users.repository.js';
+import { isDisabled } from '../core/users/account-status.js';
 import { checkOtp } from '../core/otp/otp-check.js';
 import { OtpCodes } from '../core/otp/otp-codes.js';
 import { assertCodeLength } from '../core/otp/code-length.js';
@@ -52,7 +53,8 @@ export class MobileOtpService {
       await lockMobileForSending(manager, mobile);
       // Mobile-change codes to this number, or from this address, count too (the same cooldown and caps).
       await assertCodeRequestAllowed(manager, mobile, address, this.config.otp);
-      const [account] = await this.users.findAccountsByMobile(manager, mobile);
+      // A disabled account is answered like a number of nobody's: the same work, and no SMS.
+      const account = (await this.users.findAccountsByMobile(manager, mobile)).find((found) => !isDisabled(found));
       const inheritedAttempts = await this.recentFailedAttempts(manager, mobile);
       await replaceLiveLoginCodes(manager, mobile);
       await insertLoginCode(manager, {

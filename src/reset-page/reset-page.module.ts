@@ -1,7 +1,15 @@
 import { Module } from '@nestjs/common';
 import { CancelEmailChangePageController, ConfirmEmailPageController } from './email-change-pages.controller.js';
 import { ResetPageController } from './reset-page.controller.js';
+import { VerifyEmailPageController } from './verify-email-page.controller.js';
 
 /** The small HTML pages that links in mails open. */
-@Module({ controllers: [ResetPageController, ConfirmEmailPageController, CancelEmailChangePageController] })
+@Module({
+  controllers: [
+    ResetPageController,
+    ConfirmEmailPageController,
+    CancelEmailChangePageController,
+    VerifyEmailPageController,
+  ],
+})
 export class ResetPageModule {}

@@ -8,10 +8,19 @@ import { UserAdministrationService } from './user-administration.service.js';
 import { UserRolesService } from './user-roles.service.js';
 import { UsersController } from './users.controller.js';
 import { UsersModule } from '../core/users/users.module.js';
+import { UserDisablingModule } from './user-disabling.module.js';
 
 /** `/api/admin/users`: users and their role assignments. */
 @Module({
-  imports: [SecurityEventsModule, UsersModule, PasswordModule, RbacCoreModule, IdentityChangeModule, RolesModule],
+  imports: [
+    SecurityEventsModule,
+    UsersModule,
+    PasswordModule,
+    RbacCoreModule,
+    IdentityChangeModule,
+    RolesModule,
+    UserDisablingModule,
+  ],
   controllers: [UsersController],
   providers: [UserAdministrationService, UserRolesService],
 })

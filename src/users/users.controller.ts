@@ -10,13 +10,16 @@ import { Permissions } from '@auth-rbac/nest-guard';
 import { RequirePermissions } from '@auth-rbac/nest-guard';
 import { UserAdministrationService } from './user-administration.service.js';
 import { UserRolesService } from './user-roles.service.js';
-import { CreateUserDto, ListUsersQuery, RoleIdsDto, UpdateUserDto } from './users.dto.js';
+import { CreateUserDto, DisableUserDto, ListUsersQuery, RoleIdsDto, UpdateUserDto } from './users.dto.js';
+import { UserDisablingService } from './user-disabling.service.js';
+import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 
 @Controller('admin/users')
 export class UsersController {
   constructor(
     private readonly users: UserAdministrationService,
     private readonly userRoles: UserRolesService,
+    private readonly disabling: UserDisablingService,
   ) {}
 
   @Get()
@@ -54,6 +57,31 @@ export class UsersController {
   @RequirePermissions(Permissions.UsersDelete)
   delete(@CurrentUser() actor: AuthUser, @UuidParam() id: string) {
     return this.users.delete(id, actor.id);
+  }
+
+  @Post(':id/disable')
+  @HttpCode(HttpStatus.OK)
+  @RequirePermissions(Permissions.UsersEdit)
+  disable(
+    @CurrentUser() actor: AuthUser,
+    @UuidParam() id: string,
+    @Body() dto: DisableUserDto,
+    @Req() request: FastifyRequest,
+  ) {
+    const until = dto.until === undefined ? null : new Date(dto.until);
+    return this.disabling.disable(id, { reason: dto.reason, until }, actor, clientOf(request));
+  }
+
+  @Post(':id/enable')
+  @HttpCode(HttpStatus.OK)
+  @RequirePermissions(Permissions.UsersEdit)
+  enable(
+    @CurrentUser() actor: AuthUser,
+    @UuidParam() id: string,
+    @Body(EmptyBodyPipe) _body: Record<string, never>,
+    @Req() request: FastifyRequest,
+  ) {
+    return this.disabling.enable(id, actor, clientOf(request));
   }
 
   @Post(':id/roles')

@@ -1,4 +1,14 @@
-import { ArrayMaxSize, ArrayUnique, IsArray, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsISO8601,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  MaxLength,
+} from 'class-validator';
 import { NewAccountFields } from '../core/users/new-account-fields.js';
 import { IsNewPassword } from '../core/passwords/password-rules.js';
 import { IsAccountEmail, IsAccountMobile, IsPersonName } from '../common/contact-fields.js';
@@ -42,4 +52,20 @@ export class RoleIdsDto {
   @ArrayUnique()
   @IsUUID('all', { each: true })
   role_ids!: string[];
+}
+
+export class DisableUserDto {
+  /** Shown to administrators only, never to the account holder. */
+  @UnlessAbsent()
+  @IsString()
+  @MaxLength(255)
+  // No control characters: the reason is shown in the console and written to the log.
+  @Matches(/^[^\p{Cc}]*$/u, { message: 'reason must not contain control characters' })
+  reason?: string;
+
+  /** ISO 8601 with a date and a time; in the future. The disabling ends by itself then. */
+  @UnlessAbsent()
+  @IsISO8601({ strict: true, strictSeparator: true })
+  @Matches(/T/, { message: 'until must be an ISO 8601 date and time' })
+  until?: string;
 }

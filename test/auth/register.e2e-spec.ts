@@ -70,6 +70,7 @@ describe('POST /api/auth/register', () => {
       name: user.name,
       email: user.email,
       mobile: null,
+      email_verified: false,
       roles: ['user'],
       permissions: [],
     });

@@ -30,8 +30,23 @@ describe('database statements of sign-in and refresh', () => {
     counter = statementCounter(app);
   });
 
+  /** Registration mails a verification link after it answers: wait for that delivery, which is no request's. */
+  async function outboxSettled(userId: string): Promise<void> {
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline) {
+      const [{ pending }] = await fixture.db.query(
+        `SELECT count(*)::int AS pending FROM outbox_messages WHERE user_id = $1 AND status = 'pending'`,
+        [userId],
+      );
+      if (pending === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error('the registration mail was not delivered');
+  }
+
   it('signs in with two statements and no settings read once the settings are cached', async () => {
     const user = await registerUser(app);
+    await outboxSettled(user.id);
     await loginTokens(app, user);
     counter.reset();
     const res = await login(app, { email: user.email, password: user.password });
@@ -56,6 +71,7 @@ describe('database statements of sign-in and refresh', () => {
 
   it('rotates a refresh token with two statements and no transaction', async () => {
     const user = await registerUser(app);
+    await outboxSettled(user.id);
     counter.reset();
     const res = await refresh(app, user.tokens.refresh_token);
     expect(res.status).toBe(200);

@@ -221,7 +221,15 @@ describe('token pair, cookies, /me and logout', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         success: true,
-        data: { id: user.id, name: 'Katherine Johnson', email: user.email, mobile, roles: ['user'], permissions: [] },
+        data: {
+          id: user.id,
+          name: 'Katherine Johnson',
+          email: user.email,
+          mobile,
+          email_verified: false,
+          roles: ['user'],
+          permissions: [],
+        },
       });
     });
 

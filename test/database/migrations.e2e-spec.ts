@@ -16,6 +16,8 @@ const TABLES = [
   'sessions',
   'settings',
   'totp_authenticators',
+  'email_codes',
+  'email_verification_tokens',
   'user_roles',
   'users',
 ];

@@ -144,7 +144,8 @@ describe('OpenAPI document and Swagger UI', () => {
       expect.arrayContaining(['requires_otp', 'temp_token', 'mobile_masked', 'methods']),
     );
     expect(fields(document, dataSchema(document, 'post', '/api/auth/refresh'))).toContain('refresh_token');
-    expect(fields(document, dataSchema(document, 'post', '/api/auth/register', '201'))).toContain('access_token');
+    const registered = dataSchema(document, 'post', '/api/auth/register', '201');
+    expect(registered.oneOf!.flatMap((schema) => fields(document, schema))).toContain('access_token');
   });
 
   it('documents re-authentication and the routes that need a fresh sign-in', () => {
@@ -184,6 +185,7 @@ describe('OpenAPI document and Swagger UI', () => {
       'name',
       'email',
       'mobile',
+      'email_verified',
       'roles',
       'permissions',
     ]);
@@ -203,6 +205,7 @@ describe('OpenAPI document and Swagger UI', () => {
     );
     expect(fields(document, users.properties!.items!.items!)).not.toContain('password_hash');
     expect(Object.keys(dataSchema(document, 'get', '/api/admin/settings').properties!).sort()).toEqual([
+      'email_code',
       'email_password',
       'mobile_otp',
     ]);
@@ -219,6 +222,26 @@ describe('OpenAPI document and Swagger UI', () => {
     expect(Object.keys(dataSchema(document, 'post', '/api/account/totp/confirm').properties!)).toEqual([
       'recovery_codes',
     ]);
+  });
+
+  it('documents the account-life routes with their answers and refusals', () => {
+    const registered = dataSchema(document, 'post', '/api/auth/register', '201');
+    expect(registered.oneOf!.flatMap((schema) => fields(document, schema))).toEqual(
+      expect.arrayContaining(['access_token', 'requires_email_verification']),
+    );
+    expect(fields(document, dataSchema(document, 'post', '/api/admin/users/{id}/disable'))).toEqual(
+      expect.arrayContaining(['disabled_at', 'disabled_until', 'email_verified']),
+    );
+    const statuses = (method: 'get' | 'post' | 'delete', path: string) =>
+      Object.keys((document.paths[path] as Record<string, { responses: object }>)[method].responses);
+    expect(statuses('post', '/api/admin/users/{id}/disable')).toEqual(
+      expect.arrayContaining(['200', '400', '401', '403', '404', '409']),
+    );
+    expect(statuses('delete', '/api/account')).toEqual(expect.arrayContaining(['200', '401', '409']));
+    expect(statuses('post', '/api/auth/login')).toEqual(expect.arrayContaining(['200', '401', '403']));
+    expect(statuses('post', '/api/auth/verify-email-code')).toEqual(expect.arrayContaining(['200', '401', '403']));
+    expect(statuses('post', '/api/auth/verify-email')).toEqual(expect.arrayContaining(['200', '400']));
+    expect(fields(document, dataSchema(document, 'post', '/api/auth/email-code'))).toEqual(['expires_in']);
   });
 
   it('documents the empty answers as an object with no fields', () => {

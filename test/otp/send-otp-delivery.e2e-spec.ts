@@ -103,9 +103,10 @@ describe('send-otp delivery through the outbox', () => {
       // More requests than one delivery attempt makes (the sender itself tries twice).
       expect(sms.requests.filter((sent) => sent.to === user.mobile).length).toBeGreaterThan(2);
       expect(sms.requests.filter((sent) => sent.to === unknown)).toEqual([]);
-      const rows = await db.query(`SELECT status, payload, attempts FROM outbox_messages WHERE user_id = $1`, [
-        user.id,
-      ]);
+      const rows = await db.query(
+        `SELECT status, payload, attempts FROM outbox_messages WHERE user_id = $1 AND channel = 'sms'`,
+        [user.id],
+      );
       expect(rows).toEqual([{ status: 'failed', payload: null, attempts: MAX_ATTEMPTS }]);
     } finally {
       sms.failing = false;

@@ -76,7 +76,7 @@ describe('the caller cache', () => {
       counter.reset();
       const warm = await call(app, 'get', '/api/admin/settings', admin.token);
       expect(warm.status).toBe(200);
-      expect(warm.body.data).toEqual({ email_password: true, mobile_otp: false });
+      expect(warm.body.data).toEqual({ email_password: true, mobile_otp: false, email_code: false });
       expect(counter.statements).toEqual([]);
     });
 

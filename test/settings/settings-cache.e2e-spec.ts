@@ -59,9 +59,10 @@ describe('SettingsService', () => {
         AUTH_EMAIL_PASSWORD: 'false',
         AUTH_MOBILE_OTP: 'true',
       });
-      expect(await service.getLoginMethods()).toEqual({ emailPassword: false, mobileOtp: true });
+      expect(await service.getLoginMethods()).toEqual({ emailPassword: false, mobileOtp: true, emailCode: false });
       const rows = await db.query(`SELECT key, value FROM settings ORDER BY key`);
       expect(rows).toEqual([
+        { key: 'email_code', value: false },
         { key: 'email_password', value: false },
         { key: 'mobile_otp', value: true },
       ]);
@@ -71,27 +72,28 @@ describe('SettingsService', () => {
         AUTH_EMAIL_PASSWORD: 'true',
         AUTH_MOBILE_OTP: 'false',
       });
-      expect(await other.getLoginMethods()).toEqual({ emailPassword: false, mobileOtp: true });
+      expect(await other.getLoginMethods()).toEqual({ emailPassword: false, mobileOtp: true, emailCode: false });
     });
 
     it('default to email_password on and mobile_otp off', async () => {
       expect(await serviceWith(new SettingsVersion(new DisabledVersionCounters())).getLoginMethods()).toEqual({
         emailPassword: true,
         mobileOtp: false,
+        emailCode: false,
       });
     });
 
     it('are agreed on by concurrent first readers', async () => {
       const readers = Array.from({ length: 6 }, () => serviceWith(new SettingsVersion(new DisabledVersionCounters())));
       const results = await Promise.all(readers.map((reader) => reader.getLoginMethods()));
-      for (const result of results) expect(result).toEqual({ emailPassword: true, mobileOtp: false });
-      expect((await db.query(`SELECT count(*)::int AS n FROM settings`))[0].n).toBe(2);
+      for (const result of results) expect(result).toEqual({ emailPassword: true, mobileOtp: false, emailCode: false });
+      expect((await db.query(`SELECT count(*)::int AS n FROM settings`))[0].n).toBe(3);
     });
 
     it('fill in a row that is missing without touching the other', async () => {
       const service = serviceWith(new SettingsVersion(new DisabledVersionCounters()));
       await service.update({ mobileOtp: true });
-      expect(await service.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: true });
+      expect(await service.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: true, emailCode: false });
     });
   });
 
@@ -99,7 +101,7 @@ describe('SettingsService', () => {
     const service = serviceWith(new SettingsVersion(new DisabledVersionCounters()), { AUTH_MOBILE_OTP: 'true' });
     await service.getLoginMethods();
     await db.query(`UPDATE settings SET value = '"yes"'::jsonb WHERE key = 'mobile_otp'`);
-    expect(await service.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: true });
+    expect(await service.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: true, emailCode: false });
   });
 
   it('answers a frozen value, so no caller can change the cached one', async () => {
@@ -110,29 +112,37 @@ describe('SettingsService', () => {
   describe('on a PostgreSQL server without Redis (no shared version)', () => {
     it('reads PostgreSQL every time, so any change is seen at once', async () => {
       const service = serviceWith(new SettingsVersion(new DisabledVersionCounters()));
-      expect(await service.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false });
+      expect(await service.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false, emailCode: false });
       await editBySql('mobile_otp', true);
-      expect(await service.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: true });
+      expect(await service.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: true, emailCode: false });
     });
   });
 
   describe('on the embedded database (in-process version)', () => {
     it('serves the cached value, and its own changes at once', async () => {
       const service = serviceWith(new SettingsVersion(new InProcessVersionCounters()));
-      expect(await service.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false });
+      expect(await service.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false, emailCode: false });
       // Nothing but this process writes the embedded database; a direct edit proves the cache is used.
       await editBySql('mobile_otp', true);
-      expect(await service.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false });
+      expect(await service.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false, emailCode: false });
 
-      expect(await service.update({ emailPassword: false })).toEqual({ emailPassword: false, mobileOtp: true });
-      expect(await service.getLoginMethods()).toEqual({ emailPassword: false, mobileOtp: true });
+      expect(await service.update({ emailPassword: false })).toEqual({
+        emailPassword: false,
+        mobileOtp: true,
+        emailCode: false,
+      });
+      expect(await service.getLoginMethods()).toEqual({ emailPassword: false, mobileOtp: true, emailCode: false });
     });
 
     it('treats an update with nothing in it as a read', async () => {
       const service = serviceWith(new SettingsVersion(new InProcessVersionCounters()));
       await service.update({ mobileOtp: true });
-      expect(await service.update({})).toEqual({ emailPassword: true, mobileOtp: true });
-      expect(await service.update({ emailPassword: undefined })).toEqual({ emailPassword: true, mobileOtp: true });
+      expect(await service.update({})).toEqual({ emailPassword: true, mobileOtp: true, emailCode: false });
+      expect(await service.update({ emailPassword: undefined })).toEqual({
+        emailPassword: true,
+        mobileOtp: true,
+        emailCode: false,
+      });
     });
   });
 
@@ -151,15 +161,15 @@ describe('SettingsService', () => {
       const key = `test:settings:v:${randomUUID()}`;
       const [clientA, clientB] = [await connectedClient(), await connectedClient()];
       const [a, b] = [serviceWith(versionOn(clientA, key)), serviceWith(versionOn(clientB, key))];
-      expect(await a.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false });
-      expect(await b.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false });
+      expect(await a.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false, emailCode: false });
+      expect(await b.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false, emailCode: false });
 
       await editBySql('email_password', false);
-      expect(await b.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false });
+      expect(await b.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false, emailCode: false });
 
-      expect(await a.update({ mobileOtp: true })).toEqual({ emailPassword: false, mobileOtp: true });
-      expect(await b.getLoginMethods()).toEqual({ emailPassword: false, mobileOtp: true });
-      expect(await a.getLoginMethods()).toEqual({ emailPassword: false, mobileOtp: true });
+      expect(await a.update({ mobileOtp: true })).toEqual({ emailPassword: false, mobileOtp: true, emailCode: false });
+      expect(await b.getLoginMethods()).toEqual({ emailPassword: false, mobileOtp: true, emailCode: false });
+      expect(await a.getLoginMethods()).toEqual({ emailPassword: false, mobileOtp: true, emailCode: false });
       expect(await clientA.get(key)).toBe('1');
       await clientA.del(key);
     });
@@ -173,26 +183,30 @@ describe('SettingsService', () => {
       const key = `test:settings:v:${randomUUID()}`;
       const [a, b] = [serviceWith(versionOn(client, key)), serviceWith(versionOn(client, key))];
       await a.update({ mobileOtp: true });
-      expect(await b.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: true });
+      expect(await b.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: true, emailCode: false });
       expect(await client.get(key)).toBe('1');
 
       await client.flushdb();
       // Published after the flush: the counter is 1 again, as when b cached its value.
       await a.update({ mobileOtp: false });
       expect(await client.get(key)).toBe('1');
-      expect(await b.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false });
+      expect(await b.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false, emailCode: false });
       await client.flushdb();
     });
 
     it('falls back to PostgreSQL on every read while Redis cannot be reached', async () => {
       // Port 1: connections are refused, and without an offline queue every command fails at once.
       const service = serviceWith(versionOn(redisClient('redis://127.0.0.1:1'), `test:settings:v:${randomUUID()}`));
-      expect(await service.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false });
+      expect(await service.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: false, emailCode: false });
       await editBySql('mobile_otp', true);
-      expect(await service.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: true });
+      expect(await service.getLoginMethods()).toEqual({ emailPassword: true, mobileOtp: true, emailCode: false });
       // A change still commits; only its publication fails (and is logged).
-      expect(await service.update({ emailPassword: false })).toEqual({ emailPassword: false, mobileOtp: true });
-      expect(await service.getLoginMethods()).toEqual({ emailPassword: false, mobileOtp: true });
+      expect(await service.update({ emailPassword: false })).toEqual({
+        emailPassword: false,
+        mobileOtp: true,
+        emailCode: false,
+      });
+      expect(await service.getLoginMethods()).toEqual({ emailPassword: false, mobileOtp: true, emailCode: false });
     });
   });
 });

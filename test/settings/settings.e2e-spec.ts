@@ -67,8 +67,8 @@ describe.each(SETUPS)('settings API on two instances %s', (_name, env) => {
       const res = await call(second, 'get', PATH, viewer.token);
       expect(res.status).toBe(200);
       // The service's initial values (AUTH_EMAIL_PASSWORD=true, AUTH_MOBILE_OTP=false), stored on first read.
-      expect(res.body).toEqual({ success: true, data: { email_password: true, mobile_otp: false } });
-      expect(await stored()).toEqual({ email_password: true, mobile_otp: false });
+      expect(res.body).toEqual({ success: true, data: { email_password: true, mobile_otp: false, email_code: false } });
+      expect(await stored()).toEqual({ email_password: true, mobile_otp: false, email_code: false });
     });
   });
 
@@ -91,40 +91,40 @@ describe.each(SETUPS)('settings API on two instances %s', (_name, env) => {
     it('changes the flags for a caller with settings.edit, answers the new settings and persists them', async () => {
       const res = await put(first, { email_password: true, mobile_otp: true });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ success: true, data: { email_password: true, mobile_otp: true } });
-      expect(await stored()).toEqual({ email_password: true, mobile_otp: true });
+      expect(res.body).toEqual({ success: true, data: { email_password: true, mobile_otp: true, email_code: false } });
+      expect(await stored()).toEqual({ email_password: true, mobile_otp: true, email_code: false });
 
       const back = await put(first, { mobile_otp: false });
-      expect(back.body.data).toEqual({ email_password: true, mobile_otp: false });
-      expect(await stored()).toEqual({ email_password: true, mobile_otp: false });
+      expect(back.body.data).toEqual({ email_password: true, mobile_otp: false, email_code: false });
+      expect(await stored()).toEqual({ email_password: true, mobile_otp: false, email_code: false });
     });
 
     it('applies a change on one instance at once on the other, in both directions', async () => {
       await put(first, { email_password: true, mobile_otp: false });
       // Both instances have read (and, where they cache, cached) the current value.
-      expect(await get(first)).toEqual({ email_password: true, mobile_otp: false });
-      expect(await get(second)).toEqual({ email_password: true, mobile_otp: false });
+      expect(await get(first)).toEqual({ email_password: true, mobile_otp: false, email_code: false });
+      expect(await get(second)).toEqual({ email_password: true, mobile_otp: false, email_code: false });
 
       const version = Number(await redis?.client.get(SETTINGS_VERSION_KEY));
       expect((await put(first, { mobile_otp: true })).status).toBe(200);
       // With Redis, the change was published there, where the other instance reads it.
       if (redis) expect(Number(await redis.client.get(SETTINGS_VERSION_KEY))).toBeGreaterThan(version);
-      expect(await get(second)).toEqual({ email_password: true, mobile_otp: true });
+      expect(await get(second)).toEqual({ email_password: true, mobile_otp: true, email_code: false });
 
       expect((await put(second, { email_password: false })).status).toBe(200);
-      expect(await get(first)).toEqual({ email_password: false, mobile_otp: true });
+      expect(await get(first)).toEqual({ email_password: false, mobile_otp: true, email_code: false });
 
       expect((await put(first, { email_password: true, mobile_otp: false })).status).toBe(200);
-      expect(await get(second)).toEqual({ email_password: true, mobile_otp: false });
-      expect(await get(first)).toEqual({ email_password: true, mobile_otp: false });
+      expect(await get(second)).toEqual({ email_password: true, mobile_otp: false, email_code: false });
+      expect(await get(first)).toEqual({ email_password: true, mobile_otp: false, email_code: false });
     });
 
     it('changes only the flags the body names', async () => {
       await put(first, { email_password: true, mobile_otp: false });
       const res = await put(second, { mobile_otp: true });
-      expect(res.body.data).toEqual({ email_password: true, mobile_otp: true });
+      expect(res.body.data).toEqual({ email_password: true, mobile_otp: true, email_code: false });
       const other = await put(second, { email_password: false });
-      expect(other.body.data).toEqual({ email_password: false, mobile_otp: true });
+      expect(other.body.data).toEqual({ email_password: false, mobile_otp: true, email_code: false });
       await put(first, { email_password: true, mobile_otp: false });
     });
 
@@ -132,8 +132,8 @@ describe.each(SETUPS)('settings API on two instances %s', (_name, env) => {
       await put(first, { email_password: true, mobile_otp: true });
       const res = await put(second, {});
       expect(res.status).toBe(200);
-      expect(res.body.data).toEqual({ email_password: true, mobile_otp: true });
-      expect(await stored()).toEqual({ email_password: true, mobile_otp: true });
+      expect(res.body.data).toEqual({ email_password: true, mobile_otp: true, email_code: false });
+      expect(await stored()).toEqual({ email_password: true, mobile_otp: true, email_code: false });
       await put(first, { mobile_otp: false });
     });
 
@@ -170,7 +170,7 @@ describe.each(SETUPS)('settings API on two instances %s', (_name, env) => {
       env: { ...env, DATABASE_URL: database.url, AUTH_EMAIL_PASSWORD: 'false', AUTH_MOBILE_OTP: 'true' },
     });
     try {
-      expect(await get(other)).toEqual({ email_password: true, mobile_otp: false });
+      expect(await get(other)).toEqual({ email_password: true, mobile_otp: false, email_code: false });
     } finally {
       await other.close();
     }

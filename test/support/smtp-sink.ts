@@ -53,18 +53,49 @@ export class SmtpSink {
     return `smtp://127.0.0.1:${this.port}`;
   }
 
+  /**
+   * The mails to `address`, but the verification link every registration mails: tests of other
+   * mails look past it (`verificationMailsTo` lists those).
+   */
   mailsTo(address: string): ReceivedMail[] {
+    return this.allMailsTo(address).filter((mail) => !isVerificationMail(mail));
+  }
+
+  verificationMailsTo(address: string): ReceivedMail[] {
+    return this.allMailsTo(address).filter(isVerificationMail);
+  }
+
+  allMailsTo(address: string): ReceivedMail[] {
     return this.mails.filter((mail) => mail.to.includes(address.toLowerCase()));
   }
 
-  /** Resolves with the `count`-th mail to `address` (1-based), waiting for it to arrive. */
-  async waitForMail(address: string, count = 1, timeoutMs = 15_000): Promise<ReceivedMail> {
+  /** Resolves with the `count`-th mail to `address` (1-based, as `mailsTo` counts), waiting for it to arrive. */
+  waitForMail(address: string, count = 1, timeoutMs = 15_000): Promise<ReceivedMail> {
+    return this.waitFor(() => this.mailsTo(address), `mail #${count} to ${address}`, count, timeoutMs);
+  }
+
+  /** Resolves with the `count`-th verification mail to `address`. */
+  waitForVerificationMail(address: string, count = 1, timeoutMs = 15_000): Promise<ReceivedMail> {
+    return this.waitFor(
+      () => this.verificationMailsTo(address),
+      `verification mail #${count} to ${address}`,
+      count,
+      timeoutMs,
+    );
+  }
+
+  private async waitFor(
+    list: () => ReceivedMail[],
+    what: string,
+    count: number,
+    timeoutMs: number,
+  ): Promise<ReceivedMail> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const mails = this.mailsTo(address);
+      const mails = list();
       if (mails.length >= count) return mails[count - 1];
       const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new Error(`no mail #${count} to ${address} arrived (have ${mails.length})`);
+      if (remaining <= 0) throw new Error(`no ${what} arrived (have ${mails.length})`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, remaining);
         this.waiters.push(() => {
@@ -85,6 +116,10 @@ export class SmtpSink {
     this.waiters = [];
     for (const wake of waiters) wake();
   }
+}
+
+function isVerificationMail(mail: ReceivedMail): boolean {
+  return /^Subject: Verify your email address/im.test(mail.raw);
 }
 
 /** The reset token out of a reset mail's `${APP_URL}/reset-password?token=...` link. */

@@ -54,7 +54,12 @@ describe('admin lists at scale', () => {
     expect(items).toHaveLength(20);
     expect(Object.keys(items[0]).sort()).toEqual([
       'created_at',
+      'disabled',
+      'disabled_at',
+      'disabled_reason',
+      'disabled_until',
       'email',
+      'email_verified',
       'id',
       'mobile',
       'name',

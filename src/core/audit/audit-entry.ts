@@ -51,7 +51,17 @@ export type AuditEventType =
   | 'totp.reset'
   | 'totp.failure'
   | '2fa.recovery_code_used'
-  | '2fa.enrolment_required';
+  | '2fa.enrolment_required'
+  | 'login.disabled'
+  | 'login.unverified'
+  | 'user.disable'
+  | 'user.enable'
+  | 'email.verification_sent'
+  | 'email.verify'
+  | 'account.delete'
+  | 'email_code.request'
+  | 'email_code.success'
+  | 'email_code.failure';
 
 export interface AuditEntry {
   type: AuditEventType;

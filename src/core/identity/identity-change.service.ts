@@ -77,15 +77,7 @@ export class IdentityChangeService {
         await this.users.updateAccount(manager, userId, pick(request.changes, changed));
       }
       if (changed.some(isIdentityField)) {
-        await this.sessions.revoke(
-          manager,
-          { userId, exceptSessionId: request.keepSessionId },
-          request.revocationReason,
-        );
-        await this.resetTokens.voidAllOfUser(manager, userId);
-        // A pending email or mobile change was asked for under the old identity (its own request,
-        // when it is what applies here, was consumed by beforeChange).
-        await this.accountChanges.endAllOfUser(manager, userId);
+        await this.endIssued(manager, userId, request.revocationReason, request.keepSessionId);
       }
       return { userId, previousEmail: current.email, changed };
     });
@@ -101,6 +93,30 @@ export class IdentityChangeService {
       details: { fields: changed },
     });
     return { userId, changed };
+  }
+
+  /**
+   * Ends, in the caller's transaction, what was issued to the account: its sessions (but
+   * `keepSessionId`), outstanding reset tokens and pending email or mobile changes. The caller
+   * bumps the user's authorization version after the commit (`endedAfterCommit`), so access
+   * tokens die at once on every instance. Identity changes and disabling share it.
+   */
+  async endIssued(
+    manager: EntityManager,
+    userId: string,
+    reason: SessionRevocationReason,
+    keepSessionId?: string,
+  ): Promise<void> {
+    await this.sessions.revoke(manager, { userId, exceptSessionId: keepSessionId }, reason);
+    await this.resetTokens.voidAllOfUser(manager, userId);
+    // A pending email or mobile change was asked for under the old identity (its own request,
+    // when it is what applies here, was consumed by beforeChange).
+    await this.accountChanges.endAllOfUser(manager, userId);
+  }
+
+  /** After the commit of `endIssued`: every instance drops its cached caller of the user. */
+  async endedAfterCommit(userId: string): Promise<void> {
+    await this.versions.bumpUser(userId);
   }
 
   /**

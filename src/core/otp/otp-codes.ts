@@ -27,11 +27,11 @@ export class OtpCodes {
     return String(randomInt(0, 10 ** length)).padStart(length, '0');
   }
 
-  hash(purpose: OtpPurpose, binding: string, code: string): string {
+  hash(purpose: OtpPurpose | 'email', binding: string, code: string): string {
     return createHmac('sha256', this.key).update(`${purpose}\n${binding}\n${code}`).digest('hex');
   }
 
-  matches(storedHash: string, purpose: OtpPurpose, binding: string, code: string): boolean {
+  matches(storedHash: string, purpose: OtpPurpose | 'email', binding: string, code: string): boolean {
     const expected = Buffer.from(storedHash, 'hex');
     const actual = Buffer.from(this.hash(purpose, binding, code), 'hex');
     return expected.length === actual.length && timingSafeEqual(expected, actual);

@@ -11,6 +11,7 @@ export interface CallerProfile {
   name: string;
   email: string;
   mobile: string | null;
+  email_verified: boolean;
 }
 
 interface CachedPrincipal {
@@ -67,7 +68,7 @@ export class PrincipalService {
   async profile(caller: { id: string; sessionId: string }): Promise<CallerProfile | null> {
     const cached = this.cache.peek(`${caller.sessionId}:${caller.id}`);
     if (cached) return cached.profile;
-    return this.users.findProfile(caller.id);
+    return this.users.findCallerProfile(caller.id);
   }
 
   private async fromDatabase(sessionId: string, userId: string) {
@@ -76,7 +77,13 @@ export class PrincipalService {
     return {
       entry: {
         principal: new AuthUser(row.id, row.email, row.name, row.roles, row.permissions, sessionId),
-        profile: { id: row.id, name: row.name, email: row.email, mobile: row.mobile },
+        profile: {
+          id: row.id,
+          name: row.name,
+          email: row.email,
+          mobile: row.mobile,
+          email_verified: row.email_verified,
+        },
       },
       sessionExpiresAt: new Date(row.session_expires_at).getTime(),
     };

@@ -100,7 +100,8 @@ export class TwoFactorService {
     user: PublicUser,
     client: ClientInfo,
     methods: SecondFactorMethod[] = ['sms'],
-    firstFactor: FirstFactor = 'pwd',
+    // `otp`: a code mailed to the address (the email-code sign-in), the rule judging it as a password.
+    firstFactor: FirstFactor | 'otp' = 'pwd',
   ): Promise<TwoFactorChallenge> {
     // Without SMS the row still carries the challenge's attempts and single use; its code is never sent.
     const mobile = methods.includes('sms') ? user.mobile : null;
@@ -148,7 +149,8 @@ export class TwoFactorService {
   ): Promise<IssuedSession> {
     const claims = await this.tokens.verifyTwoFactor(tempToken);
     // Temp tokens from before the first factor was carried in them were all password sign-ins.
-    const firstFactor: FirstFactor = claims.amr?.[0] === 'sms' ? 'sms' : 'pwd';
+    const opened = claims.amr?.[0];
+    const firstFactor: FirstFactor | 'otp' = opened === 'sms' || opened === 'otp' ? opened : 'pwd';
     const method = requested ?? ((await this.totp.isEnrolled(claims.sub)) ? 'totp' : 'sms');
     // A factor never completes itself: an SMS sign-in was not offered an SMS second step.
     if (method === 'sms' && firstFactor === 'sms') {
@@ -192,7 +194,7 @@ export class TwoFactorService {
       }
       throw result.error;
     }
-    const user = await this.users.findProfile(claims.sub);
+    const user = await this.users.findSignInAccount(claims.sub);
     if (!user || result.row.userId !== user.id)
       throw new AppException('UNAUTHENTICATED', 'The token is missing, invalid, expired or revoked.');
     // The sign-in is complete: the count left by the password step starts over, in the statement

@@ -5,6 +5,7 @@ import { AppException } from '../../common/app-exception.js';
 import { AppConfig } from '../../config/app-config.js';
 import { AuthzVersions } from '../authz/authz-versions.js';
 import { UsersRepository } from '../users/users.repository.js';
+import { assertMaySignIn, type AccountStatus } from '../users/account-status.js';
 import type { SessionRevocationReason } from '../../database/entities/session.entity.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { digestsEqual, sha256Hex } from './token-hash.js';
@@ -99,11 +100,13 @@ export class SessionService {
    * audit event, the end of its lockout count).
    */
   async start(
-    user: { id: string; email: string },
+    user: { id: string; email: string } & AccountStatus,
     client: ClientInfo,
     authentication: Authentication,
     completion: SignInCompletion = {},
   ): Promise<IssuedTokens> {
+    // Every sign-in ends here, each after its first factor: a disabled account gets no session.
+    assertMaySignIn(user);
     const identity: SessionIdentity = { userId: user.id, email: user.email, sessionId: randomUUID() };
     const expiresAt = new Date(Date.now() + this.config.jwt.sessionMaxAge * 1000);
     const { event, attemptsOf } = completion;
@@ -142,7 +145,7 @@ export class SessionService {
 
   /** A new session for a user who has just proved who they are, as the token-pair response. */
   async startWithResponse(
-    user: PublicUser,
+    user: PublicUser & AccountStatus,
     client: ClientInfo,
     authentication: Authentication,
     completion: SignInCompletion = {},
@@ -172,6 +175,7 @@ export class SessionService {
       new Date(state.expires_at).getTime() > Date.now() &&
       digestsEqual(presentedHash, state.refresh_token_hash)
     ) {
+      assertMaySignIn({ disabledAt: state.disabled_at, disabledUntil: state.disabled_until });
       const identity = { userId: state.user_id, email: state.email, sessionId: claims.sid };
       const expiresAt = new Date(state.expires_at);
       // Both tokens at once; the access token is thrown away in the rare case the swap loses.
@@ -222,8 +226,10 @@ export class SessionService {
         return { kind: 'reused' };
       }
       // Claims come from the user as they are now: an email changed since the last rotation is carried forward.
-      const email = await this.users.findEmail(manager, session.userId);
-      if (email === null) return { kind: 'invalid' };
+      const account = await this.users.findSignInAccount(session.userId, manager);
+      if (account === null) return { kind: 'invalid' };
+      assertMaySignIn(account);
+      const email = account.email;
       const identity = { userId: session.userId, email, sessionId: session.id };
       const generation = session.generation + 1;
       const nextRefresh = await this.tokens.signRefresh(identity, generation, session.expiresAt);

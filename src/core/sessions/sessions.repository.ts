@@ -30,6 +30,8 @@ export interface RotationState {
   email: string;
   name: string;
   mobile: string | null;
+  disabled_at: Date | null;
+  disabled_until: Date | null;
 }
 
 @Injectable()
@@ -123,7 +125,7 @@ export class SessionsRepository {
   async findRotationState(sessionId: string): Promise<RotationState | null> {
     const [row]: RotationState[] = await this.dataSource.query(
       `SELECT s.user_id, s.generation, s.refresh_token_hash, s.expires_at, s.revoked_at IS NOT NULL AS revoked,
-              s.auth_time, s.amr, u.email, u.name, u.mobile
+              s.auth_time, s.amr, u.email, u.name, u.mobile, u.disabled_at, u.disabled_until
          FROM sessions s JOIN users u ON u.id = s.user_id
         WHERE s.id = $1`,
       [sessionId],

@@ -9,12 +9,17 @@ import { cacheLookups } from '../../metrics/service-metrics.js';
 export interface LoginMethods {
   emailPassword: boolean;
   mobileOtp: boolean;
+  emailCode: boolean;
 }
 
 type Flag = keyof LoginMethods;
 
 /** The row key of each flag; the names the specification gives them. */
-const KEYS: Readonly<Record<Flag, string>> = { emailPassword: 'email_password', mobileOtp: 'mobile_otp' };
+const KEYS: Readonly<Record<Flag, string>> = {
+  emailPassword: 'email_password',
+  mobileOtp: 'mobile_otp',
+  emailCode: 'email_code',
+};
 const FLAGS = Object.keys(KEYS) as Flag[];
 
 const CACHE_KEY = 'login-methods';
@@ -29,6 +34,7 @@ const CACHE_KEY = 'login-methods';
 export interface SettingsResponse {
   email_password: boolean;
   mobile_otp: boolean;
+  email_code: boolean;
 }
 
 /** A change of the flags; an absent flag is left as it is. */
@@ -93,7 +99,12 @@ export class SettingsService {
   }
 
   async updateSettings(dto: SettingsChange, actorId: string): Promise<SettingsResponse> {
-    return toResponse(await this.update({ emailPassword: dto.email_password, mobileOtp: dto.mobile_otp }, actorId));
+    return toResponse(
+      await this.update(
+        { emailPassword: dto.email_password, mobileOtp: dto.mobile_otp, emailCode: dto.email_code },
+        actorId,
+      ),
+    );
   }
 
   private async load(): Promise<Readonly<LoginMethods>> {
@@ -111,6 +122,7 @@ export class SettingsService {
     return Object.freeze({
       emailPassword: this.flag(byKey, 'emailPassword'),
       mobileOtp: this.flag(byKey, 'mobileOtp'),
+      emailCode: this.flag(byKey, 'emailCode'),
     });
   }
 
@@ -124,5 +136,5 @@ export class SettingsService {
 }
 
 function toResponse(methods: Readonly<LoginMethods>): SettingsResponse {
-  return { email_password: methods.emailPassword, mobile_otp: methods.mobileOtp };
+  return { email_password: methods.emailPassword, mobile_otp: methods.mobileOtp, email_code: methods.emailCode };
 }

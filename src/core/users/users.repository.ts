@@ -3,6 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { ADMIN_ROLE, isPrivileged, PRIVILEGED_PERMISSIONS } from '../authz/privilege-policy.js';
 import { underAdminStatementTimeout } from '../../database/admin-statement-timeout.js';
 import { User } from '../../database/entities/user.entity.js';
+import { accountStatusColumns, type AccountStatus } from './account-status.js';
 
 export interface UserWithPassword {
   id: string;
@@ -12,13 +13,21 @@ export interface UserWithPassword {
   passwordHash: string;
   /** A confirmed authenticator app: read with the credentials, so a sign-in needs no second look. */
   hasTotp: boolean;
+  emailVerified: boolean;
+  disabledAt: Date | null;
+  disabledUntil: Date | null;
 }
+
+/** An account about to receive a session: who it is, and whether it may sign in. */
+export type SignInAccount = { id: string; name: string; email: string; mobile: string | null } & AccountStatus;
 
 export interface NewUser {
   name: string;
   email: string;
   mobile: string | null;
   passwordHash: string;
+  /** Set for addresses someone vouched for (an administrator, the operator); a registration proves its own. */
+  emailVerified?: boolean;
 }
 
 /** What a user may do: role names and the union of their roles' permissions. */
@@ -42,10 +51,21 @@ export interface AdminUserRow {
   name: string;
   email: string;
   mobile: string | null;
+  email_verified: boolean;
+  /** Disabled now: set, and not past its end. */
+  disabled: boolean;
+  disabled_at: Date | null;
+  disabled_until: Date | null;
+  disabled_reason: string | null;
   created_at: Date;
   updated_at: Date;
   roles: { id: string; name: string }[];
 }
+
+/** The columns of the admin user record beside id, name, email and mobile, over `users` aliased `u`. */
+const adminStatusColumns = (u: string) => `${u}.email_verified_at IS NOT NULL AS email_verified,
+       (${u}.disabled_at IS NOT NULL AND (${u}.disabled_until IS NULL OR ${u}.disabled_until > now())) AS disabled,
+       ${u}.disabled_at, ${u}.disabled_until, ${u}.disabled_reason`;
 
 /** The roles of the user `p.id`, by name: a correlated subquery run once per row of a page. */
 const ROLES_OF_P = `COALESCE((
@@ -76,8 +96,9 @@ export function adminUsersPageQuery(
 ): { sql: string; params: unknown[] } {
   const { where, params } = searchCondition(search);
   return {
-    sql: `SELECT p.id, p.name, p.email, p.mobile, p.created_at, p.updated_at, ${ROLES_OF_P} AS roles
-            FROM (SELECT u.id, u.name, u.email, u.mobile, u.created_at, u.updated_at FROM users u ${where}
+    sql: `SELECT p.id, p.name, p.email, p.mobile, p.email_verified, p.disabled, p.disabled_at, p.disabled_until,
+                 p.disabled_reason, p.created_at, p.updated_at, ${ROLES_OF_P} AS roles
+            FROM (SELECT u.id, u.name, u.email, u.mobile, ${adminStatusColumns('u')}, u.created_at, u.updated_at FROM users u ${where}
                    ORDER BY u.created_at, u.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}) AS p
            ORDER BY p.created_at, p.id`,
     params: [...params, limit, offset],
@@ -89,6 +110,7 @@ export interface PrincipalRow {
   name: string;
   email: string;
   mobile: string | null;
+  email_verified: boolean;
   roles: string[];
   permissions: string[];
   session_expires_at: Date;
@@ -97,7 +119,8 @@ export interface PrincipalRow {
 /** The account a sign-in names, as `UserWithPassword`, by its email or mobile (`$1`). */
 export function userWithPasswordSql(column: 'email' | 'mobile'): string {
   return `SELECT u.id, u.name, u.email, u.mobile, u.password_hash AS "passwordHash",
-                 EXISTS (SELECT 1 FROM totp_authenticators t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS "hasTotp"
+                 EXISTS (SELECT 1 FROM totp_authenticators t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS "hasTotp",
+                 u.email_verified_at IS NOT NULL AS "emailVerified", ${accountStatusColumns('u')}
             FROM users u WHERE u.${column} = $1`;
 }
 
@@ -107,6 +130,7 @@ export function userWithPasswordSql(column: 'email' | 'mobile'): string {
  * is revoked or past its absolute end, or the user is gone.
  */
 const PRINCIPAL_OF_ACTIVE_SESSION_SQL = `SELECT u.id, u.name, u.email, u.mobile, s.expires_at AS session_expires_at,
+        u.email_verified_at IS NOT NULL AS email_verified,
         COALESCE(array_agg(DISTINCT r.name) FILTER (WHERE r.name IS NOT NULL), '{}') AS roles,
         COALESCE(array_agg(DISTINCT p.name) FILTER (WHERE p.name IS NOT NULL), '{}') AS permissions
    FROM sessions s
@@ -172,17 +196,18 @@ export class UsersRepository {
   }
 
   /** Inserts the user and links the named role, in the caller's transaction. */
-  async insertWithRole(manager: EntityManager, user: NewUser, roleName: string): Promise<User> {
+  async insertWithRole(manager: EntityManager, user: NewUser, roleName: string): Promise<SignInAccount> {
     const [row] = await manager.query(
-      `INSERT INTO users (name, email, mobile, password_hash) VALUES ($1, $2, $3, $4)
-       RETURNING id, name, email, mobile`,
-      [user.name, user.email, user.mobile, user.passwordHash],
+      `INSERT INTO users (name, email, mobile, password_hash, email_verified_at)
+       VALUES ($1, $2, $3, $4, CASE WHEN $5::boolean THEN now() END)
+       RETURNING id, name, email, mobile, ${accountStatusColumns('users')}`,
+      [user.name, user.email, user.mobile, user.passwordHash, user.emailVerified === true],
     );
     await manager.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = $2`, [
       row.id,
       roleName,
     ]);
-    return row as User;
+    return row as SignInAccount;
   }
 
   /**
@@ -232,6 +257,96 @@ export class UsersRepository {
     });
   }
 
+  /** The account a sign-in completes for (after its first factor), with what `assertMaySignIn` judges. */
+  async findSignInAccount(
+    userId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<SignInAccount | null> {
+    const [row]: SignInAccount[] = await manager.query(
+      `SELECT u.id, u.name, u.email, u.mobile, ${accountStatusColumns('u')} FROM users u WHERE u.id = $1`,
+      [userId],
+    );
+    return row ?? null;
+  }
+
+  /** The account an address names, with its status, for the email-code sign-in; null for none. */
+  async findSignInAccountByEmail(manager: EntityManager, email: string): Promise<SignInAccount | null> {
+    const [row]: SignInAccount[] = await manager.query(
+      `SELECT u.id, u.name, u.email, u.mobile, ${accountStatusColumns('u')} FROM users u WHERE u.email = $1`,
+      [email],
+    );
+    return row ?? null;
+  }
+
+  async isEmailVerified(userId: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    const [row]: { verified: boolean }[] = await manager.query(
+      `SELECT email_verified_at IS NOT NULL AS verified FROM users WHERE id = $1`,
+      [userId],
+    );
+    return row?.verified ?? false;
+  }
+
+  /**
+   * Marks the address verified while it is still the account's: `verified` when it was not yet,
+   * `already` when it was, `mismatch` when the account has another address (or is gone).
+   */
+  async markEmailVerified(
+    manager: EntityManager,
+    userId: string,
+    email: string,
+  ): Promise<'verified' | 'already' | 'mismatch'> {
+    const [, affected]: [unknown[], number] = await manager.query(
+      `UPDATE users SET email_verified_at = now(), updated_at = now()
+        WHERE id = $1 AND email = $2 AND email_verified_at IS NULL`,
+      [userId, email],
+    );
+    if (affected > 0) return 'verified';
+    const rows: unknown[] = await manager.query(`SELECT 1 FROM users WHERE id = $1 AND email = $2`, [userId, email]);
+    return rows.length > 0 ? 'already' : 'mismatch';
+  }
+
+  /** The caller's own record, as `/api/auth/me` and `GET /api/account` show it. */
+  async findCallerProfile(
+    userId: string,
+  ): Promise<{ id: string; name: string; email: string; mobile: string | null; email_verified: boolean } | null> {
+    const [row] = await this.dataSource.query(
+      `SELECT id, name, email, mobile, email_verified_at IS NOT NULL AS email_verified FROM users WHERE id = $1`,
+      [userId],
+    );
+    return row ?? null;
+  }
+
+  /** Disables the account (`until` null: until an administrator enables it), in the caller's transaction. */
+  async setDisabled(
+    manager: EntityManager,
+    userId: string,
+    disabling: { until: Date | null; reason: string | null },
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE users SET disabled_at = now(), disabled_until = $2, disabled_reason = $3, updated_at = now() WHERE id = $1`,
+      [userId, disabling.until, disabling.reason],
+    );
+  }
+
+  async clearDisabled(manager: EntityManager, userId: string): Promise<void> {
+    await manager.query(
+      `UPDATE users SET disabled_at = NULL, disabled_until = NULL, disabled_reason = NULL, updated_at = now() WHERE id = $1`,
+      [userId],
+    );
+  }
+
+  /** Holders of the role other than `userId` that are enabled now. */
+  async countOtherEnabledHolders(manager: EntityManager, userId: string, roleName: string): Promise<number> {
+    const [{ count }] = await manager.query(
+      `SELECT count(*)::int AS count
+         FROM user_roles ur JOIN roles r ON r.id = ur.role_id JOIN users u ON u.id = ur.user_id
+        WHERE r.name = $1 AND u.id <> $2
+          AND (u.disabled_at IS NULL OR (u.disabled_until IS NOT NULL AND u.disabled_until <= now()))`,
+      [roleName, userId],
+    );
+    return count;
+  }
+
   /** The user's current name, email and mobile, locked for the rest of the caller's transaction. */
   async lockAccount(
     manager: EntityManager,
@@ -248,6 +363,9 @@ export class UsersRepository {
       ['mobile', changes.mobile],
       ['password_hash', changes.passwordHash],
     ];
+    // Every new address was proved or vouched for: the holder confirmed its link, or an
+    // administrator typed it.
+    if (changes.email !== undefined) columns.push(['email_verified_at', new Date()]);
     const params: unknown[] = [userId];
     const sets = columns
       .filter(([, value]) => value !== undefined)
@@ -286,7 +404,8 @@ export class UsersRepository {
   findAdminUser(id: string, manager?: EntityManager): Promise<AdminUserRow | null> {
     const find = async (runner: EntityManager) => {
       const [user]: AdminUserRow[] = await runner.query(
-        `SELECT p.id, p.name, p.email, p.mobile, p.created_at, p.updated_at, ${ROLES_OF_P} AS roles FROM users p WHERE p.id = $1`,
+        `SELECT p.id, p.name, p.email, p.mobile, ${adminStatusColumns('p')}, p.created_at, p.updated_at,
+                ${ROLES_OF_P} AS roles FROM users p WHERE p.id = $1`,
         [id],
       );
       return user ?? null;
@@ -295,6 +414,15 @@ export class UsersRepository {
   }
 
   async deleteUser(manager: EntityManager, id: string): Promise<void> {
+    await manager.query(`DELETE FROM users WHERE id = $1`, [id]);
+  }
+
+  /**
+   * The account and everything that hangs on it (ON DELETE CASCADE), and the email codes asked for
+   * its address, which name no user when they were asked for by nobody's account.
+   */
+  async deleteAccount(manager: EntityManager, id: string, email: string): Promise<void> {
+    await manager.query(`DELETE FROM email_codes WHERE email = $1`, [email]);
     await manager.query(`DELETE FROM users WHERE id = $1`, [id]);
   }
 
@@ -330,10 +458,10 @@ export class UsersRepository {
   }
 
   /** The account holding this mobile (none or one: mobiles are unique), in the caller's transaction. */
-  findAccountsByMobile(
-    manager: EntityManager,
-    mobile: string,
-  ): Promise<{ id: string; name: string; email: string; mobile: string }[]> {
-    return manager.query(`SELECT u.id, u.name, u.email, u.mobile FROM users u WHERE u.mobile = $1`, [mobile]);
+  findAccountsByMobile(manager: EntityManager, mobile: string): Promise<(SignInAccount & { mobile: string })[]> {
+    return manager.query(
+      `SELECT u.id, u.name, u.email, u.mobile, ${accountStatusColumns('u')} FROM users u WHERE u.mobile = $1`,
+      [mobile],
+    );
   }
 }

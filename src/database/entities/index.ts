@@ -1,4 +1,5 @@
 import { AccountChangeRequest, RecoveryCode, TotpAuthenticator } from './account.entities.js';
+import { EmailCode, EmailVerificationToken } from './account-life.entities.js';
 import { AuditEvent } from './audit-event.entity.js';
 import { PasswordResetToken } from './password-reset-token.entity.js';
 import { Session } from './session.entity.js';
@@ -29,4 +30,6 @@ export const entities = [
   TotpAuthenticator,
   RecoveryCode,
   AccountChangeRequest,
+  EmailVerificationToken,
+  EmailCode,
 ];

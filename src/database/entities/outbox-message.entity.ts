@@ -5,7 +5,15 @@ export type OutboxChannel = 'sms' | 'mail';
 export type OutboxStatus = 'pending' | 'sent' | 'failed' | 'dropped';
 /** What the message is for: plain facts for the audit trail, never its content. */
 export type OutboxKind =
-  'otp.login' | '2fa' | 'reauth' | 'password_reset' | 'notice' | 'email_change' | 'mobile_change';
+  | 'otp.login'
+  | '2fa'
+  | 'reauth'
+  | 'password_reset'
+  | 'notice'
+  | 'email_change'
+  | 'mobile_change'
+  | 'email_verification'
+  | 'email_code';
 
 /**
  * One outgoing SMS or mail, queued in the request's transaction (or right after it) and sent by

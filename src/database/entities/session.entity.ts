@@ -12,7 +12,14 @@ import {
 import { User } from './user.entity.js';
 
 export type SessionRevocationReason =
-  'logout' | 'refresh_reuse' | 'password_reset' | 'admin' | 'user_revoked' | 'identity_change' | 'second_factor_reset';
+  | 'logout'
+  | 'refresh_reuse'
+  | 'password_reset'
+  | 'admin'
+  | 'user_revoked'
+  | 'identity_change'
+  | 'second_factor_reset'
+  | 'disabled';
 
 /**
  * One login. Refresh tokens rotate inside it: the row holds the generation of the only refresh

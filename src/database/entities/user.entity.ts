@@ -37,6 +37,21 @@ export class User {
   @Column({ name: 'password_hash', type: 'varchar', length: 255, select: false })
   passwordHash!: string;
 
+  /** When the address was proved (a verification link, a confirmed change); null until then. */
+  @Column({ name: 'email_verified_at', type: 'timestamptz', nullable: true })
+  emailVerifiedAt!: Date | null;
+
+  /** Set while the account is disabled: no sign-in of any kind (see core/users/account-status.ts). */
+  @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
+  disabledAt!: Date | null;
+
+  /** When a disabling ends by itself; null for one that lasts until an administrator enables the account. */
+  @Column({ name: 'disabled_until', type: 'timestamptz', nullable: true })
+  disabledUntil!: Date | null;
+
+  @Column({ name: 'disabled_reason', type: 'varchar', length: 255, nullable: true })
+  disabledReason!: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

@@ -15,6 +15,7 @@ import { AccountChangeClientIndex1764390000000 } from './1764390000000-account-c
 import { SessionAuthentication1770100000000 } from './1770100000000-session-authentication.js';
 import { PendingChangeCancel1770200000000 } from './1770200000000-pending-change-cancel.js';
 import { ClientRolesAndTokens1770310000000 } from './1770310000000-client-roles-and-tokens.js';
+import { AccountLife1770500000000 } from './1770500000000-account-life.js';
 import { SecurityEvents1770700000000 } from './1770700000000-security-events.js';
 
 /** In order of application. Listed explicitly so the build and the tests load the same set. */
@@ -36,5 +37,6 @@ export const migrations = [
   SessionAuthentication1770100000000,
   PendingChangeCancel1770200000000,
   ClientRolesAndTokens1770310000000,
+  AccountLife1770500000000,
   SecurityEvents1770700000000,
 ];

@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { SystemRoles } from '@auth-rbac/nest-guard/internal';
+import type { AuthUser } from '@auth-rbac/nest-guard';
+import { AppException } from '../common/app-exception.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
+import { AuthzVersions } from '../core/authz/authz-versions.js';
+import { RolesRepository } from '../core/roles/roles.repository.js';
+import type { ClientInfo } from '../core/sessions/session.service.js';
+import { invalidToken } from '../core/sessions/token.service.js';
+import { UsersRepository } from '../core/users/users.repository.js';
+import { Transactions } from '../database/transactions.js';
+
+/**
+ * The holder deletes their own account (GDPR Art. 17). In one transaction the user row goes, and
+ * with it (foreign keys, ON DELETE CASCADE) its sessions, roles, authenticator app, recovery
+ * codes, reset and verification tokens, pending changes and codes; email codes asked for the
+ * address go too. Audit events keep the account's id and nothing else of it. The address is then
+ * free for a new registration.
+ */
+@Injectable()
+export class AccountDeletionService {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly users: UsersRepository,
+    private readonly roles: RolesRepository,
+    private readonly versions: AuthzVersions,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async delete(user: AuthUser, client: ClientInfo): Promise<Record<string, never>> {
+    await this.transactions.run(async (manager) => {
+      // The admin role's row first, as every change that could leave no administrator takes it.
+      await this.roles.lockRoleByName(manager, SystemRoles.Admin);
+      const account = await this.users.lockAccount(manager, user.id);
+      if (!account) throw invalidToken();
+      const holdsAdmin = (await this.users.rolesOf(manager, user.id)).some((role) => role.name === SystemRoles.Admin);
+      if (holdsAdmin && (await this.users.countOtherEnabledHolders(manager, user.id, SystemRoles.Admin)) === 0) {
+        throw new AppException('CONFLICT', 'The last administrator cannot delete their account.');
+      }
+      await this.users.deleteAccount(manager, user.id, account.email);
+    });
+    // Every instance drops its cached caller: the access token is refused at its next use.
+    await this.versions.bumpUser(user.id);
+    await this.audit.record({
+      type: 'account.delete',
+      actorId: user.id,
+      targetType: 'user',
+      targetId: user.id,
+      client,
+    });
+    return {};
+  }
+}

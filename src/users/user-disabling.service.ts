@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { SystemRoles } from '@auth-rbac/nest-guard/internal';
+import { AppException } from '../common/app-exception.js';
+import { AuditLog } from '../core/audit/audit-log.service.js';
+import { assertMayActOn } from '../core/authz/privilege-refusal.js';
+import { notFound } from '../core/authz/rbac-errors.js';
+import { IdentityChangeService } from '../core/identity/identity-change.service.js';
+import { RolesRepository } from '../core/roles/roles.repository.js';
+import type { ClientInfo } from '../core/sessions/session.service.js';
+import { UsersRepository, type AdminUserRow } from '../core/users/users.repository.js';
+import { Transactions } from '../database/transactions.js';
+
+/** Who disables: an administrator (judged by the privilege policy), or the operator at the CLI (`null`). */
+export type DisablingActor = { id: string } | null;
+
+export interface Disabling {
+  reason?: string | null;
+  /** When the disabling ends by itself; absent, it lasts until the account is enabled. */
+  until?: Date | null;
+}
+
+/**
+ * Disabling and enabling accounts (Keycloak's `enabled`, Supabase's ban). A disabled account
+ * signs in by no method (core/users/account-status.ts) and everything issued to it ends at once,
+ * through the path identity changes take. The last enabled holder of the admin role stays enabled.
+ */
+@Injectable()
+export class UserDisablingService {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly users: UsersRepository,
+    private readonly roles: RolesRepository,
+    private readonly identityChange: IdentityChangeService,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async disable(
+    userId: string,
+    disabling: Disabling,
+    actor: DisablingActor,
+    client: ClientInfo = {},
+  ): Promise<AdminUserRow> {
+    const until = disabling.until ?? null;
+    if (until !== null && until.getTime() <= Date.now()) {
+      throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
+        { field: 'until', message: 'until must be a moment in the future' },
+      ]);
+    }
+    const user = await this.transactions.run(async (manager) => {
+      // The admin role's row first, as deleting a user and removing a role take it: two requests
+      // that would each leave the other as the last administrator take turns.
+      await this.roles.lockRoleByName(manager, SystemRoles.Admin);
+      await this.lockTarget(manager, userId, actor, 'user.disable');
+      const holdsAdmin = (await this.users.rolesOf(manager, userId)).some((role) => role.name === SystemRoles.Admin);
+      if (holdsAdmin && (await this.users.countOtherEnabledHolders(manager, userId, SystemRoles.Admin)) === 0) {
+        throw new AppException('CONFLICT', 'The last enabled administrator cannot be disabled.');
+      }
+      await this.users.setDisabled(manager, userId, { until, reason: disabling.reason ?? null });
+      await this.identityChange.endIssued(manager, userId, 'disabled');
+      return this.users.findAdminUser(userId, manager);
+    });
+    await this.identityChange.endedAfterCommit(userId);
+    await this.audit.record({
+      type: 'user.disable',
+      actorId: actor?.id ?? null,
+      targetType: 'user',
+      targetId: userId,
+      client,
+      details: { until: until?.toISOString() ?? null, ...(actor ? {} : { via: 'cli' }) },
+    });
+    return user!;
+  }
+
+  async enable(userId: string, actor: DisablingActor, client: ClientInfo = {}): Promise<AdminUserRow> {
+    const user = await this.transactions.run(async (manager) => {
+      await this.lockTarget(manager, userId, actor, 'user.enable');
+      await this.users.clearDisabled(manager, userId);
+      return this.users.findAdminUser(userId, manager);
+    });
+    await this.identityChange.endedAfterCommit(userId);
+    await this.audit.record({
+      type: 'user.enable',
+      actorId: actor?.id ?? null,
+      targetType: 'user',
+      targetId: userId,
+      client,
+      ...(actor ? {} : { details: { via: 'cli' } }),
+    });
+    return user!;
+  }
+
+  /** The account, locked; 404 when there is none; "target ⊆ own" for an administrator. */
+  private async lockTarget(manager: EntityManager, userId: string, actor: DisablingActor, action: string) {
+    if (!(await this.users.lockUserRow(manager, userId))) throw notFound('User');
+    if (!actor) return;
+    const own = await this.users.findEffectiveAccess(actor.id, manager);
+    const target = await this.users.findEffectiveAccess(userId, manager);
+    assertMayActOn(
+      { id: actor.id, permissions: own?.permissions ?? [] },
+      { type: 'user', id: userId },
+      target?.permissions ?? [],
+      action,
+    );
+  }
+}
