@@ -43,6 +43,13 @@ export type AuditEventType =
   | 'totp.disable'
   | 'totp.reset'
   | 'totp.failure'
+  | 'passkey.register'
+  | 'passkey.rename'
+  | 'passkey.remove'
+  | 'passkey.use'
+  | 'passkey.failure'
+  | 'passkey.counter_regression'
+  | 'passkey.login'
   | '2fa.recovery_code_used'
   | '2fa.enrolment_required';
 
