@@ -1,6 +1,8 @@
 import { IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { IsNewPassword, MatchesField } from '../core/passwords/password-rules.js';
-import { IsAccountEmail, IsAccountMobile, IsPersonName } from '../common/contact-fields.js';
+import { IsAccountEmail, IsAccountMobile, IsPasskeyName, IsPersonName } from '../common/contact-fields.js';
+import { UnlessAbsent } from '../common/unless-absent.js';
+import { RegistrationResponseDto } from '../common/webauthn-json.dto.js';
 
 export class UpdateAccountDto {
   @IsPersonName()
@@ -53,4 +55,16 @@ export class DisableTotpDto {
   @IsString()
   @MaxLength(128)
   password?: string;
+}
+
+/** `POST /account/passkeys`: the `RegistrationResponseJSON` itself, with an optional name beside its fields. */
+export class RegisterPasskeyDto extends RegistrationResponseDto {
+  @UnlessAbsent()
+  @IsPasskeyName()
+  name?: string;
+}
+
+export class RenamePasskeyDto {
+  @IsPasskeyName()
+  name!: string;
 }

@@ -21,6 +21,8 @@ import { ProfileService } from './profile.service.js';
 import { ReauthenticationService } from './reauthentication.service.js';
 import { SecondFactorModule } from '../core/second-factor/second-factor.module.js';
 import { TotpEnrolmentService } from './totp-enrolment.service.js';
+import { PasskeyEnrolmentService } from './passkey-enrolment.service.js';
+import { PasskeysController } from './passkeys.controller.js';
 
 /** The signed-in person's own account: profile, password, contact details, sessions, second factors. */
 @Module({
@@ -37,7 +39,7 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
     MailModule,
     OtpCoreModule,
   ],
-  controllers: [AccountController, AdminSessionsController],
+  controllers: [AccountController, PasskeysController, AdminSessionsController],
   providers: [
     ProfileService,
     PasswordChangeService,
@@ -45,6 +47,7 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
     AccountSessionsService,
     AdminSessionsService,
     TotpEnrolmentService,
+    PasskeyEnrolmentService,
     AccountChangesRepository,
     EmailChangeService,
     MobileChangeService,

@@ -13,6 +13,8 @@ import { AuthRepositoriesModule } from '../core/sessions/auth-repositories.modul
 import { AuthService } from './auth.service.js';
 import { JwksController } from './jwks.controller.js';
 import { PasswordResetService } from './password-reset.service.js';
+import { PasskeySignInController } from './passkey-sign-in.controller.js';
+import { PasskeySignInService } from './passkey-sign-in.service.js';
 import { PasswordModule } from '../core/passwords/password.module.js';
 import { SessionsModule } from '../core/sessions/sessions.module.js';
 
@@ -31,7 +33,7 @@ import { SessionsModule } from '../core/sessions/sessions.module.js';
     SessionsModule,
     TwoFactorModule,
   ],
-  controllers: [AuthController, JwksController],
-  providers: [AuthService, PasswordResetService],
+  controllers: [AuthController, PasskeySignInController, JwksController],
+  providers: [AuthService, PasswordResetService, PasskeySignInService],
 })
 export class AuthModule {}

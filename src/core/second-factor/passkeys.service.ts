@@ -270,10 +270,11 @@ export class PasskeysService {
       .toString('base64url');
   }
 
-  private async newChallenge(ceremony: WebauthnCeremony, userId: string | null): Promise<string> {
-    const challenge = randomBytes(32).toString('base64url');
+  /** A random challenge's bytes (the options carry them base64url, as the browser signs them); its hash is stored. */
+  private async newChallenge(ceremony: WebauthnCeremony, userId: string | null): Promise<Uint8Array<ArrayBuffer>> {
+    const challenge = new Uint8Array(randomBytes(32));
     await this.repository.insertChallenge({
-      challengeHash: sha256Hex(challenge),
+      challengeHash: sha256Hex(Buffer.from(challenge).toString('base64url')),
       ceremony,
       userId,
       expiresAt: new Date(Date.now() + WEBAUTHN_CHALLENGE_TTL_SECONDS * 1000),

@@ -25,15 +25,25 @@ import { RecoveryCodesService } from './recovery-codes.service.js';
 import { TotpService } from './totp.service.js';
 import { checkChallengeAnswer } from './second-factor-check.js';
 import { Transactions } from '../../database/transactions.js';
+import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import { PasskeysService } from './passkeys.service.js';
 
-export type SecondFactorMethod = 'totp' | 'sms' | 'recovery';
+export type SecondFactorMethod = 'passkey' | 'totp' | 'sms' | 'recovery';
 
 export interface TwoFactorChallenge {
   requires_otp: true;
   temp_token: string;
   mobile_masked: string | null;
-  /** Present when the account has an authenticator app; the SMS-only challenge is the specification's. */
+  /** Present when the account has an authenticator app or a passkey; the SMS-only challenge is the specification's. */
   methods?: SecondFactorMethod[];
+  /** With `passkey` among the methods: request options for the account's passkeys. */
+  passkey_options?: PublicKeyCredentialRequestOptionsJSON;
+}
+
+/** The answer to a challenge: a code (SMS, app, recovery), or a passkey's assertion. */
+export interface SecondFactorAnswer {
+  code?: string;
+  assertion?: AuthenticationResponseJSON;
 }
 
 /**
@@ -56,6 +66,7 @@ export class TwoFactorService {
     private readonly lockout: LoginLockout,
     private readonly totp: TotpService,
     private readonly recoveryCodes: RecoveryCodesService,
+    private readonly passkeys: PasskeysService,
   ) {}
 
   /**
@@ -63,11 +74,24 @@ export class TwoFactorService {
    * none applies. An account with an authenticator app always gets the second factor, with SMS as
    * a fallback when it has a mobile and both login methods are on.
    */
-  async methodsFor(user: { id: string; mobile: string | null; hasTotp?: boolean }): Promise<SecondFactorMethod[]> {
-    if (user.hasTotp ?? (await this.totp.isEnrolled(user.id))) {
+  async methodsFor(user: {
+    id: string;
+    mobile: string | null;
+    hasTotp?: boolean;
+    hasPasskey?: boolean;
+  }): Promise<SecondFactorMethod[]> {
+    const passkey = user.hasPasskey ?? (await this.passkeys.hasPasskey(user.id));
+    const totp = user.hasTotp ?? (await this.totp.isEnrolled(user.id));
+    if (passkey || totp) {
+      // An account with a passkey or an app never signs in with its password alone.
       const methods = await this.settings.getLoginMethods();
       const sms = user.mobile !== null && methods.emailPassword && methods.mobileOtp;
-      return sms ? ['totp', 'sms', 'recovery'] : ['totp', 'recovery'];
+      return [
+        ...(passkey ? (['passkey'] as const) : []),
+        ...(totp ? (['totp'] as const) : []),
+        ...(sms ? (['sms'] as const) : []),
+        ...(totp ? (['recovery'] as const) : []),
+      ];
     }
     return (await this.applies(user)) ? ['sms'] : [];
   }
@@ -113,38 +137,57 @@ export class TwoFactorService {
         await this.sms.send({ to: mobile, text: this.codes.message(code), kind: '2fa', userId: user.id }, manager);
     });
     if (mobile !== null) this.sms.dispatch();
-    const offered = methods.includes('totp') ? { methods } : {};
+    const offered = methods.includes('totp') || methods.includes('passkey') ? { methods } : {};
+    const passkeyOptions = methods.includes('passkey')
+      ? { passkey_options: await this.passkeys.authenticationOptions('second-factor', { userId: user.id }, 'preferred') }
+      : {};
     return {
       requires_otp: true,
       temp_token: tempToken,
       mobile_masked: mobile === null ? null : maskMobile(mobile),
       ...offered,
+      ...passkeyOptions,
     };
   }
 
   async verify(
     tempToken: string,
-    code: string,
+    answer: SecondFactorAnswer,
     client: ClientInfo,
     requested?: SecondFactorMethod,
   ): Promise<IssuedSession> {
     const claims = await this.tokens.verifyTwoFactor(tempToken);
-    const method = requested ?? ((await this.totp.isEnrolled(claims.sub)) ? 'totp' : 'sms');
-    if (method !== 'recovery') assertDigits(code, method === 'sms' ? this.config.otp.length : 6);
+    const method =
+      requested ??
+      (answer.assertion !== undefined ? 'passkey' : (await this.totp.isEnrolled(claims.sub)) ? 'totp' : 'sms');
+    const code = assertAnswerShape(answer, method);
+    if (method !== 'recovery' && method !== 'passkey')
+      assertDigits(code, method === 'sms' ? this.config.otp.length : 6);
     // Second-factor codes are guessed under the account's lockout, like passwords: no code of a
     // live challenge is judged while the account is locked.
     const subject = lockoutSubject(claims.sub, {});
     await this.lockout.assertNotLocked(subject);
+    // A passkey's assertion is judged before the challenge's row is locked (its own challenge is
+    // single use and bound to this account); the row then counts it like a code.
+    const passkeyAccepted =
+      method === 'passkey' &&
+      (await this.passkeys.verifyAssertion(
+        answer.assertion!,
+        'second-factor',
+        { userId: claims.sub, requireUserVerification: false },
+        client,
+      )) !== null;
     // The row lock makes parallel attempts with one temp token take turns: at most three are judged.
     const result = await this.transactions.run(async (manager) => {
       const row = await lockChallenge(manager, claims.jti);
       if (method === 'sms') return checkOtp(manager, this.codes, row, claims.jti, code);
-      // Only an account that enrolled an app is offered these; a code of one step is accepted once.
-      return checkChallengeAnswer(manager, row, async () =>
-        method === 'totp'
+      // Only an account that enrolled an app (or a passkey) is offered these; a code of one step is accepted once.
+      return checkChallengeAnswer(manager, row, async () => {
+        if (method === 'passkey') return passkeyAccepted;
+        return method === 'totp'
           ? this.totp.check(manager, claims.sub, code, false)
-          : this.recoveryCodes.use(manager, claims.sub, code),
-      );
+          : this.recoveryCodes.use(manager, claims.sub, code);
+      });
     });
     if (!result.ok) {
       await this.audit.record({
@@ -185,6 +228,20 @@ export class TwoFactorService {
       });
     return session;
   }
+}
+
+/** A passkey answers with an assertion and no code; every other method with a code and no assertion. */
+function assertAnswerShape(answer: SecondFactorAnswer, method: SecondFactorMethod): string {
+  const invalid = (field: string, message: string) =>
+    new AppException('VALIDATION_FAILED', 'The request is invalid.', [{ field, message }]);
+  if (method === 'passkey') {
+    if (answer.assertion === undefined) throw invalid('assertion', 'assertion is required with method passkey');
+    if (answer.code !== undefined) throw invalid('code', 'code must be absent with method passkey');
+    return '';
+  }
+  if (answer.assertion !== undefined) throw invalid('assertion', 'assertion is accepted with method passkey only');
+  if (answer.code === undefined) throw invalid('code', 'code is required');
+  return answer.code;
 }
 
 /** SMS and app codes are digits of a known length; anything else is malformed and costs no attempt. */

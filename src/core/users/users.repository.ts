@@ -13,6 +13,8 @@ export interface UserWithPassword {
   passwordHash: string;
   /** A confirmed authenticator app: read with the credentials, so a sign-in needs no second look. */
   hasTotp: boolean;
+  /** Whether the account holds a passkey: then its password alone never earns tokens. */
+  hasPasskey: boolean;
 }
 
 export interface NewUser {
@@ -98,7 +100,8 @@ export interface PrincipalRow {
 /** The account a sign-in names, as `UserWithPassword`, by its email or mobile (`$1`). */
 export function userWithPasswordSql(column: 'email' | 'mobile'): string {
   return `SELECT u.id, u.name, u.email, u.mobile, u.password_hash AS "passwordHash",
-                 EXISTS (SELECT 1 FROM totp_authenticators t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS "hasTotp"
+                 EXISTS (SELECT 1 FROM totp_authenticators t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS "hasTotp",
+                 EXISTS (SELECT 1 FROM passkeys p WHERE p.user_id = u.id) AS "hasPasskey"
             FROM users u WHERE u.${column} = $1`;
 }
 
