@@ -20,6 +20,7 @@ const FEATURES = [
   'introspection',
   'metrics-endpoint',
   'otp',
+  'passkey-page',
   'rbac',
   'reset-page',
   'settings',

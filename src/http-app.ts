@@ -73,6 +73,10 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
       { path: 'reset-password', method: RequestMethod.ALL },
       { path: 'reset-password/page.js', method: RequestMethod.ALL },
       { path: 'reset-password/page.css', method: RequestMethod.ALL },
+      { path: 'account/security', method: RequestMethod.GET },
+      { path: 'account/security/page.js', method: RequestMethod.GET },
+      { path: 'account/security/page.css', method: RequestMethod.GET },
+      { path: 'account/security/webauthn.js', method: RequestMethod.GET },
       { path: '.well-known/jwks.json', method: RequestMethod.GET },
     ],
   });

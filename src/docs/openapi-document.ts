@@ -27,6 +27,7 @@ import {
   BARE_ANSWERS,
   BASIC_AUTH_HANDLERS,
   ENVELOPED_DATA,
+  OTHER_ANSWERS,
   PAGE_ANSWERS,
   RESPONSE_COMPONENTS,
 } from './response-schemas.js';
@@ -148,6 +149,7 @@ function describeHandler(controller: object, key: string, handler: object, name:
     );
   }
   decorate(ApiResponse({ status: 429, description: 'RATE_LIMITED, with Retry-After.', schema: error }));
+  for (const answer of OTHER_ANSWERS[name] ?? []) decorate(ApiResponse({ ...answer, schema: error }));
   if (BASIC_AUTH_HANDLERS.has(name)) {
     decorate(ApiBasicAuth('basic'));
     decorate(

@@ -52,12 +52,50 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
       mobile_masked: nullableString({ description: 'first two and last two digits; null when no SMS is sent' }),
       methods: {
         type: 'array',
-        items: string({ enum: ['totp', 'sms', 'recovery'] }),
-        description: 'present when the account has an authenticator app',
+        items: string({ enum: ['passkey', 'totp', 'sms', 'recovery'] }),
+        description: 'present when the account has an authenticator app or a passkey',
       },
+      passkey_options: ref('PasskeyRequestOptions'),
     },
-    ['methods'],
+    ['methods', 'passkey_options'],
   ),
+  Passkey: object({
+    id: uuid,
+    name: string({ maxLength: 100 }),
+    created_at: timestamp,
+    last_used_at: { ...timestamp, nullable: true, description: 'the last sign-in or proof with it' },
+  }),
+  PasskeyCreationOptions: {
+    type: 'object',
+    description:
+      'WebAuthn `PublicKeyCredentialCreationOptionsJSON` (camelCase, binary fields base64url): pass it to `navigator.credentials.create()` (e.g. SimpleWebAuthn `startRegistration({optionsJSON})`).',
+    required: ['rp', 'user', 'challenge', 'pubKeyCredParams'],
+    properties: {
+      rp: object({ id: string(), name: string() }),
+      user: object({ id: string(), name: string(), displayName: string() }),
+      challenge: string({ description: 'base64url; good once, for 5 minutes' }),
+      pubKeyCredParams: { type: 'array', items: { type: 'object' } },
+      timeout: { type: 'integer' },
+      excludeCredentials: { type: 'array', items: { type: 'object' }, description: "the holder's passkeys" },
+      authenticatorSelection: { type: 'object', additionalProperties: true },
+      attestation: string({ enum: ['none'] }),
+    },
+    additionalProperties: true,
+  },
+  PasskeyRequestOptions: {
+    type: 'object',
+    description:
+      'WebAuthn `PublicKeyCredentialRequestOptionsJSON`: pass it to `navigator.credentials.get()` (e.g. SimpleWebAuthn `startAuthentication({optionsJSON})`).',
+    required: ['challenge', 'rpId'],
+    properties: {
+      challenge: string({ description: 'base64url; good once, for 5 minutes, for this ceremony only' }),
+      rpId: string(),
+      timeout: { type: 'integer' },
+      userVerification: string({ enum: ['required', 'preferred'] }),
+      allowCredentials: { type: 'array', items: { type: 'object' } },
+    },
+    additionalProperties: true,
+  },
   Caller: object({
     id: uuid,
     name: string(),
@@ -205,6 +243,14 @@ export const ENVELOPED_DATA: Record<string, Schema> = {
   'AccountController.startTotp': ref('TotpEnrolment'),
   'AccountController.confirmTotp': ref('RecoveryCodes'),
   'AccountController.disableTotp': empty,
+  'PasskeysController.creationOptions': ref('PasskeyCreationOptions'),
+  'PasskeysController.register': ref('Passkey'),
+  'PasskeysController.list': list(ref('Passkey')),
+  'PasskeysController.rename': ref('Passkey'),
+  'PasskeysController.remove': empty,
+  'PasskeysController.reauthenticationOptions': ref('PasskeyRequestOptions'),
+  'PasskeySignInController.options': ref('PasskeyRequestOptions'),
+  'PasskeySignInController.verify': tokenPair,
   'AdminSessionsController.list': list(ref('Session')),
   'AdminSessionsController.revokeAll': empty,
   'AdminSessionsController.revokeOne': empty,
@@ -253,6 +299,43 @@ export const PAGE_ANSWERS: Record<string, { produces: string; description: strin
   },
   'ResetPageController.script': { produces: 'application/javascript', description: "The reset page's script." },
   'ResetPageController.style': { produces: 'text/css', description: "The reset page's style sheet." },
+  'PasskeyPageController.page': {
+    produces: 'text/html',
+    description: 'The account security page: sign in with a passkey (or a password), add, rename and remove passkeys.',
+  },
+  'PasskeyPageController.script': { produces: 'application/javascript', description: "The security page's script." },
+  'PasskeyPageController.webauthn': {
+    produces: 'application/javascript',
+    description: "SimpleWebAuthn's browser bundle, as the security page loads it.",
+  },
+  'PasskeyPageController.style': { produces: 'text/css', description: "The security page's style sheet." },
+};
+
+/** Refusals beyond the ones every route of its kind can answer (400, 401 without a token, 429). */
+export const OTHER_ANSWERS: Record<string, { status: number; description: string }[]> = {
+  'PasskeysController.register': [
+    {
+      status: 400,
+      description:
+        'VALIDATION_FAILED: the answer does not verify (origin, RP ID, challenge used, expired or of another account).',
+    },
+    { status: 409, description: 'CONFLICT: the passkey is already registered, or the account holds 25.' },
+  ],
+  'PasskeysController.rename': [{ status: 404, description: 'NOT_FOUND: no such passkey of the caller.' }],
+  'PasskeysController.remove': [
+    { status: 403, description: "REAUTHENTICATION_REQUIRED: the session's last proof held no second factor (amr)." },
+    { status: 404, description: 'NOT_FOUND: no such passkey of the caller.' },
+  ],
+  'PasskeySignInController.verify': [
+    {
+      status: 401,
+      description:
+        'INVALID_CREDENTIALS, one body for every failure: unknown credential, used or expired challenge, wrong origin or RP ID, bad signature, counter going backwards, no user verification.',
+    },
+  ],
+  'OtpController.verifyTwoFactor': [
+    { status: 401, description: 'INVALID_OTP (a wrong code or passkey answer), OTP_EXPIRED, OTP_ATTEMPTS_EXCEEDED.' },
+  ],
 };
 
 /** Handlers authenticated by HTTP Basic client credentials instead of an access token. */
