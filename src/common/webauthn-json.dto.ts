@@ -50,7 +50,8 @@ export class AuthenticatorAssertionResponseDto {
   @Base64Url(4096)
   authenticatorData!: string;
 
-  @Base64Url(1024)
+  /** Up to an ML-DSA-44 signature (2420 bytes), which the library accepts where the runtime verifies it. */
+  @Base64Url(4096)
   signature!: string;
 
   @UnlessAbsent()

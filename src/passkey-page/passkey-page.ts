@@ -96,7 +96,8 @@ export const PASSKEY_PAGE_SCRIPT = `'use strict';
         return response.json().catch(function () { return null; }).then(function (payload) {
           if (response.ok && payload && payload.success) return payload.data;
           var error = (payload && payload.error) || {};
-          var failure = new Error(error.message || 'The request failed.');
+          var details = Array.isArray(error.details) ? error.details.map(function (d) { return d.message; }).filter(Boolean) : [];
+          var failure = new Error((error.message || 'The request failed.') + (details.length ? ' ' + details.join(' ') : ''));
           failure.code = error.code;
           throw failure;
         });

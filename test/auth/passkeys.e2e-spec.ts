@@ -101,9 +101,10 @@ describe('passkeys (WebAuthn) through HTTP with a software authenticator', () =>
         created.body.data.id,
       ]);
       expect(row).toEqual({ transports: 'internal', device_type: 'singleDevice', backed_up: false, counter: '0' });
-      const [audit] = await db.query(`SELECT actor_id FROM audit_events WHERE type = 'passkey.register' AND actor_id = $1`, [
-        user.id,
-      ]);
+      const [audit] = await db.query(
+        `SELECT actor_id FROM audit_events WHERE type = 'passkey.register' AND actor_id = $1`,
+        [user.id],
+      );
       expect(audit).toBeDefined();
     });
 
@@ -294,7 +295,9 @@ describe('passkeys (WebAuthn) through HTTP with a software authenticator', () =>
   describe('as a second factor', () => {
     it('a password sign-in of an account with a passkey gets the challenge, and the passkey completes it', async () => {
       const { user, device, credential } = await withPasskey();
-      const login = await request(server()).post('/api/auth/login').send({ email: user.email, password: user.password });
+      const login = await request(server())
+        .post('/api/auth/login')
+        .send({ email: user.email, password: user.password });
       expect(login.status).toBe(200);
       expect(login.body.data).toMatchObject({ requires_otp: true, methods: ['passkey'] });
       expect(login.body.data.access_token).toBeUndefined();
@@ -314,7 +317,9 @@ describe('passkeys (WebAuthn) through HTTP with a software authenticator', () =>
       expect(wrong.body.error.code).toBe('INVALID_OTP');
 
       // The failed attempt used the passkey challenge; a new sign-in brings new options.
-      const again = await request(server()).post('/api/auth/login').send({ email: user.email, password: user.password });
+      const again = await request(server())
+        .post('/api/auth/login')
+        .send({ email: user.email, password: user.password });
       const done = await request(server())
         .post('/api/auth/otp/verify-2fa')
         .send({
@@ -333,7 +338,9 @@ describe('passkeys (WebAuthn) through HTTP with a software authenticator', () =>
 
     it('offers the passkey beside the app and SMS', async () => {
       const { user } = await withPasskey({ mobile: uniqueMobile() });
-      const login = await request(server()).post('/api/auth/login').send({ email: user.email, password: user.password });
+      const login = await request(server())
+        .post('/api/auth/login')
+        .send({ email: user.email, password: user.password });
       expect(login.body.data.methods).toEqual(['passkey', 'sms']);
       expect(login.body.data.passkey_options).toBeDefined();
     });
@@ -357,7 +364,9 @@ describe('passkeys (WebAuthn) through HTTP with a software authenticator', () =>
       ]);
       expect(audit).toBeDefined();
       // Without a passkey the password alone signs in again.
-      const login = await request(server()).post('/api/auth/login').send({ email: user.email, password: user.password });
+      const login = await request(server())
+        .post('/api/auth/login')
+        .send({ email: user.email, password: user.password });
       expect(login.body.data.access_token).toEqual(expect.any(String));
     });
   });

@@ -123,7 +123,11 @@ export class SoftAuthenticator {
     credential.counter = Math.max(credential.counter, counter);
     const authData = this.header(ceremony, 0, counter);
     const clientDataJSON = this.clientData('webauthn.get', ceremony.challenge ?? options.challenge, ceremony);
-    const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), ceremony.signWith ?? credential.privateKey);
+    const signature = sign(
+      'sha256',
+      Buffer.concat([authData, sha256(clientDataJSON)]),
+      ceremony.signWith ?? credential.privateKey,
+    );
     return {
       id: credential.id,
       rawId: credential.id,
