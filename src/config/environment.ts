@@ -333,7 +333,9 @@ export class Environment {
   /** Passkeys' relying party: a registrable domain suffix of the pages' host; unset, APP_URL's host. */
   @Transform(emptyToUndefined)
   @IsOptional()
-  @Matches(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/i, { message: 'WEBAUTHN_RP_ID must be a host name such as example.com' })
+  @Matches(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/i, {
+    message: 'WEBAUTHN_RP_ID must be a host name such as example.com',
+  })
   WEBAUTHN_RP_ID?: string;
 
   /** The relying party's name an authenticator shows beside the account. */

@@ -59,12 +59,7 @@ export const passkeyRefusal = () => new AppException('INVALID_CREDENTIALS', 'Inv
 
 /** Failures of an assertion that are worth telling apart in the audit trail (never in the response). */
 type FailureReason =
-  | 'malformed'
-  | 'challenge'
-  | 'unknown_credential'
-  | 'wrong_account'
-  | 'verification'
-  | 'counter_regression';
+  'malformed' | 'challenge' | 'unknown_credential' | 'wrong_account' | 'verification' | 'counter_regression';
 
 /**
  * WebAuthn ceremonies with `@simplewebauthn/server`: creation and request options, the
@@ -241,7 +236,7 @@ export class PasskeysService {
         credential: { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: 0 },
         requireUserVerification: expected.requireUserVerification,
       });
-      if (!verification.verified) return fail('verification', passkey);
+      if (!verification.verified) return await fail('verification', passkey);
       info = verification.authenticationInfo;
     } catch {
       return fail('verification', passkey);

@@ -11,7 +11,14 @@ import { TotpService } from './totp.service.js';
  * sign-in (TwoFactorModule) and reset from the command line.
  */
 @Module({
-  providers: [SecondFactorsRepository, SecretBox, TotpService, RecoveryCodesService, PasskeysRepository, PasskeysService],
+  providers: [
+    SecondFactorsRepository,
+    SecretBox,
+    TotpService,
+    RecoveryCodesService,
+    PasskeysRepository,
+    PasskeysService,
+  ],
   exports: [TotpService, RecoveryCodesService, SecondFactorsRepository, PasskeysRepository, PasskeysService],
 })
 export class SecondFactorModule {}

@@ -139,7 +139,9 @@ export class TwoFactorService {
     if (mobile !== null) this.sms.dispatch();
     const offered = methods.includes('totp') || methods.includes('passkey') ? { methods } : {};
     const passkeyOptions = methods.includes('passkey')
-      ? { passkey_options: await this.passkeys.authenticationOptions('second-factor', { userId: user.id }, 'preferred') }
+      ? {
+          passkey_options: await this.passkeys.authenticationOptions('second-factor', { userId: user.id }, 'preferred'),
+        }
       : {};
     return {
       requires_otp: true,

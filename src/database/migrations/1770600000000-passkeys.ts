@@ -41,7 +41,9 @@ export class Passkeys1770600000000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE UNIQUE INDEX "UQ_webauthn_challenges_challenge_hash" ON "webauthn_challenges" ("challenge_hash")`,
     );
-    await queryRunner.query(`CREATE INDEX "IDX_webauthn_challenges_expires_at" ON "webauthn_challenges" ("expires_at")`);
+    await queryRunner.query(
+      `CREATE INDEX "IDX_webauthn_challenges_expires_at" ON "webauthn_challenges" ("expires_at")`,
+    );
     await queryRunner.query(`
       ALTER TABLE "webauthn_challenges" ADD CONSTRAINT "FK_webauthn_challenges_user_id"
         FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE NO ACTION`);
