@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import type {
+  AuthenticationResponseJSON,
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
@@ -45,6 +46,21 @@ export class PasskeyEnrolmentService {
   /** Options for a proof of presence with one of the caller's passkeys (`POST /account/reauthenticate`). */
   reauthenticationOptions(user: AuthUser): Promise<PublicKeyCredentialRequestOptionsJSON> {
     return this.passkeys.authenticationOptions('reauthentication', { userId: user.id }, 'preferred');
+  }
+
+  /**
+   * Whether an assertion answers this account's re-authentication options: the proof of presence
+   * of `POST /account/reauthenticate` `{method: "passkey", assertion}` (run it under the lockout,
+   * as every proof is). Presence is enough here; user verification adds nothing the session lacks.
+   */
+  async provesPresence(user: AuthUser, assertion: AuthenticationResponseJSON, client: ClientInfo): Promise<boolean> {
+    const verified = await this.passkeys.verifyAssertion(
+      assertion,
+      'reauthentication',
+      { userId: user.id, requireUserVerification: false },
+      client,
+    );
+    return verified !== null;
   }
 
   async list(user: AuthUser): Promise<{ items: PasskeyView[]; total: number }> {

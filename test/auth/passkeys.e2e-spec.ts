@@ -371,3 +371,21 @@ describe('passkeys (WebAuthn) through HTTP with a software authenticator', () =>
     });
   });
 });
+
+describe('passkey sign-in under the /api/auth rate limits', () => {
+  const fixture = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: '3' } });
+
+  it('answers 429 RATE_LIMITED with Retry-After past the limit, for options and verify alike', async () => {
+    const server = fixture.app.getHttpServer();
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++)
+      statuses.push((await request(server).post('/api/auth/passkey/options').send({})).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const verify = await request(server).post('/api/auth/passkey/verify').send({});
+    expect(verify.status).not.toBe(429);
+    const limited = await request(server).post('/api/auth/passkey/options').send({});
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('RATE_LIMITED');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
