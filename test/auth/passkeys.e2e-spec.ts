@@ -389,3 +389,27 @@ describe('passkey sign-in under the /api/auth rate limits', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
   });
 });
+
+describe('a passkey is an enrolled second factor (REQUIRE_2FA_FOR_PRIVILEGED)', () => {
+  const fixture = useTestApp({ env: { REQUIRE_2FA_FOR_PRIVILEGED: 'true' } });
+
+  it('opens the admin routes to a privileged account once it registers a passkey', async () => {
+    const { app, db } = fixture;
+    const server = app.getHttpServer();
+    const admin = await registerUser(app);
+    const [role] = await db.query(`SELECT id FROM roles WHERE name = 'admin'`);
+    await grantRoles(db, admin.id, [role.id]);
+    const bearer = `Bearer ${admin.tokens.access_token}`;
+    expect((await request(server).get('/api/admin/users').set('authorization', bearer)).status).toBe(403);
+
+    const device = new SoftAuthenticator(ORIGIN, RP_ID);
+    const options = await request(server).post('/api/account/passkeys/options').set('authorization', bearer).send({});
+    expect(options.status).toBe(200);
+    const created = await request(server)
+      .post('/api/account/passkeys')
+      .set('authorization', bearer)
+      .send(device.register(options.body.data).response);
+    expect(created.status).toBe(201);
+    expect((await request(server).get('/api/admin/users').set('authorization', bearer)).status).toBe(200);
+  });
+});
