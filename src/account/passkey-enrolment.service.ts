@@ -15,8 +15,8 @@ import { PasskeysService, passkeyView, type PasskeyView } from '../core/second-f
 import { UsersRepository } from '../core/users/users.repository.js';
 import type { RegisterPasskeyDto } from './account.dto.js';
 
-/** `amr` values that prove a factor beyond the password: a passkey, an app or recovery code, an SMS code, or two factors. */
-const SECOND_FACTOR_AMR = ['hwk', 'otp', 'sms', 'mfa'];
+/** `amr` values that let a session remove a passkey: a passkey was among its last proof, or two factors were. */
+const PASSKEY_REMOVAL_AMR = ['hwk', 'mfa'];
 
 /** The holder's passkeys: register (with fresh authentication), list, rename, remove. */
 @Injectable()
@@ -84,7 +84,7 @@ export class PasskeyEnrolmentService {
 
   /**
    * A passkey is a factor beside the password, so the account that holds one has two: removing it
-   * takes a proof (`amr`) that held a second factor, not the password alone.
+   * takes a proof (`amr`) that held a passkey (`hwk`) or two factors (`mfa`), not the password alone.
    */
   async remove(user: AuthUser, id: string, client: ClientInfo): Promise<Record<string, never>> {
     const owned = (await this.passkeys.list(user.id)).some((passkey) => passkey.id === id);
@@ -92,7 +92,7 @@ export class PasskeyEnrolmentService {
     if (!proofHeldSecondFactor(user)) {
       throw new AppException(
         'REAUTHENTICATION_REQUIRED',
-        'Removing a passkey needs a re-authentication with a second factor (a passkey, an authenticator app or an SMS code).',
+        'Removing a passkey needs a re-authentication with a passkey, or a sign-in with two factors.',
       );
     }
     if (!(await this.repository.delete(user.id, id))) throw notFound();
@@ -109,10 +109,10 @@ export class PasskeyEnrolmentService {
   }
 }
 
-/** Whether the session's last proof of presence (its `amr`) held a factor beyond the password. */
+/** Whether the session's last proof of presence (its `amr`) may remove a passkey. */
 export function proofHeldSecondFactor(user: AuthUser): boolean {
   const amr: readonly string[] = (user as AuthUser & { amr?: readonly string[] }).amr ?? [];
-  return amr.some((value) => SECOND_FACTOR_AMR.includes(value));
+  return amr.some((value) => PASSKEY_REMOVAL_AMR.includes(value));
 }
 
 const notFound = () => new AppException('NOT_FOUND', 'No such passkey.');

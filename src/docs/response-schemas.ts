@@ -323,7 +323,11 @@ export const OTHER_ANSWERS: Record<string, { status: number; description: string
   ],
   'PasskeysController.rename': [{ status: 404, description: 'NOT_FOUND: no such passkey of the caller.' }],
   'PasskeysController.remove': [
-    { status: 403, description: "REAUTHENTICATION_REQUIRED: the session's last proof held no second factor (amr)." },
+    {
+      status: 403,
+      description:
+        "REAUTHENTICATION_REQUIRED: the session's last proof held neither a passkey nor two factors (amr hwk or mfa), or is older than REAUTH_MAX_AGE.",
+    },
     { status: 404, description: 'NOT_FOUND: no such passkey of the caller.' },
   ],
   'PasskeySignInController.verify': [
