@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { IsIn, IsObject, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { AuthenticationResponseDto } from '../common/webauthn-json.dto.js';
 import { UnlessAbsent } from '../common/unless-absent.js';
 import { IsAccountMobile } from '../common/contact-fields.js';
@@ -21,8 +21,8 @@ export class VerifyTwoFactorDto {
   @MaxLength(4096)
   temp_token!: string;
 
-  /** Digits for an SMS or authenticator-app code; a recovery code also has letters and a dash. */
-  @UnlessAbsent()
+  /** Digits for an SMS or authenticator-app code; a recovery code also has letters and a dash. Not with a passkey. */
+  @ValidateIf((dto: VerifyTwoFactorDto) => dto.method !== 'passkey' || dto.code !== undefined)
   @IsString()
   @Matches(/^[0-9A-Za-z-]{4,32}$/, { message: 'code must be a code of digits, or a recovery code' })
   code?: string;
@@ -33,7 +33,7 @@ export class VerifyTwoFactorDto {
   method?: 'sms' | 'totp' | 'recovery' | 'passkey';
 
   /** With `method: "passkey"`: the `AuthenticationResponseJSON` for the challenge's `passkey_options`. */
-  @UnlessAbsent()
+  @ValidateIf((dto: VerifyTwoFactorDto) => dto.method === 'passkey' || dto.assertion !== undefined)
   @IsObject()
   @ValidateNested()
   @Type(() => AuthenticationResponseDto)
