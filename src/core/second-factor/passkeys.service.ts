@@ -1,17 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { createHmac, randomBytes } from 'node:crypto';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransport,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+  VerifiedAuthenticationResponse,
+  VerifiedRegistrationResponse,
 } from '@simplewebauthn/server';
-import { decodeClientDataJSON } from '@simplewebauthn/server/helpers';
 import { AuditLog } from '../audit/audit-log.service.js';
 import { AppException } from '../../common/app-exception.js';
 import { AppConfig } from '../../config/app-config.js';
@@ -54,6 +51,13 @@ export interface AssertionExpectation {
   requireUserVerification: boolean;
 }
 
+/**
+ * The WebAuthn library and its helpers, loaded with the first ceremony: they weigh some 25 MB and
+ * 100 ms at start, which a service that never sees a passkey should not pay.
+ */
+const webauthn = () => import('@simplewebauthn/server');
+const webauthnHelpers = () => import('@simplewebauthn/server/helpers');
+
 /** The one refusal of every failed assertion, whatever failed: it tells an attacker nothing. */
 export const passkeyRefusal = () => new AppException('INVALID_CREDENTIALS', 'Invalid credentials.');
 
@@ -91,6 +95,7 @@ export class PasskeysService {
   }): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const existing = await this.repository.listOfUser(user.id);
     const challenge = await this.newChallenge('registration', user.id);
+    const { generateRegistrationOptions } = await webauthn();
     return generateRegistrationOptions({
       rpName: this.config.webauthn.rpName,
       rpID: this.config.webauthn.rpId,
@@ -119,10 +124,11 @@ export class PasskeysService {
       new AppException('VALIDATION_FAILED', 'The request is invalid.', [
         { field: 'response', message: 'the passkey could not be verified; ask for new options and try again' },
       ]);
-    const challenge = challengeOf(response.response?.clientDataJSON);
+    const challenge = await challengeOf(response.response?.clientDataJSON);
     const owner = challenge && (await this.repository.consumeChallenge(sha256Hex(challenge), 'registration'));
     if (!challenge || !owner || owner.userId !== userId) throw refused();
-    let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+    const { verifyRegistrationResponse } = await webauthn();
+    let verification: VerifiedRegistrationResponse;
     try {
       verification = await verifyRegistrationResponse({
         response,
@@ -183,6 +189,7 @@ export class PasskeysService {
           : undefined;
     }
     const challenge = await this.newChallenge(ceremony, account.userId);
+    const { generateAuthenticationOptions } = await webauthn();
     return generateAuthenticationOptions({
       rpID: this.config.webauthn.rpId,
       challenge,
@@ -213,7 +220,7 @@ export class PasskeysService {
       });
       return null;
     };
-    const challenge = challengeOf(response.response?.clientDataJSON);
+    const challenge = await challengeOf(response.response?.clientDataJSON);
     if (!challenge) return fail('malformed');
     const bound = await this.repository.consumeChallenge(sha256Hex(challenge), ceremony);
     if (!bound) return fail('challenge');
@@ -225,7 +232,8 @@ export class PasskeysService {
     const userHandle = response.response.userHandle;
     if (userHandle && userHandle !== Buffer.from(userHandleOf(passkey.userId)).toString('base64url'))
       return fail('wrong_account', passkey);
-    let info: Awaited<ReturnType<typeof verifyAuthenticationResponse>>['authenticationInfo'];
+    const { verifyAuthenticationResponse } = await webauthn();
+    let info: VerifiedAuthenticationResponse['authenticationInfo'];
     try {
       const verification = await verifyAuthenticationResponse({
         response,
@@ -284,8 +292,9 @@ function userHandleOf(userId: string): Uint8Array<ArrayBuffer> {
 }
 
 /** The challenge the browser signed, read from clientDataJSON; undefined when it is not there. */
-function challengeOf(clientDataJSON: unknown): string | undefined {
+async function challengeOf(clientDataJSON: unknown): Promise<string | undefined> {
   if (typeof clientDataJSON !== 'string') return undefined;
+  const { decodeClientDataJSON } = await webauthnHelpers();
   try {
     const challenge = decodeClientDataJSON(clientDataJSON).challenge;
     return typeof challenge === 'string' && /^[A-Za-z0-9_-]{16,128}$/.test(challenge) ? challenge : undefined;
