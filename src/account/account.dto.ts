@@ -1,8 +1,9 @@
-import { IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsIn, IsObject, IsString, Length, Matches, ValidateIf, ValidateNested } from 'class-validator';
+import { UnlessAbsent } from '../common/unless-absent.js';
 import { IsNewPassword, MatchesField } from '../core/passwords/password-rules.js';
 import { IsAccountEmail, IsAccountMobile, IsPasskeyName, IsPersonName } from '../common/contact-fields.js';
-import { UnlessAbsent } from '../common/unless-absent.js';
-import { RegistrationResponseDto } from '../common/webauthn-json.dto.js';
+import { AuthenticationResponseDto, RegistrationResponseDto } from '../common/webauthn-json.dto.js';
 
 export class UpdateAccountDto {
   @IsPersonName()
@@ -44,17 +45,38 @@ export class ConfirmCodeDto {
   code!: string;
 }
 
-/** Turning the authenticator app off takes a current code or the password. */
-export class DisableTotpDto {
-  @ValidateIf((dto: DisableTotpDto) => dto.code !== undefined || dto.password === undefined)
+/** The proofs `POST /api/account/reauthenticate` takes besides the password. */
+export const REAUTHENTICATION_METHODS = ['totp', 'recovery', 'sms', 'passkey'] as const;
+export type ReauthenticationMethod = (typeof REAUTHENTICATION_METHODS)[number];
+
+/**
+ * One proof of presence: `{password}`, `{method: "totp" | "recovery", code}`, `{method: "sms"}`
+ * (sends a code to the account's own mobile) then `{method: "sms", code}`, or
+ * `{method: "passkey", assertion}` (an answer to `POST /account/reauthenticate/options`).
+ */
+export class ReauthenticateDto {
+  /** The current password; only without `method`. */
+  @ValidateIf((dto: ReauthenticateDto) => dto.method === undefined || dto.password !== undefined)
   @IsString()
-  @Matches(/^\d{6}$/, { message: 'code (6 digits) or password is required' })
+  @Length(1, 128)
+  password?: string;
+
+  @UnlessAbsent()
+  @IsIn(REAUTHENTICATION_METHODS)
+  method?: ReauthenticationMethod;
+
+  /** Digits for an app or SMS code; a recovery code also has letters and a dash. */
+  @ValidateIf((dto: ReauthenticateDto) => dto.method === 'totp' || dto.method === 'recovery' || dto.code !== undefined)
+  @IsString()
+  @Matches(/^[0-9A-Za-z-]{4,32}$/, { message: 'code must be a code of digits, or a recovery code' })
   code?: string;
 
-  @ValidateIf((dto: DisableTotpDto) => dto.password !== undefined)
-  @IsString()
-  @MaxLength(128)
-  password?: string;
+  /** With `method: "passkey"`: the `AuthenticationResponseJSON` for `POST /account/reauthenticate/options`. */
+  @ValidateIf((dto: ReauthenticateDto) => dto.method === 'passkey' || dto.assertion !== undefined)
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AuthenticationResponseDto)
+  assertion?: AuthenticationResponseDto;
 }
 
 /** `POST /account/passkeys`: the `RegistrationResponseJSON` itself, with an optional name beside its fields. */

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import type {
-  AuthenticationResponseJSON,
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
@@ -45,22 +44,7 @@ export class PasskeyEnrolmentService {
 
   /** Options for a proof of presence with one of the caller's passkeys (`POST /account/reauthenticate`). */
   reauthenticationOptions(user: AuthUser): Promise<PublicKeyCredentialRequestOptionsJSON> {
-    return this.passkeys.authenticationOptions('reauthentication', { userId: user.id }, 'preferred');
-  }
-
-  /**
-   * Whether an assertion answers this account's re-authentication options: the proof of presence
-   * of `POST /account/reauthenticate` `{method: "passkey", assertion}` (run it under the lockout,
-   * as every proof is). Presence is enough here; user verification adds nothing the session lacks.
-   */
-  async provesPresence(user: AuthUser, assertion: AuthenticationResponseJSON, client: ClientInfo): Promise<boolean> {
-    const verified = await this.passkeys.verifyAssertion(
-      assertion,
-      'reauthentication',
-      { userId: user.id, requireUserVerification: false },
-      client,
-    );
-    return verified !== null;
+    return this.passkeys.authenticationOptions('reauthentication', { userId: user.id }, 'required');
   }
 
   async list(user: AuthUser): Promise<{ items: PasskeyView[]; total: number }> {
@@ -111,8 +95,7 @@ export class PasskeyEnrolmentService {
 
 /** Whether the session's last proof of presence (its `amr`) may remove a passkey. */
 export function proofHeldSecondFactor(user: AuthUser): boolean {
-  const amr: readonly string[] = (user as AuthUser & { amr?: readonly string[] }).amr ?? [];
-  return amr.some((value) => PASSKEY_REMOVAL_AMR.includes(value));
+  return user.amr.some((value) => PASSKEY_REMOVAL_AMR.includes(value));
 }
 
 const notFound = () => new AppException('NOT_FOUND', 'No such passkey.');

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { CurrentUser, type AuthUser } from '@auth-rbac/nest-guard';
+import { CurrentUser, RequireFreshAuth, type AuthUser } from '@auth-rbac/nest-guard';
 import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js';
 import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 import { UuidParam } from '../common/uuid-param.js';
@@ -14,6 +14,7 @@ export class PasskeysController {
   constructor(private readonly passkeys: PasskeyEnrolmentService) {}
 
   @Post('passkeys/options')
+  @RequireFreshAuth()
   @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
   creationOptions(@CurrentUser() user: AuthUser, @Body(EmptyBodyPipe) _body: Record<string, never>) {
@@ -21,6 +22,7 @@ export class PasskeysController {
   }
 
   @Post('passkeys')
+  @RequireFreshAuth()
   @AllowedBeforeEnrolment()
   register(@CurrentUser() user: AuthUser, @Body() dto: RegisterPasskeyDto, @Req() request: FastifyRequest) {
     return this.passkeys.register(user, dto, clientOf(request));
@@ -42,7 +44,9 @@ export class PasskeysController {
     return this.passkeys.rename(user, id, dto.name, clientOf(request));
   }
 
+  /** Needs a fresh proof that held a passkey or two factors (`amr` with `hwk` or `mfa`). */
   @Delete('passkeys/:id')
+  @RequireFreshAuth()
   remove(@CurrentUser() user: AuthUser, @UuidParam() id: string, @Req() request: FastifyRequest) {
     return this.passkeys.remove(user, id, clientOf(request));
   }

@@ -3,6 +3,7 @@ import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON 
 import { PasskeysService, passkeyRefusal } from '../core/second-factor/passkeys.service.js';
 import { SessionService, type ClientInfo, type IssuedSession } from '../core/sessions/session.service.js';
 import { UsersRepository } from '../core/users/users.repository.js';
+import { userVerifyingPasskey } from '../core/sessions/authentication-methods.js';
 
 /**
  * Sign-in without a password: a passkey that verifies its user (biometrics or a PIN) is two
@@ -42,7 +43,8 @@ export class PasskeySignInService {
     if (!verified) throw passkeyRefusal();
     const user = await this.users.findProfile(verified.userId);
     if (!user) throw passkeyRefusal();
-    return this.sessions.startWithResponse(user, client, {
+    // Two factors in one (the factor rule asks nothing more of an `hwk` first factor): amr hwk, user, mfa.
+    return this.sessions.startWithResponse(user, client, userVerifyingPasskey(), {
       event: { type: 'passkey.login', actorId: user.id, details: { method: 'passkey' } },
     });
   }

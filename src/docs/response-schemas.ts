@@ -53,7 +53,8 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
       methods: {
         type: 'array',
         items: string({ enum: ['passkey', 'totp', 'sms', 'recovery'] }),
-        description: 'present when the account has an authenticator app or a passkey',
+        description:
+          'present when the account has an authenticator app or a passkey (after an SMS sign-in, without `sms`)',
       },
       passkey_options: ref('PasskeyRequestOptions'),
     },
@@ -197,6 +198,12 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
       roles: { type: 'array', items: string() },
       permissions: { type: 'array', items: string() },
       token_type: string({ enum: ['access'] }),
+      auth_time: { type: 'integer', description: 'when the holder last proved presence, seconds since the epoch' },
+      amr: {
+        type: 'array',
+        items: string({ enum: ['pwd', 'otp', 'sms', 'hwk', 'mfa'] }),
+        description: 'RFC 8176: how they proved it',
+      },
     },
   },
   Jwk: {
@@ -228,7 +235,7 @@ export const ENVELOPED_DATA: Record<string, Schema> = {
   'AuthController.forgotPassword': ref('ForgotPasswordAnswer'),
   'AuthController.resetPassword': empty,
   'OtpController.sendOtp': ref('OtpSent'),
-  'OtpController.verifyOtp': tokenPair,
+  'OtpController.verifyOtp': { oneOf: [tokenPair, ref('TwoFactorChallenge')] },
   'OtpController.verifyTwoFactor': tokenPair,
   'AccountController.get': ref('Caller'),
   'AccountController.update': ref('Caller'),
@@ -251,6 +258,7 @@ export const ENVELOPED_DATA: Record<string, Schema> = {
   'PasskeysController.reauthenticationOptions': ref('PasskeyRequestOptions'),
   'PasskeySignInController.options': ref('PasskeyRequestOptions'),
   'PasskeySignInController.verify': tokenPair,
+  'AccountController.reauthenticate': { oneOf: [tokenPair, ref('OtpSent')] },
   'AdminSessionsController.list': list(ref('Session')),
   'AdminSessionsController.revokeAll': empty,
   'AdminSessionsController.revokeOne': empty,
@@ -284,35 +292,27 @@ export const ENVELOPED_DATA: Record<string, Schema> = {
   'HealthController.ready': ref('Readiness'),
 };
 
-/** Answers sent as they are, without the envelope (standards that fix their own format). */
-export const BARE_ANSWERS: Record<string, Schema> = {
-  'IntrospectionController.introspect': ref('Introspection'),
-  'JwksController.jwks': ref('Jwks'),
-};
-
-/** Pages and scrapes: handlers that answer in a format of their own, with what they serve. */
-export const PAGE_ANSWERS: Record<string, { produces: string; description: string }> = {
-  'MetricsController.scrape': { produces: 'text/plain', description: 'Prometheus text exposition format.' },
-  'ResetPageController.page': {
-    produces: 'text/html',
-    description: 'The form that sets a new password with the token of a reset link (`?token=...`).',
-  },
-  'ResetPageController.script': { produces: 'application/javascript', description: "The reset page's script." },
-  'ResetPageController.style': { produces: 'text/css', description: "The reset page's style sheet." },
-  'PasskeyPageController.page': {
-    produces: 'text/html',
-    description: 'The account security page: sign in with a passkey (or a password), add, rename and remove passkeys.',
-  },
-  'PasskeyPageController.script': { produces: 'application/javascript', description: "The security page's script." },
-  'PasskeyPageController.webauthn': {
-    produces: 'application/javascript',
-    description: "SimpleWebAuthn's browser bundle, as the security page loads it.",
-  },
-  'PasskeyPageController.style': { produces: 'text/css', description: "The security page's style sheet." },
-};
-
-/** Refusals beyond the ones every route of its kind can answer (400, 401 without a token, 429). */
-export const OTHER_ANSWERS: Record<string, { status: number; description: string }[]> = {
+/**
+ * Refusals particular to one handler, beside those every handler of its kind gets (400, 429, and
+ * 401/403 from its authentication, permissions and freshness).
+ */
+export const EXTRA_ANSWERS: Record<string, { status: number; description: string }[]> = {
+  'AccountController.reauthenticate': [
+    {
+      status: 401,
+      description:
+        'INVALID_CREDENTIALS (wrong password, or a passkey answer that does not verify) or INVALID_OTP, OTP_EXPIRED, OTP_ATTEMPTS_EXCEEDED (codes); a wrong proof counts toward the account lockout. UNAUTHENTICATED without a valid access token.',
+    },
+    { status: 429, description: 'RATE_LIMITED: the account is locked out, or the SMS cooldown or hourly cap holds.' },
+  ],
+  'AccountController.disableTotp': [
+    {
+      status: 403,
+      description:
+        'REAUTHENTICATION_REQUIRED unless the re-authentication included a second factor (`amr` with `otp` or `mfa`).',
+    },
+    { status: 404, description: 'NOT_FOUND: no authenticator app is enrolled.' },
+  ],
   'PasskeysController.register': [
     {
       status: 400,
@@ -340,6 +340,39 @@ export const OTHER_ANSWERS: Record<string, { status: number; description: string
   'OtpController.verifyTwoFactor': [
     { status: 401, description: 'INVALID_OTP (a wrong code or passkey answer), OTP_EXPIRED, OTP_ATTEMPTS_EXCEEDED.' },
   ],
+  'OtpController.verifyOtp': [
+    {
+      status: 403,
+      description: 'LOGIN_METHOD_DISABLED: SMS sign-in is off, or a privileged account without a second factor.',
+    },
+  ],
+};
+
+/** Answers sent as they are, without the envelope (standards that fix their own format). */
+export const BARE_ANSWERS: Record<string, Schema> = {
+  'IntrospectionController.introspect': ref('Introspection'),
+  'JwksController.jwks': ref('Jwks'),
+};
+
+/** Pages and scrapes: handlers that answer in a format of their own, with what they serve. */
+export const PAGE_ANSWERS: Record<string, { produces: string; description: string }> = {
+  'MetricsController.scrape': { produces: 'text/plain', description: 'Prometheus text exposition format.' },
+  'ResetPageController.page': {
+    produces: 'text/html',
+    description: 'The form that sets a new password with the token of a reset link (`?token=...`).',
+  },
+  'ResetPageController.script': { produces: 'application/javascript', description: "The reset page's script." },
+  'ResetPageController.style': { produces: 'text/css', description: "The reset page's style sheet." },
+  'PasskeyPageController.page': {
+    produces: 'text/html',
+    description: 'The account security page: sign in with a passkey (or a password), add, rename and remove passkeys.',
+  },
+  'PasskeyPageController.script': { produces: 'application/javascript', description: "The security page's script." },
+  'PasskeyPageController.webauthn': {
+    produces: 'application/javascript',
+    description: "SimpleWebAuthn's browser bundle, as the security page loads it.",
+  },
+  'PasskeyPageController.style': { produces: 'text/css', description: "The security page's style sheet." },
 };
 
 /** Handlers authenticated by HTTP Basic client credentials instead of an access token. */

@@ -1,7 +1,17 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { SignJWT, decodeProtectedHeader } from 'jose';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { me, registerUser, setCookies, sleep, uniqueMobile, type RegisteredUser } from '../support/auth-factory.js';
+import {
+  decodeJwt,
+  me,
+  registerUser,
+  setCookies,
+  sleep,
+  uniqueMobile,
+  type RegisteredUser,
+} from '../support/auth-factory.js';
+import { TEST_JWT_SECRET } from '../support/test-config.js';
 import { grantRoles } from '../support/rbac-factory.js';
 import { SmsReceiver } from '../support/sms-receiver.js';
 import { SMS_LOGINS, useTestApp } from '../support/fixture.js';
@@ -11,6 +21,16 @@ import { SoftAuthenticator, strangerKey, type SoftCredential } from '../support/
 const ORIGIN = 'http://localhost:3000';
 const RP_ID = 'localhost';
 const REFUSAL = { success: false, error: { code: 'INVALID_CREDENTIALS', message: 'Invalid credentials.' } };
+const amrOf = (token: string) => decodeJwt(token).payload.amr;
+
+/** A copy of a real access token whose `auth_time` lies `ageSeconds` in the past, signed with the test secret. */
+async function agedCopy(token: string, ageSeconds: number): Promise<string> {
+  const header = decodeProtectedHeader(token);
+  const { payload } = decodeJwt(token);
+  return new SignJWT({ ...payload, auth_time: Math.floor(Date.now() / 1000) - ageSeconds })
+    .setProtectedHeader({ alg: header.alg!, ...(header.kid ? { kid: header.kid } : {}) })
+    .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+}
 
 describe('passkeys (WebAuthn) through HTTP with a software authenticator', () => {
   const fixture = useTestApp({ sms: true, env: SMS_LOGINS });
@@ -173,6 +193,7 @@ describe('passkeys (WebAuthn) through HTTP with a software authenticator', () =>
       const res = await signInVerify(device.assert(options.body.data));
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ token_type: 'Bearer', user: { id: user.id, email: user.email } });
+      expect(amrOf(res.body.data.access_token)).toEqual(['hwk', 'user', 'mfa']);
       expect(Object.keys(setCookies(res))).toEqual(expect.arrayContaining(['access_token', 'refresh_token']));
       expect((await me(app, res.body.data.access_token)).body.data.id).toBe(user.id);
 
@@ -279,6 +300,7 @@ describe('passkeys (WebAuthn) through HTTP with a software authenticator', () =>
       expect(res.status).toBe(200);
       const profile = await me(app, res.body.data.access_token);
       expect(profile.body.data.roles).toContain('admin');
+      expect(amrOf(res.body.data.access_token)).toEqual(['hwk', 'user', 'mfa']);
       await sleep(200);
       expect(sms.to(mobile)).toHaveLength(before);
     });
@@ -329,6 +351,7 @@ describe('passkeys (WebAuthn) through HTTP with a software authenticator', () =>
         });
       expect(done.status).toBe(200);
       expect(done.body.data.user.id).toBe(user.id);
+      expect(amrOf(done.body.data.access_token)).toEqual(['pwd', 'hwk', 'mfa']);
 
       const missing = await request(server())
         .post('/api/auth/otp/verify-2fa')
@@ -346,14 +369,116 @@ describe('passkeys (WebAuthn) through HTTP with a software authenticator', () =>
     });
   });
 
-  describe('removal', () => {
-    it('is refused to a session whose proof held the password only', async () => {
+  describe('fresh authentication, re-authentication and removal', () => {
+    it('needs a fresh token to register a passkey or remove one', async () => {
       const { user, passkeyId } = await withPasskey();
+      const stale = await agedCopy(user.tokens.access_token, 3600);
+      for (const res of [
+        await authed(stale).post('/api/account/passkeys/options'),
+        await authed(stale).post('/api/account/passkeys', {}),
+        await authed(stale).delete(`/api/account/passkeys/${passkeyId}`),
+      ]) {
+        expect(res.status).toBe(403);
+        expect(res.body.error.code).toBe('REAUTHENTICATION_REQUIRED');
+      }
+      // Listing and renaming are not sensitive.
+      expect((await authed(stale).get('/api/account/passkeys')).status).toBe(200);
+    });
+
+    it('re-authenticates with a passkey: options for the caller, then a token pair with amr hwk, user, mfa', async () => {
+      const { user, device, credential } = await withPasskey();
+      const options = await authed(user.tokens.access_token).post('/api/account/reauthenticate/options');
+      expect(options.status).toBe(200);
+      expect(options.body.data).toMatchObject({ userVerification: 'required' });
+
+      const wrong = await authed(user.tokens.access_token).post('/api/account/reauthenticate', {
+        method: 'passkey',
+        assertion: device.assert(options.body.data, credential, { signWith: strangerKey() }),
+      });
+      expect(wrong.status).toBe(401);
+      expect(wrong.body.error.code).toBe('INVALID_CREDENTIALS');
+
+      const again = await authed(user.tokens.access_token).post('/api/account/reauthenticate/options');
+      const res = await authed(user.tokens.access_token).post('/api/account/reauthenticate', {
+        method: 'passkey',
+        assertion: device.assert(again.body.data, credential),
+      });
+      expect(res.status).toBe(200);
+      expect(amrOf(res.body.data.access_token)).toEqual(['hwk', 'user', 'mfa']);
+      expect(decodeJwt(res.body.data.access_token).payload.sid).toBe(decodeJwt(user.tokens.access_token).payload.sid);
+
+      // The answer of a sign-in ceremony is no proof here.
+      const signInOptionsBody = (await signInOptions()).body.data;
+      const misplaced = await authed(user.tokens.access_token).post('/api/account/reauthenticate', {
+        method: 'passkey',
+        assertion: device.assert(signInOptionsBody, credential),
+      });
+      expect(misplaced.status).toBe(401);
+      const missing = await authed(user.tokens.access_token).post('/api/account/reauthenticate', { method: 'passkey' });
+      expect(missing.status).toBe(400);
+    });
+
+    it('removes a passkey only with a proof that held it (or two factors): the password alone is 403', async () => {
+      const { user, device, credential, passkeyId } = await withPasskey();
       // The registration's session proved the password only.
       const refused = await authed(user.tokens.access_token).delete(`/api/account/passkeys/${passkeyId}`);
       expect(refused.status).toBe(403);
       expect(refused.body.error.code).toBe('REAUTHENTICATION_REQUIRED');
-      expect((await authed(user.tokens.access_token).get('/api/account/passkeys')).body.data.total).toBe(1);
+      // A fresh password proof is still one factor.
+      const byPassword = await authed(user.tokens.access_token).post('/api/account/reauthenticate', {
+        password: user.password,
+      });
+      expect(byPassword.status).toBe(200);
+      const stillRefused = await authed(byPassword.body.data.access_token).delete(`/api/account/passkeys/${passkeyId}`);
+      expect(stillRefused.status).toBe(403);
+
+      const options = await authed(user.tokens.access_token).post('/api/account/reauthenticate/options');
+      const proved = await authed(user.tokens.access_token).post('/api/account/reauthenticate', {
+        method: 'passkey',
+        assertion: device.assert(options.body.data, credential),
+      });
+      const token = proved.body.data.access_token;
+      const removed = await authed(token).delete(`/api/account/passkeys/${passkeyId}`);
+      expect(removed.status).toBe(200);
+      expect(removed.body.data).toEqual({});
+      expect((await authed(token).get('/api/account/passkeys')).body.data.total).toBe(0);
+      const [audit] = await db.query(`SELECT 1 FROM audit_events WHERE type = 'passkey.remove' AND actor_id = $1`, [
+        user.id,
+      ]);
+      expect(audit).toBeDefined();
+      // Without a passkey the password alone signs in again.
+      const login = await request(server())
+        .post('/api/auth/login')
+        .send({ email: user.email, password: user.password });
+      expect(login.body.data.access_token).toEqual(expect.any(String));
+    });
+
+    it('a passkey sign-in may remove a passkey at once', async () => {
+      const { device, passkeyId } = await withPasskey();
+      const signedIn = await signIn(device);
+      expect((await authed(signedIn.body.data.access_token).delete(`/api/account/passkeys/${passkeyId}`)).status).toBe(
+        200,
+      );
+    });
+
+    it('an SMS sign-in of an account with a passkey is completed by the passkey, not by tokens', async () => {
+      const mobile = uniqueMobile();
+      const { device, credential } = await withPasskey({ mobile });
+      expect((await request(server()).post('/api/auth/send-otp').send({ mobile })).status).toBe(200);
+      const code = await sms.codeFor(mobile);
+      const verified = await request(server()).post('/api/auth/verify-otp').send({ mobile, otp: code });
+      expect(verified.status).toBe(200);
+      expect(verified.body.data).toMatchObject({ requires_otp: true, methods: ['passkey'] });
+      expect(verified.body.data.access_token).toBeUndefined();
+      const done = await request(server())
+        .post('/api/auth/otp/verify-2fa')
+        .send({
+          temp_token: verified.body.data.temp_token,
+          method: 'passkey',
+          assertion: device.assert(verified.body.data.passkey_options, credential),
+        });
+      expect(done.status).toBe(200);
+      expect(amrOf(done.body.data.access_token)).toEqual(['sms', 'hwk', 'mfa']);
     });
   });
 });
