@@ -77,6 +77,10 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
       { path: 'account/security/page.js', method: RequestMethod.GET },
       { path: 'account/security/page.css', method: RequestMethod.GET },
       { path: 'account/security/webauthn.js', method: RequestMethod.GET },
+      { path: 'confirm-email', method: RequestMethod.ALL },
+      { path: 'confirm-email/page.js', method: RequestMethod.ALL },
+      { path: 'cancel-email-change', method: RequestMethod.ALL },
+      { path: 'cancel-email-change/page.js', method: RequestMethod.ALL },
       { path: '.well-known/jwks.json', method: RequestMethod.GET },
     ],
   });
