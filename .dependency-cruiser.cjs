@@ -21,6 +21,7 @@ const FEATURES = [
   'metrics-endpoint',
   'oauth',
   'otp',
+  'passkey-page',
   'rbac',
   'reset-page',
   'settings',

@@ -26,6 +26,7 @@ import { MetricsModule } from './metrics-endpoint/metrics.module.js';
 import { OtpModule } from './otp/otp.module.js';
 import { RbacModule } from './rbac/rbac.module.js';
 import { ResetPageModule } from './reset-page/reset-page.module.js';
+import { PasskeyPageModule } from './passkey-page/passkey-page.module.js';
 import { SettingsModule } from './settings/settings.module.js';
 import { UserAdministrationModule } from './users/user-administration.module.js';
 import { RedisModule } from './redis/redis.module.js';
@@ -52,6 +53,7 @@ import { RedisModule } from './redis/redis.module.js';
     AccountModule,
     MetricsModule,
     ResetPageModule,
+    PasskeyPageModule,
   ],
   providers: [
     {

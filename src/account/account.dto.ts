@@ -1,7 +1,9 @@
-import { IsIn, IsString, Length, Matches, ValidateIf } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsIn, IsObject, IsString, Length, Matches, ValidateIf, ValidateNested } from 'class-validator';
 import { UnlessAbsent } from '../common/unless-absent.js';
 import { IsNewPassword, MatchesField } from '../core/passwords/password-rules.js';
-import { IsAccountEmail, IsAccountMobile, IsPersonName } from '../common/contact-fields.js';
+import { IsAccountEmail, IsAccountMobile, IsPasskeyName, IsPersonName } from '../common/contact-fields.js';
+import { AuthenticationResponseDto, RegistrationResponseDto } from '../common/webauthn-json.dto.js';
 
 export class UpdateAccountDto {
   @IsPersonName()
@@ -44,12 +46,13 @@ export class ConfirmCodeDto {
 }
 
 /** The proofs `POST /api/account/reauthenticate` takes besides the password. */
-export const REAUTHENTICATION_METHODS = ['totp', 'recovery', 'sms'] as const;
+export const REAUTHENTICATION_METHODS = ['totp', 'recovery', 'sms', 'passkey'] as const;
 export type ReauthenticationMethod = (typeof REAUTHENTICATION_METHODS)[number];
 
 /**
  * One proof of presence: `{password}`, `{method: "totp" | "recovery", code}`, `{method: "sms"}`
- * (sends a code to the account's own mobile) then `{method: "sms", code}`.
+ * (sends a code to the account's own mobile) then `{method: "sms", code}`, or
+ * `{method: "passkey", assertion}` (an answer to `POST /account/reauthenticate/options`).
  */
 export class ReauthenticateDto {
   /** The current password; only without `method`. */
@@ -67,4 +70,23 @@ export class ReauthenticateDto {
   @IsString()
   @Matches(/^[0-9A-Za-z-]{4,32}$/, { message: 'code must be a code of digits, or a recovery code' })
   code?: string;
+
+  /** With `method: "passkey"`: the `AuthenticationResponseJSON` for `POST /account/reauthenticate/options`. */
+  @ValidateIf((dto: ReauthenticateDto) => dto.method === 'passkey' || dto.assertion !== undefined)
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AuthenticationResponseDto)
+  assertion?: AuthenticationResponseDto;
+}
+
+/** `POST /account/passkeys`: the `RegistrationResponseJSON` itself, with an optional name beside its fields. */
+export class RegisterPasskeyDto extends RegistrationResponseDto {
+  @UnlessAbsent()
+  @IsPasskeyName()
+  name?: string;
+}
+
+export class RenamePasskeyDto {
+  @IsPasskeyName()
+  name!: string;
 }

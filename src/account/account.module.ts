@@ -23,6 +23,8 @@ import { SecondFactorModule } from '../core/second-factor/second-factor.module.j
 import { TotpEnrolmentService } from './totp-enrolment.service.js';
 import { AccountDeletionService } from './account-deletion.service.js';
 import { RolesModule } from '../core/roles/roles.module.js';
+import { PasskeyEnrolmentService } from './passkey-enrolment.service.js';
+import { PasskeysController } from './passkeys.controller.js';
 
 /** The signed-in person's own account: profile, password, contact details, sessions, second factors. */
 @Module({
@@ -40,7 +42,7 @@ import { RolesModule } from '../core/roles/roles.module.js';
     OtpCoreModule,
     RolesModule,
   ],
-  controllers: [AccountController, AdminSessionsController],
+  controllers: [AccountController, PasskeysController, AdminSessionsController],
   providers: [
     ProfileService,
     PasswordChangeService,
@@ -48,6 +50,7 @@ import { RolesModule } from '../core/roles/roles.module.js';
     AccountSessionsService,
     AdminSessionsService,
     TotpEnrolmentService,
+    PasskeyEnrolmentService,
     AccountChangesRepository,
     EmailChangeService,
     MobileChangeService,

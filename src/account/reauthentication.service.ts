@@ -13,7 +13,11 @@ import { clientAddressKey } from '../common/client-address.js';
 import { AppConfig } from '../config/app-config.js';
 import { LoginLockout, lockoutSubject } from '../core/lockout/login-lockout.service.js';
 import { UsersRepository } from '../core/users/users.repository.js';
-import { afterReauthentication, type AuthenticationMethod } from '../core/sessions/authentication-methods.js';
+import {
+  afterReauthentication,
+  userVerifyingPasskey,
+  type AuthenticationMethod,
+} from '../core/sessions/authentication-methods.js';
 import { TotpService } from '../core/second-factor/totp.service.js';
 import { RecoveryCodesService } from '../core/second-factor/recovery-codes.service.js';
 import { OtpCodes } from '../core/otp/otp-codes.js';
@@ -28,16 +32,19 @@ import {
 import { SmsService } from '../outbox/sms.service.js';
 import { Transactions } from '../database/transactions.js';
 import type { ReauthenticateDto } from './account.dto.js';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { PasskeysService, passkeyRefusal } from '../core/second-factor/passkeys.service.js';
 
 /**
- * One proof of presence. A new kind of proof (a passkey assertion) is one more member here, one
- * more case in `ReauthenticationService.prove`, and one more `method` in the request's DTO.
+ * One proof of presence. A new kind of proof is one more member here, one more case in
+ * `ReauthenticationService.prove`, and one more `method` in the request's DTO.
  */
 export type ReauthenticationProof =
   | { kind: 'password'; password: string }
   | { kind: 'totp'; code: string }
   | { kind: 'recovery'; code: string }
-  | { kind: 'sms'; code: string };
+  | { kind: 'sms'; code: string }
+  | { kind: 'passkey'; assertion: AuthenticationResponseJSON };
 
 /**
  * Proof, inside a signed-in session, that the holder is present (GitHub's "sudo mode"): the
@@ -61,6 +68,7 @@ export class ReauthenticationService {
     private readonly codes: OtpCodes,
     private readonly sms: SmsService,
     private readonly config: AppConfig,
+    private readonly passkeys: PasskeysService,
   ) {}
 
   /**
@@ -86,7 +94,8 @@ export class ReauthenticationService {
     const method = await this.prove(user, proof, client);
     const { tokens, user: profile } = await this.sessions.reauthenticate(
       { userId: user.id, sessionId: user.sessionId },
-      afterReauthentication(user.amr, method),
+      // A passkey proof verified its user: two factors by itself (amr hwk, user, mfa).
+      method === 'hwk' ? userVerifyingPasskey() : afterReauthentication(user.amr, method),
     );
     await this.audit.record({
       type: 'account.reauthentication',
@@ -129,6 +138,21 @@ export class ReauthenticationService {
       case 'sms':
         await this.judged(user.id, client, () => this.checkSmsCode(user, proof.code));
         return 'sms';
+      case 'passkey':
+        // Answers the options of POST /account/reauthenticate/options, for this account only, with user verification.
+        await this.attempt(
+          user.id,
+          client,
+          async () =>
+            (await this.passkeys.verifyAssertion(
+              proof.assertion,
+              'reauthentication',
+              { userId: user.id, requireUserVerification: true },
+              client,
+            )) !== null,
+          passkeyRefusal,
+        );
+        return 'hwk';
     }
   }
 
@@ -237,5 +261,7 @@ function proofOf(dto: ReauthenticateDto): ReauthenticationProof {
     case 'recovery':
     case 'sms':
       return { kind: dto.method, code: dto.code! };
+    case 'passkey':
+      return { kind: 'passkey', assertion: dto.assertion as AuthenticationResponseJSON };
   }
 }

@@ -107,3 +107,10 @@ export class ResetPasswordDto {
   @MatchesField('password')
   password_confirmation!: string;
 }
+
+/** `POST /auth/passkey/options`: with an email, the passkeys of that account; without, any discoverable one. */
+export class PasskeyOptionsDto {
+  @UnlessAbsent()
+  @IsAccountEmail()
+  email?: string;
+}

@@ -18,6 +18,8 @@ import { EmailVerificationTokensRepository } from './email-verification-tokens.r
 import { EmailCodeController } from './email-code.controller.js';
 import { EmailCodeService } from './email-code.service.js';
 import { EmailCodesRepository } from './email-codes.repository.js';
+import { PasskeySignInController } from './passkey-sign-in.controller.js';
+import { PasskeySignInService } from './passkey-sign-in.service.js';
 import { PasswordModule } from '../core/passwords/password.module.js';
 import { SessionsModule } from '../core/sessions/sessions.module.js';
 
@@ -36,10 +38,11 @@ import { SessionsModule } from '../core/sessions/sessions.module.js';
     SessionsModule,
     TwoFactorModule,
   ],
-  controllers: [AuthController, JwksController, EmailCodeController],
+  controllers: [AuthController, PasskeySignInController, JwksController, EmailCodeController],
   providers: [
     AuthService,
     PasswordResetService,
+    PasskeySignInService,
     EmailVerificationService,
     EmailVerificationTokensRepository,
     EmailCodeService,

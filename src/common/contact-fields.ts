@@ -90,6 +90,15 @@ export const IsRoleName = () =>
     AcceptableName(),
   );
 
+/** A passkey's name: trimmed, 1 to 100 characters, no control character nor bidirectional override or isolate. */
+export const IsPasskeyName = () =>
+  applyDecorators(
+    Trimmed(),
+    IsString(),
+    Length(1, 100, { message: ({ property }) => `${property} must be 1 to 100 characters` }),
+    AcceptableName(),
+  );
+
 function AcceptableName(): PropertyDecorator {
   return (target, propertyName) =>
     registerDecorator({

@@ -114,6 +114,8 @@ export abstract class AppConfig {
   abstract readonly defaultPhoneRegion?: string;
   /** METRICS_TOKEN guards `/metrics` when set; DOCS_ENABLED serves `/docs`. */
   abstract readonly operations: { metricsToken?: string; docsEnabled: boolean };
+  /** Passkeys' relying party: its id (a host), the name authenticators show, the origins of its pages. */
+  abstract readonly webauthn: { rpId: string; rpName: string; origins: string[] };
 }
 
 /** An HS256 secret taken out of signing, and when (epoch seconds; null when not written down). */
@@ -231,7 +233,39 @@ export function buildAppConfig(env: Environment): AppConfig {
     audit: { retentionDays: env.AUDIT_RETENTION_DAYS },
     defaultPhoneRegion: env.DEFAULT_PHONE_REGION,
     operations: { metricsToken: env.METRICS_TOKEN, docsEnabled: env.DOCS_ENABLED },
+    webauthn: webauthnConfig(env),
   }) as AppConfig;
+}
+
+/**
+ * The relying party of passkeys. Unset, the service's own `APP_URL` is both the RP ID (its host,
+ * without the port) and the one origin; every origin given must be https (or http on localhost)
+ * and sit on the RP ID or a subdomain of it, else no browser could ever answer for it.
+ */
+function webauthnConfig(env: Environment): AppConfig['webauthn'] {
+  const appUrl = new URL(env.APP_URL);
+  const rpId = (env.WEBAUTHN_RP_ID ?? appUrl.hostname).toLowerCase();
+  const origins = (env.WEBAUTHN_ORIGINS ?? appUrl.origin)
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean)
+    .map((origin) => {
+      let url: URL;
+      try {
+        url = new URL(origin);
+      } catch {
+        throw new ConfigurationError(`WEBAUTHN_ORIGINS: ${origin} is not an origin such as https://app.example.com`);
+      }
+      const host = url.hostname.toLowerCase();
+      if (host !== rpId && !host.endsWith(`.${rpId}`)) {
+        throw new ConfigurationError(
+          `WEBAUTHN_ORIGINS: ${url.origin} is not on WEBAUTHN_RP_ID ${rpId} or a subdomain of it; browsers would refuse it.`,
+        );
+      }
+      return url.origin;
+    });
+  if (origins.length === 0) throw new ConfigurationError('WEBAUTHN_ORIGINS names no origin.');
+  return { rpId, rpName: env.WEBAUTHN_RP_NAME, origins };
 }
 
 /**

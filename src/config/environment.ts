@@ -358,6 +358,25 @@ export class Environment {
   @IsBoolean()
   DOCS_ENABLED = true;
 
+  /** Passkeys' relying party: a registrable domain suffix of the pages' host; unset, APP_URL's host. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/i, {
+    message: 'WEBAUTHN_RP_ID must be a host name such as example.com',
+  })
+  WEBAUTHN_RP_ID?: string;
+
+  /** The relying party's name an authenticator shows beside the account. */
+  @IsString()
+  @MinLength(1)
+  WEBAUTHN_RP_NAME = 'auth-rbac-service';
+
+  /** Comma-separated origins whose pages may use passkeys; unset, APP_URL's origin. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  WEBAUTHN_ORIGINS?: string;
+
   @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_EMAIL?: string;
   @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_PASSWORD?: string;
   @Transform(emptyToUndefined) @IsOptional() @IsString() SEED_ADMIN_MOBILE?: string;
@@ -421,4 +440,6 @@ const declaredOptionalKeys = [
   'JWT_PREVIOUS_PUBLIC_KEYS',
   'SERVICE_CLIENTS',
   'ARGON2_CONCURRENCY',
+  'WEBAUTHN_RP_ID',
+  'WEBAUTHN_ORIGINS',
 ];

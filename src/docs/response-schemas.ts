@@ -52,12 +52,51 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
       mobile_masked: nullableString({ description: 'first two and last two digits; null when no SMS is sent' }),
       methods: {
         type: 'array',
-        items: string({ enum: ['totp', 'sms', 'recovery'] }),
-        description: 'present when the account has an authenticator app (after an SMS sign-in, without `sms`)',
+        items: string({ enum: ['passkey', 'totp', 'sms', 'recovery'] }),
+        description:
+          'present when the account has an authenticator app or a passkey (after an SMS sign-in, without `sms`)',
       },
+      passkey_options: ref('PasskeyRequestOptions'),
     },
-    ['methods'],
+    ['methods', 'passkey_options'],
   ),
+  Passkey: object({
+    id: uuid,
+    name: string({ maxLength: 100 }),
+    created_at: timestamp,
+    last_used_at: { ...timestamp, nullable: true, description: 'the last sign-in or proof with it' },
+  }),
+  PasskeyCreationOptions: {
+    type: 'object',
+    description:
+      'WebAuthn `PublicKeyCredentialCreationOptionsJSON` (camelCase, binary fields base64url): pass it to `navigator.credentials.create()` (e.g. SimpleWebAuthn `startRegistration({optionsJSON})`).',
+    required: ['rp', 'user', 'challenge', 'pubKeyCredParams'],
+    properties: {
+      rp: object({ id: string(), name: string() }),
+      user: object({ id: string(), name: string(), displayName: string() }),
+      challenge: string({ description: 'base64url; good once, for 5 minutes' }),
+      pubKeyCredParams: { type: 'array', items: { type: 'object' } },
+      timeout: { type: 'integer' },
+      excludeCredentials: { type: 'array', items: { type: 'object' }, description: "the holder's passkeys" },
+      authenticatorSelection: { type: 'object', additionalProperties: true },
+      attestation: string({ enum: ['none'] }),
+    },
+    additionalProperties: true,
+  },
+  PasskeyRequestOptions: {
+    type: 'object',
+    description:
+      'WebAuthn `PublicKeyCredentialRequestOptionsJSON`: pass it to `navigator.credentials.get()` (e.g. SimpleWebAuthn `startAuthentication({optionsJSON})`).',
+    required: ['challenge', 'rpId'],
+    properties: {
+      challenge: string({ description: 'base64url; good once, for 5 minutes, for this ceremony only' }),
+      rpId: string(),
+      timeout: { type: 'integer' },
+      userVerification: string({ enum: ['required', 'preferred'] }),
+      allowCredentials: { type: 'array', items: { type: 'object' } },
+    },
+    additionalProperties: true,
+  },
   Caller: object({
     id: uuid,
     name: string(),
@@ -268,6 +307,14 @@ export const ENVELOPED_DATA: Record<string, Schema> = {
   'AccountController.startTotp': ref('TotpEnrolment'),
   'AccountController.confirmTotp': ref('RecoveryCodes'),
   'AccountController.disableTotp': empty,
+  'PasskeysController.creationOptions': ref('PasskeyCreationOptions'),
+  'PasskeysController.register': ref('Passkey'),
+  'PasskeysController.list': list(ref('Passkey')),
+  'PasskeysController.rename': ref('Passkey'),
+  'PasskeysController.remove': empty,
+  'PasskeysController.reauthenticationOptions': ref('PasskeyRequestOptions'),
+  'PasskeySignInController.options': ref('PasskeyRequestOptions'),
+  'PasskeySignInController.verify': tokenPair,
   'AccountController.reauthenticate': { oneOf: [tokenPair, ref('OtpSent')] },
   'AdminSessionsController.list': list(ref('Session')),
   'AdminSessionsController.revokeAll': empty,
@@ -318,7 +365,7 @@ export const EXTRA_ANSWERS: Record<string, { status: number; description: string
     {
       status: 401,
       description:
-        'INVALID_CREDENTIALS (wrong password) or INVALID_OTP, OTP_EXPIRED, OTP_ATTEMPTS_EXCEEDED (codes); a wrong proof counts toward the account lockout. UNAUTHENTICATED without a valid access token.',
+        'INVALID_CREDENTIALS (wrong password, or a passkey answer that does not verify) or INVALID_OTP, OTP_EXPIRED, OTP_ATTEMPTS_EXCEEDED (codes); a wrong proof counts toward the account lockout. UNAUTHENTICATED without a valid access token.',
     },
     { status: 429, description: 'RATE_LIMITED: the account is locked out, or the SMS cooldown or hourly cap holds.' },
   ],
@@ -329,6 +376,30 @@ export const EXTRA_ANSWERS: Record<string, { status: number; description: string
         'REAUTHENTICATION_REQUIRED unless the re-authentication included a second factor (`amr` with `otp` or `mfa`).',
     },
     { status: 404, description: 'NOT_FOUND: no authenticator app is enrolled.' },
+  ],
+  'PasskeysController.register': [
+    {
+      status: 400,
+      description:
+        'VALIDATION_FAILED: the answer does not verify (origin, RP ID, challenge used, expired or of another account).',
+    },
+    { status: 409, description: 'CONFLICT: the passkey is already registered, or the account holds 25.' },
+  ],
+  'PasskeysController.rename': [{ status: 404, description: 'NOT_FOUND: no such passkey of the caller.' }],
+  'PasskeysController.remove': [
+    {
+      status: 403,
+      description:
+        "REAUTHENTICATION_REQUIRED: the session's last proof held neither a passkey nor two factors (amr hwk or mfa), or is older than REAUTH_MAX_AGE.",
+    },
+    { status: 404, description: 'NOT_FOUND: no such passkey of the caller.' },
+  ],
+  'PasskeySignInController.verify': [
+    {
+      status: 401,
+      description:
+        'INVALID_CREDENTIALS, one body for every failure: unknown credential, used or expired challenge, wrong origin or RP ID, bad signature, counter going backwards, no user verification.',
+    },
   ],
   'OtpController.verifyOtp': [
     {
@@ -359,7 +430,7 @@ export const EXTRA_ANSWERS: Record<string, { status: number; description: string
     },
   ],
   'OtpController.verifyTwoFactor': [
-    { status: 401, description: 'INVALID_OTP, OTP_EXPIRED or OTP_ATTEMPTS_EXCEEDED.' },
+    { status: 401, description: 'INVALID_OTP (a wrong code or passkey answer), OTP_EXPIRED or OTP_ATTEMPTS_EXCEEDED.' },
     { status: 403, description: 'ACCOUNT_DISABLED after a right code.' },
   ],
   'EmailCodeController.send': [{ status: 403, description: 'LOGIN_METHOD_DISABLED: the email_code flag is off.' }],
@@ -412,6 +483,16 @@ export const PAGE_ANSWERS: Record<string, { produces: string; description: strin
   },
   'ResetPageController.script': { produces: 'application/javascript', description: "The reset page's script." },
   'ResetPageController.style': { produces: 'text/css', description: "The reset page's style sheet." },
+  'PasskeyPageController.page': {
+    produces: 'text/html',
+    description: 'The account security page: sign in with a passkey (or a password), add, rename and remove passkeys.',
+  },
+  'PasskeyPageController.script': { produces: 'application/javascript', description: "The security page's script." },
+  'PasskeyPageController.webauthn': {
+    produces: 'application/javascript',
+    description: "SimpleWebAuthn's browser bundle, as the security page loads it.",
+  },
+  'PasskeyPageController.style': { produces: 'text/css', description: "The security page's style sheet." },
   'ConfirmEmailPageController.page': {
     produces: 'text/html',
     description:

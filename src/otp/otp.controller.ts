@@ -8,6 +8,7 @@ import { AppConfig } from '../config/app-config.js';
 import { MobileOtpService } from './mobile-otp.service.js';
 import { SendOtpDto, VerifyOtpDto, VerifyTwoFactorDto } from './otp.dto.js';
 import { TwoFactorService } from '../core/second-factor/two-factor.service.js';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 
 @Controller('auth')
 @Public()
@@ -45,7 +46,12 @@ export class OtpController {
   ) {
     return this.withCookies(
       reply,
-      await this.twoFactor.verify(dto.temp_token, dto.code, clientOf(request), dto.method),
+      await this.twoFactor.verify(
+        dto.temp_token,
+        { code: dto.code, assertion: dto.assertion as AuthenticationResponseJSON | undefined },
+        clientOf(request),
+        dto.method,
+      ),
     );
   }
 

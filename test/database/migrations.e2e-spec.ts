@@ -8,6 +8,7 @@ const TABLES = [
   'login_failures',
   'otp_codes',
   'outbox_messages',
+  'passkeys',
   'password_reset_tokens',
   'permissions',
   'recovery_codes',
@@ -20,6 +21,7 @@ const TABLES = [
   'email_verification_tokens',
   'user_roles',
   'users',
+  'webauthn_challenges',
 ];
 
 /** A new in-memory embedded database, for a run on a server (whose test databases live there). */

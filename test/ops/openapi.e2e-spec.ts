@@ -158,6 +158,7 @@ describe('OpenAPI document and Swagger UI', () => {
       ['expires_in'],
     ]);
     expect(Object.keys(document.components.schemas.ReauthenticateDto?.properties ?? {}).sort()).toEqual([
+      'assertion',
       'code',
       'method',
       'password',

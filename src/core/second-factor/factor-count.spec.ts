@@ -3,6 +3,7 @@ import { requiredSecondFactor, type FactorFacts } from './factor-count.js';
 const both = { emailPassword: true, mobileOtp: true };
 const account = (facts: Partial<FactorFacts>): FactorFacts => ({
   hasTotp: false,
+  hasPasskey: false,
   mobile: '+4915112345678',
   privileged: false,
   loginMethods: both,
@@ -44,5 +45,30 @@ describe('requiredSecondFactor', () => {
         'sms',
       ),
     ).toEqual({ kind: 'none' });
+  });
+
+  it('asks an account with a passkey for it after a password or an SMS sign-in, before the app and SMS', () => {
+    expect(requiredSecondFactor(account({ hasPasskey: true }), 'pwd')).toEqual({
+      kind: 'challenge',
+      methods: ['passkey', 'sms'],
+    });
+    expect(requiredSecondFactor(account({ hasPasskey: true, hasTotp: true }), 'pwd')).toEqual({
+      kind: 'challenge',
+      methods: ['passkey', 'totp', 'sms', 'recovery'],
+    });
+    expect(requiredSecondFactor(account({ hasPasskey: true, mobile: null }), 'pwd')).toEqual({
+      kind: 'challenge',
+      methods: ['passkey'],
+    });
+    expect(requiredSecondFactor(account({ hasPasskey: true }), 'sms')).toEqual({
+      kind: 'challenge',
+      methods: ['passkey'],
+    });
+  });
+
+  it('asks nothing more of a passkey sign-in (user verification: two factors), privileged or not', () => {
+    expect(requiredSecondFactor(account({ hasPasskey: true, privileged: true, hasTotp: true }), 'hwk')).toEqual({
+      kind: 'none',
+    });
   });
 });

@@ -25,6 +25,8 @@ import { RecoveryCodesService } from './recovery-codes.service.js';
 import { TotpService } from './totp.service.js';
 import { checkChallengeAnswer } from './second-factor-check.js';
 import { Transactions } from '../../database/transactions.js';
+import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import { PasskeysService } from './passkeys.service.js';
 import {
   amrOfSecondFactor,
   requiredSecondFactor,
@@ -40,8 +42,16 @@ export interface TwoFactorChallenge {
   requires_otp: true;
   temp_token: string;
   mobile_masked: string | null;
-  /** Present when the account has an authenticator app; the SMS-only challenge is the specification's. */
+  /** Present when the account has an authenticator app or a passkey; the SMS-only challenge is the specification's. */
   methods?: SecondFactorMethod[];
+  /** With `passkey` among the methods: request options for the account's passkeys. */
+  passkey_options?: PublicKeyCredentialRequestOptionsJSON;
+}
+
+/** The answer to a challenge: a code (SMS, app, recovery), or a passkey's assertion. */
+export interface SecondFactorAnswer {
+  code?: string;
+  assertion?: AuthenticationResponseJSON;
 }
 
 /**
@@ -64,6 +74,7 @@ export class TwoFactorService {
     private readonly lockout: LoginLockout,
     private readonly totp: TotpService,
     private readonly recoveryCodes: RecoveryCodesService,
+    private readonly passkeys: PasskeysService,
   ) {}
 
   /**
@@ -71,29 +82,36 @@ export class TwoFactorService {
    * none applies. An account with an authenticator app always gets the second factor, with SMS as
    * a fallback when it has a mobile and both login methods are on.
    */
-  async methodsFor(user: { id: string; mobile: string | null; hasTotp?: boolean }): Promise<SecondFactorMethod[]> {
+  async methodsFor(user: {
+    id: string;
+    mobile: string | null;
+    hasTotp?: boolean;
+    hasPasskey?: boolean;
+  }): Promise<SecondFactorMethod[]> {
     const requirement = await this.requirementFor(user, 'pwd');
     return requirement.kind === 'challenge' ? requirement.methods : [];
   }
 
   /** The one factor-counting rule (`requiredSecondFactor`) applied to this account as it is now. */
   async requirementFor(
-    user: { id: string; mobile: string | null; hasTotp?: boolean },
+    user: { id: string; mobile: string | null; hasTotp?: boolean; hasPasskey?: boolean },
     firstFactor: FirstFactor,
   ): Promise<SecondFactorRequirement> {
-    const [hasTotp, loginMethods] = await Promise.all([
+    const [hasTotp, hasPasskey, loginMethods] = await Promise.all([
       user.hasTotp ?? this.totp.isEnrolled(user.id),
+      user.hasPasskey ?? this.passkeys.hasPasskey(user.id),
       this.settings.getLoginMethods(),
     ]);
     // Privilege matters only without an app, with both methods on, and for an SMS sign-in or an
     // account with a mobile (the SMS second factor): read it only then.
     const privilegeMatters =
       !hasTotp &&
+      !hasPasskey &&
       loginMethods.emailPassword &&
       loginMethods.mobileOtp &&
       (firstFactor === 'sms' || user.mobile !== null);
     const privileged = privilegeMatters ? await this.users.isPrivilegedAccount(user.id) : false;
-    return requiredSecondFactor({ hasTotp, mobile: user.mobile, privileged, loginMethods }, firstFactor);
+    return requiredSecondFactor({ hasTotp, hasPasskey, mobile: user.mobile, privileged, loginMethods }, firstFactor);
   }
 
   async challenge(
@@ -132,18 +150,24 @@ export class TwoFactorService {
         await this.sms.send({ to: mobile, text: this.codes.message(code), kind: '2fa', userId: user.id }, manager);
     });
     if (mobile !== null) this.sms.dispatch();
-    const offered = methods.includes('totp') ? { methods } : {};
+    const offered = methods.includes('totp') || methods.includes('passkey') ? { methods } : {};
+    const passkeyOptions = methods.includes('passkey')
+      ? {
+          passkey_options: await this.passkeys.authenticationOptions('second-factor', { userId: user.id }, 'preferred'),
+        }
+      : {};
     return {
       requires_otp: true,
       temp_token: tempToken,
       mobile_masked: mobile === null ? null : maskMobile(mobile),
       ...offered,
+      ...passkeyOptions,
     };
   }
 
   async verify(
     tempToken: string,
-    code: string,
+    answer: SecondFactorAnswer,
     client: ClientInfo,
     requested?: SecondFactorMethod,
   ): Promise<IssuedSession> {
@@ -151,28 +175,43 @@ export class TwoFactorService {
     // Temp tokens from before the first factor was carried in them were all password sign-ins.
     const opened = claims.amr?.[0];
     const firstFactor: FirstFactor | 'otp' = opened === 'sms' || opened === 'otp' ? opened : 'pwd';
-    const method = requested ?? ((await this.totp.isEnrolled(claims.sub)) ? 'totp' : 'sms');
+    const method =
+      requested ??
+      (answer.assertion !== undefined ? 'passkey' : (await this.totp.isEnrolled(claims.sub)) ? 'totp' : 'sms');
     // A factor never completes itself: an SMS sign-in was not offered an SMS second step.
     if (method === 'sms' && firstFactor === 'sms') {
       throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
         { field: 'method', message: 'method must be one of the methods this sign-in offered' },
       ]);
     }
-    if (method !== 'recovery') assertDigits(code, method, method === 'sms' ? this.config.otp.length : 6);
+    const code = assertAnswerShape(answer, method);
+    if (method !== 'recovery' && method !== 'passkey')
+      assertDigits(code, method, method === 'sms' ? this.config.otp.length : 6);
     // Second-factor codes are guessed under the account's lockout, like passwords: no code of a
     // live challenge is judged while the account is locked.
     const subject = lockoutSubject(claims.sub, {});
     await this.lockout.assertNotLocked(subject);
+    // A passkey's assertion is judged before the challenge's row is locked (its own challenge is
+    // single use and bound to this account); the row then counts it like a code.
+    const passkeyAccepted =
+      method === 'passkey' &&
+      (await this.passkeys.verifyAssertion(
+        answer.assertion!,
+        'second-factor',
+        { userId: claims.sub, requireUserVerification: false },
+        client,
+      )) !== null;
     // The row lock makes parallel attempts with one temp token take turns: at most three are judged.
     const result = await this.transactions.run(async (manager) => {
       const row = await lockChallenge(manager, claims.jti);
       if (method === 'sms') return checkOtp(manager, this.codes, row, claims.jti, code);
-      // Only an account that enrolled an app is offered these; a code of one step is accepted once.
-      return checkChallengeAnswer(manager, row, async () =>
-        method === 'totp'
+      // Only an account that enrolled an app (or a passkey) is offered these; a code of one step is accepted once.
+      return checkChallengeAnswer(manager, row, async () => {
+        if (method === 'passkey') return passkeyAccepted;
+        return method === 'totp'
           ? this.totp.check(manager, claims.sub, code, false)
-          : this.recoveryCodes.use(manager, claims.sub, code),
-      );
+          : this.recoveryCodes.use(manager, claims.sub, code);
+      });
     });
     if (!result.ok) {
       await this.audit.record({
@@ -218,6 +257,20 @@ export class TwoFactorService {
       });
     return session;
   }
+}
+
+/** A passkey answers with an assertion and no code; every other method with a code and no assertion. */
+function assertAnswerShape(answer: SecondFactorAnswer, method: SecondFactorMethod): string {
+  const invalid = (field: string, message: string) =>
+    new AppException('VALIDATION_FAILED', 'The request is invalid.', [{ field, message }]);
+  if (method === 'passkey') {
+    if (answer.assertion === undefined) throw invalid('assertion', 'assertion is required with method passkey');
+    if (answer.code !== undefined) throw invalid('code', 'code must be absent with method passkey');
+    return '';
+  }
+  if (answer.assertion !== undefined) throw invalid('assertion', 'assertion is accepted with method passkey only');
+  if (answer.code === undefined) throw invalid('code', 'code is required');
+  return answer.code;
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
  * How a session's holder proved presence, as RFC 8176 Authentication Method Reference values:
  * `pwd` a password, `otp` an authenticator-app or recovery code, `sms` a code sent by SMS, `hwk`
- * a passkey, and `mfa` when two factors were used. The first entry is the first factor.
+ * a passkey, `user` the passkey verified its user (PIN or biometrics), and `mfa` when two factors
+ * were used. The first entry is the first factor.
  */
-export type AuthenticationMethod = 'pwd' | 'otp' | 'sms' | 'hwk' | 'mfa';
+export type AuthenticationMethod = 'pwd' | 'otp' | 'sms' | 'hwk' | 'user' | 'mfa';
 
 /** A proof of presence: when (the tokens' `auth_time`) and how (their `amr`). */
 export interface Authentication {
@@ -14,6 +15,11 @@ export interface Authentication {
 /** A sign-in with one factor, now. */
 export function oneFactor(method: Exclude<AuthenticationMethod, 'mfa'>): Authentication {
   return { time: new Date(), methods: [method] };
+}
+
+/** A passkey that verified its user, now: something held and something known or inherent, two factors. */
+export function userVerifyingPasskey(): Authentication {
+  return { time: new Date(), methods: ['hwk', 'user', 'mfa'] };
 }
 
 /** A sign-in with a first and a second factor, now. */
@@ -53,5 +59,7 @@ export function epochSeconds(time: Date): number {
 }
 
 function isMethod(value: unknown): value is AuthenticationMethod {
-  return value === 'pwd' || value === 'otp' || value === 'sms' || value === 'hwk' || value === 'mfa';
+  return (
+    value === 'pwd' || value === 'otp' || value === 'sms' || value === 'hwk' || value === 'user' || value === 'mfa'
+  );
 }

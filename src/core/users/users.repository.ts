@@ -16,6 +16,8 @@ export interface UserWithPassword {
   emailVerified: boolean;
   disabledAt: Date | null;
   disabledUntil: Date | null;
+  /** Whether the account holds a passkey: then its password alone never earns tokens. */
+  hasPasskey: boolean;
 }
 
 /** An account about to receive a session: who it is, and whether it may sign in. */
@@ -120,7 +122,8 @@ export interface PrincipalRow {
 export function userWithPasswordSql(column: 'email' | 'mobile'): string {
   return `SELECT u.id, u.name, u.email, u.mobile, u.password_hash AS "passwordHash",
                  EXISTS (SELECT 1 FROM totp_authenticators t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS "hasTotp",
-                 u.email_verified_at IS NOT NULL AS "emailVerified", ${accountStatusColumns('u')}
+                 u.email_verified_at IS NOT NULL AS "emailVerified", ${accountStatusColumns('u')},
+                 EXISTS (SELECT 1 FROM passkeys p WHERE p.user_id = u.id) AS "hasPasskey"
             FROM users u WHERE u.${column} = $1`;
 }
 

@@ -7,6 +7,7 @@ import { Content } from './content.entity.js';
 import { LoginFailure } from './login-failure.entity.js';
 import { OtpCode } from './otp-code.entity.js';
 import { OutboxMessage } from './outbox-message.entity.js';
+import { Passkey, WebauthnChallenge } from './passkey.entities.js';
 import { Permission } from './permission.entity.js';
 import { Role } from './role.entity.js';
 import { ServiceClient } from './service-client.entity.js';
@@ -32,4 +33,6 @@ export const entities = [
   AccountChangeRequest,
   EmailVerificationToken,
   EmailCode,
+  Passkey,
+  WebauthnChallenge,
 ];

@@ -16,6 +16,7 @@ import { SessionAuthentication1770100000000 } from './1770100000000-session-auth
 import { PendingChangeCancel1770200000000 } from './1770200000000-pending-change-cancel.js';
 import { ClientRolesAndTokens1770310000000 } from './1770310000000-client-roles-and-tokens.js';
 import { AccountLife1770500000000 } from './1770500000000-account-life.js';
+import { Passkeys1770600000000 } from './1770600000000-passkeys.js';
 import { SecurityEvents1770700000000 } from './1770700000000-security-events.js';
 
 /** In order of application. Listed explicitly so the build and the tests load the same set. */
@@ -38,5 +39,6 @@ export const migrations = [
   PendingChangeCancel1770200000000,
   ClientRolesAndTokens1770310000000,
   AccountLife1770500000000,
+  Passkeys1770600000000,
   SecurityEvents1770700000000,
 ];

@@ -1,0 +1,39 @@
+import { Body, Controller, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Public } from '@auth-rbac/nest-guard';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { AppConfig } from '../config/app-config.js';
+import { AuthenticationResponseDto } from '../common/webauthn-json.dto.js';
+import { setAuthCookies } from '../core/sessions/auth-cookies.js';
+import { clientOf } from '../core/sessions/client-info.js';
+import type { TokenPairResponse } from '../core/sessions/session.service.js';
+import { PasskeyOptionsDto } from './auth.dto.js';
+import { PasskeySignInService } from './passkey-sign-in.service.js';
+
+/** Sign-in with a passkey: options, then the authenticator's assertion. Rate limited like every `/api/auth` route. */
+@Public()
+@Controller('auth/passkey')
+export class PasskeySignInController {
+  constructor(
+    private readonly signIn: PasskeySignInService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Post('options')
+  @HttpCode(HttpStatus.OK)
+  options(@Body() dto: PasskeyOptionsDto) {
+    return this.signIn.options(dto.email);
+  }
+
+  @Post('verify')
+  @HttpCode(HttpStatus.OK)
+  async verify(
+    @Body() dto: AuthenticationResponseDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<TokenPairResponse> {
+    const issued = await this.signIn.verify(dto as AuthenticationResponseJSON, clientOf(request));
+    setAuthCookies(reply, issued.tokens, this.config);
+    return issued.response;
+  }
+}
