@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { frameworkErrorHandler, useIntrospectionFormParser, useStrictJsonParser } from './common/request-parsing.js';
 import { AppConfig } from './config/app-config.js';
+import { setUpConsole } from './console-page/console-page.js';
 import { setUpOpenApi } from './docs/openapi.js';
 import { countRequest } from './metrics/request-metrics.js';
 
@@ -90,6 +91,7 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
   });
   fastify.addHook('onResponse', async (request, reply) => countRequest(request, reply));
   if (config.operations.docsEnabled) setUpOpenApi(app);
+  setUpConsole(app);
   app.enableShutdownHooks();
 }
 

@@ -1,0 +1,256 @@
+import { useState } from 'preact/hooks';
+import { api, type Permission, type Role } from './api';
+import { useAdmin } from './app';
+import { Notice, Screen, useAction, useLoad } from './ui';
+
+/** Permissions by `group_name`, groups and their permissions in name order. */
+function groupsOf(permissions: Permission[]): [string, Permission[]][] {
+  const groups = new Map<string, Permission[]>();
+  for (const permission of permissions) {
+    const group = permission.group_name || permission.name.split('.')[0] || 'other';
+    groups.set(group, [...(groups.get(group) ?? []), permission]);
+  }
+  return [...groups.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([group, list]) => [group, list.sort((a, b) => a.name.localeCompare(b.name))]);
+}
+
+/** The permission matrix: one row per group, a checkbox per permission. */
+function PermissionMatrix({
+  permissions,
+  chosen,
+  onChange,
+  readOnly,
+}: {
+  permissions: Permission[];
+  chosen: Set<string>;
+  onChange: (next: Set<string>) => void;
+  readOnly: boolean;
+}) {
+  const toggle = (id: string, on: boolean) => {
+    const next = new Set(chosen);
+    if (on) next.add(id);
+    else next.delete(id);
+    onChange(next);
+  };
+  return (
+    <div class="matrix">
+      {groupsOf(permissions).map(([group, list]) => (
+        <fieldset key={group} class="matrix-row">
+          <legend>{group}</legend>
+          {list.map((permission) => (
+            <label key={permission.id} class="inline" title={permission.description ?? undefined}>
+              <input
+                type="checkbox"
+                name="permission"
+                value={permission.name}
+                checked={chosen.has(permission.id)}
+                disabled={readOnly}
+                onChange={(event) => toggle(permission.id, event.currentTarget.checked)}
+              />
+              <span>{permission.display_name || permission.name}</span> <code>{permission.name}</code>
+            </label>
+          ))}
+        </fieldset>
+      ))}
+    </div>
+  );
+}
+
+export function RolesScreen() {
+  const admin = useAdmin();
+  const roles = useLoad(() => api<Role[]>('GET', '/admin/roles'), []);
+  return (
+    <Screen title="Roles">
+      <Notice error={roles.error} />
+      {roles.data && (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">Roles</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Display name</th>
+                <th scope="col">Permissions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {roles.data.map((role) => (
+                <tr key={role.id}>
+                  <td>
+                    <a href={`#/roles/${role.id}`}>{role.name}</a>
+                    {role.is_system && <span class="badge">system</span>}
+                  </td>
+                  <td>{role.display_name ?? '—'}</td>
+                  <td>{role.permissions.map((permission) => permission.name).join(', ') || '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {admin.can('roles.create') && <CreateRole onCreated={roles.reload} />}
+    </Screen>
+  );
+}
+
+function CreateRole({ onCreated }: { onCreated: () => void }) {
+  const permissions = useLoad(() => api<Permission[]>('GET', '/admin/permissions'), []);
+  const [name, setName] = useState('');
+  const [displayName, setDisplayName] = useState('');
+  const [description, setDescription] = useState('');
+  const [chosen, setChosen] = useState(new Set<string>());
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action
+      .run(
+        () =>
+          api('POST', '/admin/roles', {
+            name: name.trim(),
+            ...(displayName.trim() ? { display_name: displayName.trim() } : {}),
+            ...(description.trim() ? { description: description.trim() } : {}),
+            permission_ids: [...chosen],
+          }),
+        `Role ${name.trim()} created.`,
+      )
+      .then((ok) => {
+        if (!ok) return;
+        setName('');
+        setDisplayName('');
+        setDescription('');
+        setChosen(new Set());
+        onCreated();
+      });
+  };
+  return (
+    <section aria-labelledby="create-role-title">
+      <h2 id="create-role-title">New role</h2>
+      <form onSubmit={submit}>
+        <label for="role-name">Name</label>
+        <input id="role-name" required value={name} onInput={(event) => setName(event.currentTarget.value)} />
+        <label for="role-display-name">Display name</label>
+        <input
+          id="role-display-name"
+          value={displayName}
+          onInput={(event) => setDisplayName(event.currentTarget.value)}
+        />
+        <label for="role-description">Description</label>
+        <input
+          id="role-description"
+          value={description}
+          onInput={(event) => setDescription(event.currentTarget.value)}
+        />
+        <h3>Permissions</h3>
+        <Notice error={permissions.error} />
+        {permissions.data && (
+          <PermissionMatrix permissions={permissions.data} chosen={chosen} onChange={setChosen} readOnly={false} />
+        )}
+        <button type="submit" disabled={action.busy}>
+          Create role
+        </button>
+      </form>
+      <Notice error={action.error} done={action.done} />
+    </section>
+  );
+}
+
+export function RoleScreen({ id }: { id: string }) {
+  const admin = useAdmin();
+  const role = useLoad(
+    () => Promise.all([api<Role>('GET', `/admin/roles/${id}`), api<Permission[]>('GET', '/admin/permissions')]),
+    [id],
+  );
+  const [role_, permissions] = role.data ?? [null, null];
+  return (
+    <Screen title={role_ ? `Role ${role_.name}` : 'Role'}>
+      <p>
+        <a href="#/roles">All roles</a>
+      </p>
+      <Notice error={role.error} />
+      {role_ && permissions && (
+        <RoleEditor
+          role={role_}
+          permissions={permissions}
+          mayEdit={admin.can('roles.edit')}
+          mayDelete={admin.can('roles.delete')}
+        />
+      )}
+    </Screen>
+  );
+}
+
+function RoleEditor({
+  role,
+  permissions,
+  mayEdit,
+  mayDelete,
+}: {
+  role: Role;
+  permissions: Permission[];
+  mayEdit: boolean;
+  mayDelete: boolean;
+}) {
+  const [displayName, setDisplayName] = useState(role.display_name ?? '');
+  const [description, setDescription] = useState(role.description ?? '');
+  const [chosen, setChosen] = useState(new Set(role.permissions.map((permission) => permission.id)));
+  const action = useAction();
+  const save = (event: Event) => {
+    event.preventDefault();
+    void action.run(
+      () =>
+        api('PUT', `/admin/roles/${role.id}`, {
+          display_name: displayName.trim(),
+          description: description.trim(),
+          permission_ids: [...chosen],
+        }),
+      'Role saved.',
+    );
+  };
+  const remove = () => {
+    if (!window.confirm(`Delete the role ${role.name}?`)) return;
+    void action
+      .run(() => api('DELETE', `/admin/roles/${role.id}`))
+      .then((ok) => {
+        if (ok) window.location.hash = '#/roles';
+      });
+  };
+  return (
+    <>
+      {role.is_system && (
+        <p class="notice">
+          <span class="badge">system</span> A system role: it cannot be renamed or deleted.
+        </p>
+      )}
+      <form onSubmit={save}>
+        <label for="role-display-name">Display name</label>
+        <input
+          id="role-display-name"
+          readOnly={!mayEdit}
+          value={displayName}
+          onInput={(event) => setDisplayName(event.currentTarget.value)}
+        />
+        <label for="role-description">Description</label>
+        <input
+          id="role-description"
+          readOnly={!mayEdit}
+          value={description}
+          onInput={(event) => setDescription(event.currentTarget.value)}
+        />
+        <h2>Permissions</h2>
+        <PermissionMatrix permissions={permissions} chosen={chosen} onChange={setChosen} readOnly={!mayEdit} />
+        {mayEdit && (
+          <button type="submit" disabled={action.busy}>
+            Save role
+          </button>
+        )}
+        {mayDelete && !role.is_system && (
+          <button type="button" class="danger" disabled={action.busy} onClick={remove}>
+            Delete role
+          </button>
+        )}
+      </form>
+      <Notice error={action.error} done={action.done} />
+    </>
+  );
+}
