@@ -176,3 +176,13 @@ export async function offeredOperations(): Promise<Set<string> | null> {
     return null;
   }
 }
+
+/** A whole list, whether the API answers it bare or as `{items, total}`. */
+async function whole<T>(path: string): Promise<T[]> {
+  const list = await api<T[] | { items: T[] }>('GET', path);
+  return Array.isArray(list) ? list : list.items;
+}
+
+export const listRoles = (): Promise<Role[]> => whole<Role>('/admin/roles');
+
+export const listPermissions = (): Promise<Permission[]> => whole<Permission>('/admin/permissions');

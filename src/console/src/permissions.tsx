@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, type Permission } from './api';
+import { api, listPermissions, type Permission } from './api';
 import { useAdmin } from './app';
 import { Notice, Pager, Screen, useAction, useLoad } from './ui';
 
@@ -7,7 +7,7 @@ const PAGE_SIZE = 25;
 
 export function PermissionsScreen() {
   const admin = useAdmin();
-  const permissions = useLoad(() => api<Permission[]>('GET', '/admin/permissions'), []);
+  const permissions = useLoad(() => listPermissions(), []);
   const [page, setPage] = useState(1);
   const all = [...(permissions.data ?? [])].sort(
     (a, b) => (a.group_name ?? '').localeCompare(b.group_name ?? '') || a.name.localeCompare(b.name),

@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks';
-import { api, type Permission, type Role } from './api';
+import { api, listPermissions, listRoles, type Permission, type Role } from './api';
 import { useAdmin } from './app';
-import { Notice, Screen, useAction, useLoad } from './ui';
+import { Notice, Pager, Screen, useAction, useLoad } from './ui';
+
+const PAGE_SIZE = 25;
 
 /** Permissions by `group_name`, groups and their permissions in name order. */
 function groupsOf(permissions: Permission[]): [string, Permission[]][] {
@@ -59,7 +61,9 @@ function PermissionMatrix({
 
 export function RolesScreen() {
   const admin = useAdmin();
-  const roles = useLoad(() => api<Role[]>('GET', '/admin/roles'), []);
+  const roles = useLoad(() => listRoles(), []);
+  const [page, setPage] = useState(1);
+  const shown = (roles.data ?? []).slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
   return (
     <Screen title="Roles">
       <Notice error={roles.error} />
@@ -75,7 +79,7 @@ export function RolesScreen() {
               </tr>
             </thead>
             <tbody>
-              {roles.data.map((role) => (
+              {shown.map((role) => (
                 <tr key={role.id}>
                   <td>
                     <a href={`#/roles/${role.id}`}>{role.name}</a>
@@ -89,13 +93,14 @@ export function RolesScreen() {
           </table>
         </div>
       )}
+      {roles.data && <Pager label="Roles" page={page} limit={PAGE_SIZE} total={roles.data.length} onPage={setPage} />}
       {admin.can('roles.create') && <CreateRole onCreated={roles.reload} />}
     </Screen>
   );
 }
 
 function CreateRole({ onCreated }: { onCreated: () => void }) {
-  const permissions = useLoad(() => api<Permission[]>('GET', '/admin/permissions'), []);
+  const permissions = useLoad(() => listPermissions(), []);
   const [name, setName] = useState('');
   const [displayName, setDisplayName] = useState('');
   const [description, setDescription] = useState('');
@@ -157,10 +162,7 @@ function CreateRole({ onCreated }: { onCreated: () => void }) {
 
 export function RoleScreen({ id }: { id: string }) {
   const admin = useAdmin();
-  const role = useLoad(
-    () => Promise.all([api<Role>('GET', `/admin/roles/${id}`), api<Permission[]>('GET', '/admin/permissions')]),
-    [id],
-  );
+  const role = useLoad(() => Promise.all([api<Role>('GET', `/admin/roles/${id}`), listPermissions()]), [id]);
   const [role_, permissions] = role.data ?? [null, null];
   return (
     <Screen title={role_ ? `Role ${role_.name}` : 'Role'}>

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, query, type Page, type Role, type Session, type User } from './api';
+import { api, listRoles, query, type Page, type Role, type RoleRef, type Session, type User } from './api';
 import { useAdmin } from './app';
 import { Notice, Pager, Screen, useAction, useLoad, when } from './ui';
 
@@ -151,12 +151,14 @@ function UserRoles({ user, reload }: { user: User; reload: () => void }) {
   const admin = useAdmin();
   const mayEdit = admin.can('users.edit');
   const roles = useLoad(
-    () => (mayEdit && admin.can('roles.view') ? api<Role[]>('GET', '/admin/roles') : Promise.resolve([] as Role[])),
+    () => (mayEdit && admin.can('roles.view') ? listRoles() : Promise.resolve([] as Role[])),
     [mayEdit],
   );
   const [chosen, setChosen] = useState('');
   const action = useAction();
   const held = user.roles ?? [];
+  const displayNameOf = (held: RoleRef) =>
+    held.display_name ?? (roles.data ?? []).find((role) => role.id === held.id)?.display_name;
   const available = (roles.data ?? []).filter((role) => !held.some((has) => has.id === role.id));
 
   const add = (event: Event) => {
@@ -180,7 +182,13 @@ function UserRoles({ user, reload }: { user: User; reload: () => void }) {
         <ul class="chips">
           {held.map((role) => (
             <li key={role.id}>
-              {role.display_name || role.name}
+              {displayNameOf(role) ? (
+                <>
+                  {displayNameOf(role)} <code>{role.name}</code>
+                </>
+              ) : (
+                role.name
+              )}
               {mayEdit && (
                 <button
                   type="button"
