@@ -60,8 +60,8 @@ describe('the admin console in headless Chromium', () => {
     await browser?.close();
   });
 
-  async function newPage(viewport = DESKTOP): Promise<Page> {
-    const context = await browser.newContext({ viewport });
+  async function newPage(viewport = DESKTOP, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+    const context = await browser.newContext({ viewport, colorScheme });
     const page = await context.newPage();
     foreignRequests = [];
     cspViolations = [];
@@ -127,14 +127,23 @@ describe('the admin console in headless Chromium', () => {
         .filter({ hasText: `Role ${roleName} created.` })
         .waitFor();
       await page.getByRole('link', { name: roleName }).waitFor();
-      await page.screenshot({ path: path.join(ARTIFACTS, 'console-roles-1280.png'), fullPage: false });
+      await page.screenshot({ path: path.join(ARTIFACTS, 'console-roles-1280.png'), fullPage: true });
 
       // A refusal of the API is shown as its message.
-      await page.getByLabel('Name', { exact: true }).fill('admin');
+      await page.getByLabel('Name', { exact: true }).fill(roleName);
       await page.getByRole('button', { name: 'Create role' }).click();
-      const refusal = await call(app, 'post', '/api/admin/roles', second.access_token, { name: 'admin' });
-      expect(refusal.status).toBe(403);
-      await page.getByRole('alert').waitFor();
+      await page.getByRole('alert').filter({ hasText: 'A role with this name already exists.' }).waitFor();
+
+      // The role's own screen: its matrix shows the two permissions granted.
+      await page.getByRole('link', { name: roleName }).click();
+      await page.getByRole('heading', { name: `Role ${roleName}`, level: 1 }).waitFor();
+      const granted = page.locator('.matrix input:checked');
+      await granted.nth(1).waitFor();
+      expect(await granted.evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value))).toEqual([
+        'contents.view',
+        'contents.edit',
+      ]);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'console-role-1280.png') });
 
       // The user's record: give the role.
       await page.goto(`${baseUrl}/admin#/users/${user.id}`);
@@ -188,20 +197,25 @@ describe('the admin console in headless Chromium', () => {
     }
   });
 
-  it('fits a phone: the users list and the roles screen at 390 pixels wide', async () => {
-    const page = await newPage(PHONE);
+  it('fits a phone, in dark mode: the users list and the roles screen at 390 pixels wide', async () => {
+    const page = await newPage(PHONE, 'dark');
     try {
       await page.goto(`${baseUrl}/admin`);
       await signIn(page, ADMIN);
       await page.getByLabel('Code sent by SMS').fill(await sms.codeFor(ADMIN.mobile));
       await page.getByRole('button', { name: 'Verify' }).click();
       await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
-      await page.screenshot({ path: path.join(ARTIFACTS, 'console-users-phone.png'), fullPage: true });
+      await page.getByRole('link', { name: 'Administrator' }).first().waitFor();
+      await page.screenshot({ path: path.join(ARTIFACTS, 'console-users-phone-dark.png'), fullPage: true });
+      // The dark palette applies (prefers-color-scheme).
+      expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(15, 20, 25)');
       // Nothing wider than the screen but the tables' own scrolling boxes.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
       await page.getByRole('link', { name: 'Roles' }).click();
       await page.getByRole('heading', { name: 'Roles', level: 1 }).waitFor();
-      await page.screenshot({ path: path.join(ARTIFACTS, 'console-roles-phone.png'), fullPage: true });
+      await page.getByRole('link', { name: 'admin', exact: true }).waitFor();
+      await page.locator('.matrix input').first().waitFor();
+      await page.screenshot({ path: path.join(ARTIFACTS, 'console-roles-phone-dark.png'), fullPage: true });
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
       expect(foreignRequests).toEqual([]);
       expect(cspViolations).toEqual([]);
@@ -217,6 +231,10 @@ describe('the admin console in headless Chromium', () => {
     try {
       await page.goto(`${baseUrl}/admin`);
       await signIn(page, viewer);
+      await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+      // An expired access token: the console refreshes the session with the refresh cookie.
+      await page.context().clearCookies({ name: 'access_token' });
+      await page.reload();
       await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
       const screens = await page.getByRole('navigation', { name: 'Screens' }).getByRole('link').allInnerTexts();
       expect(screens).toEqual(['Users']);

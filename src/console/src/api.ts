@@ -60,9 +60,12 @@ async function unwrap<T>(res: Response): Promise<T> {
   return (json && 'data' in json ? json.data : json) as T;
 }
 
+/** A 401 from these is their answer, not an expired access token. */
+const NO_REFRESH = new Set(['/auth/login', '/auth/refresh', '/auth/otp/verify-2fa']);
+
 export async function api<T>(method: Method, path: string, body?: unknown): Promise<T> {
   let res = await send(method, path, body);
-  if (res.status === 401 && !path.startsWith('/auth/')) {
+  if (res.status === 401 && !NO_REFRESH.has(path)) {
     if (await refreshSession()) res = await send(method, path, body);
     if (res.status === 401) onSignedOut();
   }

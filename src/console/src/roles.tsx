@@ -5,19 +5,34 @@ import { Notice, Pager, Screen, useAction, useLoad } from './ui';
 
 const PAGE_SIZE = 25;
 
-/** Permissions by `group_name`, groups and their permissions in name order. */
+/** The usual actions first, in this order; any other action after them, by name. */
+const ACTION_ORDER = ['view', 'create', 'edit', 'delete'];
+
+const actionOf = (permission: Permission): string => permission.name.split('.').slice(1).join('.') || permission.name;
+
+/** Permissions by `group_name` (else the name's resource), groups in name order. */
 function groupsOf(permissions: Permission[]): [string, Permission[]][] {
   const groups = new Map<string, Permission[]>();
   for (const permission of permissions) {
     const group = permission.group_name || permission.name.split('.')[0] || 'other';
     groups.set(group, [...(groups.get(group) ?? []), permission]);
   }
-  return [...groups.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([group, list]) => [group, list.sort((a, b) => a.name.localeCompare(b.name))]);
+  return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b));
 }
 
-/** The permission matrix: one row per group, a checkbox per permission. */
+function actionsOf(permissions: Permission[]): string[] {
+  const actions = [...new Set(permissions.map(actionOf))];
+  const rank = (action: string) => {
+    const index = ACTION_ORDER.indexOf(action);
+    return index === -1 ? ACTION_ORDER.length : index;
+  };
+  return actions.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+/**
+ * The permission matrix: a row per group (`group_name`), a column per action, a checkbox where
+ * the group has that permission, so a role's grants read at a glance.
+ */
 function PermissionMatrix({
   permissions,
   chosen,
@@ -35,26 +50,48 @@ function PermissionMatrix({
     else next.delete(id);
     onChange(next);
   };
+  const actions = actionsOf(permissions);
   return (
-    <div class="matrix">
-      {groupsOf(permissions).map(([group, list]) => (
-        <fieldset key={group} class="matrix-row">
-          <legend>{group}</legend>
-          {list.map((permission) => (
-            <label key={permission.id} class="inline" title={permission.description ?? undefined}>
-              <input
-                type="checkbox"
-                name="permission"
-                value={permission.name}
-                checked={chosen.has(permission.id)}
-                disabled={readOnly}
-                onChange={(event) => toggle(permission.id, event.currentTarget.checked)}
-              />
-              <span>{permission.display_name || permission.name}</span> <code>{permission.name}</code>
-            </label>
+    <div class="table-wrap matrix">
+      <table>
+        <caption class="visually-hidden">Permissions by group and action</caption>
+        <thead>
+          <tr>
+            <th scope="col">Group</th>
+            {actions.map((action) => (
+              <th scope="col" key={action} class="center">
+                {action}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {groupsOf(permissions).map(([group, list]) => (
+            <tr key={group}>
+              <th scope="row">{group}</th>
+              {actions.map((action) => {
+                const permission = list.find((candidate) => actionOf(candidate) === action);
+                return (
+                  <td key={action} class="center">
+                    {permission && (
+                      <input
+                        type="checkbox"
+                        name="permission"
+                        value={permission.name}
+                        title={permission.description ?? permission.name}
+                        aria-label={`${permission.display_name || permission.name} (${permission.name})`}
+                        checked={chosen.has(permission.id)}
+                        disabled={readOnly}
+                        onChange={(event) => toggle(permission.id, event.currentTarget.checked)}
+                      />
+                    )}
+                  </td>
+                );
+              })}
+            </tr>
           ))}
-        </fieldset>
-      ))}
+        </tbody>
+      </table>
     </div>
   );
 }
