@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, listPermissions, type Permission } from './api';
+import { api, listPermissions } from './api';
 import { useAdmin } from './app';
 import { Notice, Pager, Screen, useAction, useLoad } from './ui';
 
