@@ -139,10 +139,10 @@ describe('the admin console in headless Chromium', () => {
       await page.getByRole('heading', { name: `Role ${roleName}`, level: 1 }).waitFor();
       const granted = page.locator('.matrix input:checked');
       await granted.nth(1).waitFor();
-      expect(await granted.evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value))).toEqual([
-        'contents.view',
-        'contents.edit',
-      ]);
+      const values = await Promise.all(
+        Array.from({ length: await granted.count() }, (_, n) => granted.nth(n).getAttribute('value')),
+      );
+      expect(values).toEqual(['contents.view', 'contents.edit']);
       await page.screenshot({ path: path.join(ARTIFACTS, 'console-role-1280.png') });
 
       // The user's record: give the role.
@@ -170,7 +170,7 @@ describe('the admin console in headless Chromium', () => {
         .click();
       await page.getByRole('status').filter({ hasText: 'Session revoked.' }).waitFor();
       await page.waitForFunction(
-        () => document.querySelectorAll('section[aria-labelledby="sessions-title"] tbody tr').length === 1,
+        `document.querySelectorAll('section[aria-labelledby="sessions-title"] tbody tr').length === 1`,
       );
       const statuses = await Promise.all(
         [user.tokens.access_token, second.access_token].map(
@@ -208,15 +208,15 @@ describe('the admin console in headless Chromium', () => {
       await page.getByRole('link', { name: 'Administrator' }).first().waitFor();
       await page.screenshot({ path: path.join(ARTIFACTS, 'console-users-phone-dark.png'), fullPage: true });
       // The dark palette applies (prefers-color-scheme).
-      expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(15, 20, 25)');
+      expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(15, 20, 25)');
       // Nothing wider than the screen but the tables' own scrolling boxes.
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
       await page.getByRole('link', { name: 'Roles' }).click();
       await page.getByRole('heading', { name: 'Roles', level: 1 }).waitFor();
       await page.getByRole('link', { name: 'admin', exact: true }).waitFor();
       await page.locator('.matrix input').first().waitFor();
       await page.screenshot({ path: path.join(ARTIFACTS, 'console-roles-phone-dark.png'), fullPage: true });
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
       expect(foreignRequests).toEqual([]);
       expect(cspViolations).toEqual([]);
     } finally {
