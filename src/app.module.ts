@@ -16,6 +16,7 @@ import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { FirstStartSeeder, SeedModule } from './core/seeds/seed.module.js';
 import { HealthModule } from './health/health.module.js';
+import { ConsolePageModule } from './console-page/console-page.module.js';
 import { ContentsModule } from './contents/contents.module.js';
 import { LimitsModule } from './limits/limits.module.js';
 import { RateLimitGuard } from './limits/rate-limit.guard.js';
@@ -49,6 +50,7 @@ import { RedisModule } from './redis/redis.module.js';
     AccountModule,
     MetricsModule,
     ResetPageModule,
+    ConsolePageModule,
   ],
   providers: [
     {

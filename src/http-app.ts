@@ -10,7 +10,6 @@ import type { FastifyInstance } from 'fastify';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { frameworkErrorHandler, useIntrospectionFormParser, useStrictJsonParser } from './common/request-parsing.js';
 import { AppConfig } from './config/app-config.js';
-import { setUpConsole } from './console-page/console-page.js';
 import { setUpOpenApi } from './docs/openapi.js';
 import { countRequest } from './metrics/request-metrics.js';
 
@@ -74,6 +73,8 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
       { path: 'reset-password', method: RequestMethod.ALL },
       { path: 'reset-password/page.js', method: RequestMethod.ALL },
       { path: 'reset-password/page.css', method: RequestMethod.ALL },
+      { path: 'admin', method: RequestMethod.GET },
+      { path: 'admin/assets/:file', method: RequestMethod.GET },
       { path: '.well-known/jwks.json', method: RequestMethod.GET },
     ],
   });
@@ -91,7 +92,6 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
   });
   fastify.addHook('onResponse', async (request, reply) => countRequest(request, reply));
   if (config.operations.docsEnabled) setUpOpenApi(app);
-  setUpConsole(app);
   app.enableShutdownHooks();
 }
 

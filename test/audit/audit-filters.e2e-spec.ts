@@ -80,3 +80,21 @@ describe('GET /api/admin/audit-events filters', () => {
     }
   });
 });
+
+describe('the OpenAPI document of GET /api/admin/audit-events', () => {
+  const fixture = useTestApp();
+
+  it('lists every filter and the page as query parameters', async () => {
+    const res = await request(fixture.app.getHttpServer()).get('/docs/openapi.json');
+    expect(res.status).toBe(200);
+    const parameters: { name: string; in: string; required: boolean }[] =
+      res.body.paths['/api/admin/audit-events'].get.parameters;
+    expect(
+      parameters
+        .filter((parameter) => parameter.in === 'query')
+        .map((parameter) => parameter.name)
+        .sort(),
+    ).toEqual(['actor_id', 'from', 'limit', 'page', 'target_id', 'to', 'type', 'user_id']);
+    expect(parameters.every((parameter) => parameter.required === false)).toBe(true);
+  });
+});
