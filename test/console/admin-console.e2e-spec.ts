@@ -145,6 +145,15 @@ describe('the admin console in headless Chromium', () => {
       expect(values).toEqual(['contents.view', 'contents.edit']);
       await page.screenshot({ path: path.join(ARTIFACTS, 'console-role-1280.png') });
 
+      // A system role is marked and protected: no rename, no delete offered.
+      await page.getByRole('link', { name: 'All roles' }).click();
+      await page.getByRole('link', { name: 'admin', exact: true }).click();
+      await page.getByRole('heading', { name: 'Role admin', level: 1 }).waitFor();
+      await page.getByText('A system role: it cannot be renamed or deleted.').waitFor();
+      expect(await page.getByLabel('Name', { exact: true }).getAttribute('readonly')).not.toBeNull();
+      expect(await page.getByRole('button', { name: 'Delete role' }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Save role' }).count()).toBe(1);
+
       // The user's record: give the role.
       await page.goto(`${baseUrl}/admin#/users/${user.id}`);
       await page.getByRole('heading', { name: 'Role Receiver', level: 1 }).waitFor();

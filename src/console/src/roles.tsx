@@ -213,6 +213,7 @@ export function RoleScreen({ id }: { id: string }) {
           permissions={permissions}
           mayEdit={admin.can('roles.edit')}
           mayDelete={admin.can('roles.delete')}
+          onSaved={role.reload}
         />
       )}
     </Screen>
@@ -224,27 +225,34 @@ function RoleEditor({
   permissions,
   mayEdit,
   mayDelete,
+  onSaved,
 }: {
   role: Role;
   permissions: Permission[];
   mayEdit: boolean;
   mayDelete: boolean;
+  onSaved: () => void;
 }) {
+  const [name, setName] = useState(role.name);
   const [displayName, setDisplayName] = useState(role.display_name ?? '');
   const [description, setDescription] = useState(role.description ?? '');
   const [chosen, setChosen] = useState(new Set(role.permissions.map((permission) => permission.id)));
   const action = useAction();
   const save = (event: Event) => {
     event.preventDefault();
-    void action.run(
-      () =>
-        api('PUT', `/admin/roles/${role.id}`, {
-          display_name: displayName.trim(),
-          description: description.trim(),
-          permission_ids: [...chosen],
-        }),
-      'Role saved.',
-    );
+    const renamed = name.trim() !== role.name;
+    void action
+      .run(
+        () =>
+          api('PUT', `/admin/roles/${role.id}`, {
+            ...(renamed ? { name: name.trim() } : {}),
+            display_name: displayName.trim(),
+            description: description.trim(),
+            permission_ids: [...chosen],
+          }),
+        'Role saved.',
+      )
+      .then((ok) => ok && renamed && onSaved());
   };
   const remove = () => {
     if (!window.confirm(`Delete the role ${role.name}?`)) return;
@@ -262,6 +270,14 @@ function RoleEditor({
         </p>
       )}
       <form onSubmit={save}>
+        <label for="role-name">Name</label>
+        <input
+          id="role-name"
+          required
+          readOnly={!mayEdit || role.is_system}
+          value={name}
+          onInput={(event) => setName(event.currentTarget.value)}
+        />
         <label for="role-display-name">Display name</label>
         <input
           id="role-display-name"
