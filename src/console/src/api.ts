@@ -61,7 +61,13 @@ async function unwrap<T>(res: Response): Promise<T> {
 }
 
 /** A 401 from these is their answer, not an expired access token. */
-const NO_REFRESH = new Set(['/auth/login', '/auth/refresh', '/auth/otp/verify-2fa']);
+const NO_REFRESH = new Set([
+  '/auth/login',
+  '/auth/refresh',
+  '/auth/otp/verify-2fa',
+  '/auth/passkey/options',
+  '/auth/passkey/verify',
+]);
 
 export async function api<T>(method: Method, path: string, body?: unknown): Promise<T> {
   let res = await send(method, path, body);
@@ -128,6 +134,7 @@ export interface Role {
 
 export interface Session {
   id: string;
+  current?: boolean;
   created_at: string;
   last_used_at: string | null;
   ip: string | null;
@@ -165,19 +172,24 @@ export const query = (params: Record<string, string | number | undefined>): stri
   return text ? `?${text}` : '';
 };
 
-/** The operations the service's OpenAPI document lists (`POST /api/admin/users/{id}/disable`), when it is served. */
-export async function offeredOperations(): Promise<Set<string> | null> {
-  try {
-    const res = await fetch('/docs/openapi.json', { credentials: 'same-origin' });
-    if (!res.ok) return null;
-    const doc = (await res.json()) as { paths?: Record<string, Record<string, unknown>> };
-    const operations = new Set<string>();
-    for (const [path, item] of Object.entries(doc.paths ?? {}))
-      for (const method of Object.keys(item)) operations.add(`${method.toUpperCase()} ${path}`);
-    return operations;
-  } catch {
-    return null;
-  }
+let operations: Promise<Set<string> | null> | undefined;
+
+/**
+ * The operations the service's OpenAPI document lists (`POST /api/admin/users/{id}/disable`), or
+ * null when it is not served (`DOCS_ENABLED=false`); fetched once, when first asked.
+ */
+export function offeredOperations(): Promise<Set<string> | null> {
+  operations ??= fetch('/docs/openapi.json', { credentials: 'same-origin' })
+    .then(async (res) => {
+      if (!res.ok) return null;
+      const doc = (await res.json()) as { paths?: Record<string, Record<string, unknown>> };
+      const listed = new Set<string>();
+      for (const [path, item] of Object.entries(doc.paths ?? {}))
+        for (const method of Object.keys(item)) listed.add(`${method.toUpperCase()} ${path}`);
+      return listed;
+    })
+    .catch(() => null);
+  return operations;
 }
 
 /** A whole list, whether the API answers it bare or as `{items, total}`. */

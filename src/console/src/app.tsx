@@ -1,6 +1,6 @@
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
-import { api, offeredOperations, whenSignedOut, type Me } from './api';
+import { api, whenSignedOut, type Me } from './api';
 import { AuditScreen } from './audit';
 import { PermissionsScreen } from './permissions';
 import { RoleScreen, RolesScreen } from './roles';
@@ -12,8 +12,6 @@ export interface Admin {
   me: Me;
   /** Whether the signed-in administrator holds a permission: what they may not do is not offered. */
   can: (permission: string) => boolean;
-  /** Whether the API offers an operation (`POST /api/admin/users/{id}/disable`); null when unknown. */
-  offers: (operation: string) => boolean | null;
 }
 
 const AdminContext = createContext<Admin | null>(null);
@@ -42,7 +40,6 @@ const SCREENS = [
 
 export function App() {
   const [me, setMe] = useState<Me | null | undefined>(undefined);
-  const [operations, setOperations] = useState<Set<string> | null>(null);
   const route = useRoute();
 
   const load = useCallback(() => {
@@ -51,7 +48,6 @@ export function App() {
   useEffect(() => {
     whenSignedOut(() => setMe(null));
     load();
-    void offeredOperations().then(setOperations);
   }, [load]);
 
   if (me === undefined) return <p class="loading">Loading…</p>;
@@ -60,7 +56,6 @@ export function App() {
   const admin: Admin = {
     me,
     can: (permission) => me.permissions.includes(permission),
-    offers: (operation) => (operations ? operations.has(operation) : null),
   };
   const screens = SCREENS.filter((screen) => admin.can(screen.permission));
   const [first, id] = route.length > 0 ? route : [screens[0]?.path ?? ''];

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api, type Challenge, type SecondFactor } from './api';
-import { Notice, useAction } from './ui';
+import { api, offeredOperations, type Challenge, type SecondFactor } from './api';
+import { Notice, useAction, useLoad } from './ui';
 
 const FACTOR_LABELS: Record<SecondFactor, string> = {
   sms: 'Code sent by SMS',
@@ -23,6 +23,18 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
   const [method, setMethod] = useState<SecondFactor>('sms');
   const [code, setCode] = useState('');
   const action = useAction();
+  // Sign-in without a password, where the service offers passkeys.
+  const passkeys = useLoad(
+    () => offeredOperations().then((operations) => operations?.has('POST /api/auth/passkey/options') ?? false),
+    [],
+  );
+
+  const signInWithPasskey = () =>
+    void action.run(async () => {
+      const options = await api('POST', '/auth/passkey/options', email.trim() ? { email: email.trim() } : {});
+      await api('POST', '/auth/passkey/verify', await passkeyAssertion(options));
+      onSignedIn();
+    });
 
   const submitPassword = (event: Event) => {
     event.preventDefault();
@@ -127,6 +139,11 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
         <button type="submit" disabled={action.busy}>
           Sign in
         </button>
+        {passkeys.data && (
+          <button type="button" class="secondary" disabled={action.busy} onClick={signInWithPasskey}>
+            Sign in with a passkey
+          </button>
+        )}
       </form>
       <Notice error={action.error} />
     </main>
@@ -135,6 +152,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
 
 /** The WebAuthn assertion for a challenge's `passkey_options`, in its JSON form. */
 async function passkeyAssertion(options: unknown): Promise<unknown> {
+  if (typeof PublicKeyCredential === 'undefined') throw new Error('This browser cannot use a passkey here.');
   const parse = (
     PublicKeyCredential as unknown as {
       parseRequestOptionsFromJSON?: (json: unknown) => PublicKeyCredentialRequestOptions;

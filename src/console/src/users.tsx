@@ -1,5 +1,15 @@
 import { useState } from 'preact/hooks';
-import { api, listRoles, query, type Page, type Role, type RoleRef, type Session, type User } from './api';
+import {
+  api,
+  listRoles,
+  offeredOperations,
+  query,
+  type Page,
+  type Role,
+  type RoleRef,
+  type Session,
+  type User,
+} from './api';
 import { useAdmin } from './app';
 import { Notice, Pager, Screen, useAction, useLoad, when } from './ui';
 
@@ -116,31 +126,76 @@ export function UserScreen({ id }: { id: string }) {
   );
 }
 
-/** Disable and enable, when the API offers them (its OpenAPI document lists them, or the record has the field). */
+/**
+ * Disable and enable, when the API offers them: the record carries `disabled_at`, or the OpenAPI
+ * document lists the operation; when the document is not served, the buttons are offered and the
+ * API's answer shown.
+ */
 function Lifecycle({ user, reload }: { user: User; reload: () => void }) {
-  const admin = useAdmin();
   const action = useAction();
-  const listed = admin.offers('POST /api/admin/users/{id}/disable');
-  if (listed === false && !('disabled_at' in user)) return null;
+  const [reason, setReason] = useState('');
+  const [untilLocal, setUntilLocal] = useState('');
+  const known = 'disabled_at' in user;
+  const listed = useLoad(
+    () =>
+      known
+        ? Promise.resolve(true)
+        : offeredOperations().then((operations) => operations?.has('POST /api/admin/users/{id}/disable') ?? true),
+    [known],
+  );
+  if (!listed.data) return null;
   const disabled = Boolean(user.disabled_at);
-  const change = (verb: 'disable' | 'enable') =>
+  const disable = (event: Event) => {
+    event.preventDefault();
+    const until = untilLocal ? new Date(untilLocal).toISOString() : undefined;
     void action
       .run(
-        () => api('POST', `/admin/users/${user.id}/${verb}`, {}),
-        verb === 'disable' ? 'User disabled.' : 'User enabled.',
+        () =>
+          api('POST', `/admin/users/${user.id}/disable`, {
+            ...(reason.trim() ? { reason: reason.trim() } : {}),
+            ...(until ? { until } : {}),
+          }),
+        'User disabled.',
       )
+      .then((ok) => ok && reload());
+  };
+  const enable = () =>
+    void action
+      .run(() => api('POST', `/admin/users/${user.id}/enable`, {}), 'User enabled.')
       .then((ok) => ok && reload());
   return (
     <section aria-labelledby="lifecycle-title">
       <h2 id="lifecycle-title">Access</h2>
       {disabled ? (
-        <button type="button" disabled={action.busy} onClick={() => change('enable')}>
+        <button type="button" disabled={action.busy} onClick={enable}>
           Enable user
         </button>
       ) : (
-        <button type="button" class="danger" disabled={action.busy} onClick={() => change('disable')}>
-          Disable user
-        </button>
+        <form class="filters grid" onSubmit={disable}>
+          <div class="field">
+            <label for="disable-reason">Reason (optional)</label>
+            <input
+              id="disable-reason"
+              type="text"
+              value={reason}
+              onInput={(event) => setReason(event.currentTarget.value)}
+            />
+          </div>
+          <div class="field">
+            <label for="disable-until">Until (optional)</label>
+            <input
+              id="disable-until"
+              type="datetime-local"
+              value={untilLocal}
+              onInput={(event) => setUntilLocal(event.currentTarget.value)}
+            />
+          </div>
+          <div class="field actions">
+            <button type="submit" class="danger" disabled={action.busy}>
+              Disable user
+            </button>
+          </div>
+        </form>
       )}
       <Notice error={action.error} done={action.done} />
     </section>
@@ -262,7 +317,10 @@ function UserSessions({ userId }: { userId: string }) {
               <tbody>
                 {items.map((session) => (
                   <tr key={session.id}>
-                    <td>{when(session.created_at)}</td>
+                    <td>
+                      {when(session.created_at)}
+                      {session.current ? <span class="badge">this session</span> : null}
+                    </td>
                     <td>{when(session.last_used_at)}</td>
                     <td>{session.ip ?? '—'}</td>
                     <td class="clip">{session.user_agent ?? '—'}</td>
