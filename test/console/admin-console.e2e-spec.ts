@@ -197,6 +197,23 @@ describe('the admin console in headless Chromium', () => {
         expect((await call(app, 'get', '/api/auth/me', live)).status).toBe(401);
       }
 
+      // The audit trail, filtered by type and target: the role given above.
+      await page.getByRole('link', { name: 'Audit events' }).click();
+      await page.getByRole('heading', { name: 'Audit events', level: 1 }).waitFor();
+      await page.getByLabel('Type').fill('user.roles');
+      await page.getByLabel('Target (id)').fill(user.id);
+      await page.getByLabel('From').fill('2000-01-01T00:00');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByText('Page 1 of 1 (1 in all)').waitFor();
+      expect(await page.locator('table tbody tr').allInnerTexts()).toEqual([expect.stringContaining('user.roles')]);
+
+      // The login-method flags, as the service has them.
+      await page.getByRole('link', { name: 'Settings' }).click();
+      await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+      expect(await page.getByRole('checkbox', { name: /email_password/ }).isChecked()).toBe(true);
+      expect(await page.getByRole('checkbox', { name: /mobile_otp/ }).isChecked()).toBe(true);
+      await page.getByRole('button', { name: 'Save settings' }).waitFor();
+
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('button', { name: 'Sign in' }).waitFor();
       expect(foreignRequests).toEqual([]);
@@ -239,8 +256,14 @@ describe('the admin console in headless Chromium', () => {
     const page = await newPage();
     try {
       await page.goto(`${baseUrl}/admin`);
-      await signIn(page, viewer);
+      // By keyboard alone: Enter submits, and the new screen's heading takes the focus.
+      await page.getByLabel('Email').fill(viewer.email);
+      await page.getByLabel('Password').fill(viewer.password);
+      await page.getByLabel('Password').press('Enter');
       await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+      expect(await page.evaluate('document.activeElement.id')).toBe('screen-title');
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement.id')).toBe('user-search');
       // An expired access token: the console refreshes the session with the refresh cookie.
       await page.context().clearCookies({ name: 'access_token' });
       await page.reload();
