@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -51,12 +51,26 @@ async function loadConsole(): Promise<BuiltConsole | null> {
 }
 
 /**
- * The built console (src/console, built by Vite into dist/console): read once, on the first
- * request, and kept in memory (some 50 KB). Only the files of the build are served, by name.
+ * The built console (src/console, built by Vite into dist/console): read on the first request and
+ * kept in memory (some 50 KB). Only the files of the build are served, by name. A new build (its
+ * `index.html` changed: `npm run start:dev` rebuilds on every change) is read when the page is next
+ * asked for; the assets of the build in memory are served meanwhile.
  */
 @Injectable()
 export class ConsoleFiles {
   private built?: Promise<BuiltConsole | null>;
+  private builtAt?: number;
+
+  /** The build for the page: a newer one than in memory when there is one. */
+  async forPage(): Promise<BuiltConsole | null> {
+    const folder = builtConsoleFolder();
+    const modified = folder ? (await stat(path.join(folder, 'index.html')).catch(() => null))?.mtimeMs : undefined;
+    if (modified !== this.builtAt) {
+      this.builtAt = modified;
+      this.built = loadConsole();
+    }
+    return this.get();
+  }
 
   get(): Promise<BuiltConsole | null> {
     return (this.built ??= loadConsole());

@@ -35,7 +35,7 @@ export class ConsolePageController {
 
   @Get()
   async page(@Res() reply: FastifyReply): Promise<FastifyReply> {
-    const built = await this.files.get();
+    const built = await this.files.forPage();
     if (!built) throw new AppException('NOT_FOUND', 'The admin console has not been built: run npm run build.');
     return reply
       .header('content-security-policy', CONSOLE_CSP)
