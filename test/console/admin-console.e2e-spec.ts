@@ -107,6 +107,8 @@ describe('the admin console in headless Chromium', () => {
       const response = await page.goto(`${baseUrl}/admin`);
       expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
       await signIn(page, ADMIN);
+      await page.getByLabel('Code sent by SMS').waitFor();
+      expect(await page.evaluate('document.activeElement.id')).toBe('code');
       await page.getByLabel('Code sent by SMS').fill(await sms.codeFor(ADMIN.mobile));
       await page.getByRole('button', { name: 'Verify' }).click();
       await page.getByRole('navigation', { name: 'Screens' }).waitFor();

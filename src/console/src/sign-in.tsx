@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, offeredOperations, type Challenge, type SecondFactor } from './api';
 import { Notice, useAction, useLoad } from './ui';
 
@@ -23,6 +23,9 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
   const [method, setMethod] = useState<SecondFactor>('sms');
   const [code, setCode] = useState('');
   const action = useAction();
+  const codeField = useRef<HTMLInputElement>(null);
+  // The code field takes the focus when the second step opens, and when the method changes.
+  useEffect(() => codeField.current?.focus(), [challenge, method]);
   // Sign-in without a password, where the service offers passkeys.
   const passkeys = useLoad(
     () => offeredOperations().then((operations) => operations?.has('POST /api/auth/passkey/options') ?? false),
@@ -91,6 +94,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
               <label for="code">{FACTOR_LABELS[method]}</label>
               <input
                 id="code"
+                ref={codeField}
                 name="code"
                 autocomplete="one-time-code"
                 inputMode={method === 'recovery' ? 'text' : 'numeric'}
