@@ -180,9 +180,8 @@ describe('the admin console in headless Chromium', () => {
         .getByRole('button', { name: /^Revoke the session/ })
         .click();
       await page.getByRole('status').filter({ hasText: 'Session revoked.' }).waitFor();
-      await page.waitForFunction(
-        `document.querySelectorAll('section[aria-labelledby="sessions-title"] tbody tr').length === 1`,
-      );
+      await rows.nth(1).waitFor({ state: 'detached' });
+      expect(await rows.count()).toBe(1);
       const statuses = await Promise.all(
         [user.tokens.access_token, second.access_token].map(
           async (token) => (await call(app, 'get', '/api/auth/me', token)).status,
@@ -208,6 +207,7 @@ describe('the admin console in headless Chromium', () => {
       await page.getByRole('button', { name: 'Filter' }).click();
       await page.getByText('Page 1 of 1 (1 in all)').waitFor();
       expect(await page.locator('table tbody tr').allInnerTexts()).toEqual([expect.stringContaining('user.roles')]);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'console-audit-1280.png') });
 
       // The login-method flags, as the service has them.
       await page.getByRole('link', { name: 'Settings' }).click();
