@@ -108,7 +108,16 @@ export function AuditScreen() {
                       {event.actor_id ? <a href={`#/users/${event.actor_id}`}>{event.actor_id.slice(0, 8)}</a> : '—'}
                     </td>
                     <td>
-                      {event.target_type ?? ''} {event.target_id ? <code>{event.target_id.slice(0, 8)}</code> : '—'}
+                      {event.target_type ?? ''}{' '}
+                      {event.target_id && event.target_type === 'user' ? (
+                        <a href={`#/users/${event.target_id}`}>
+                          <code>{event.target_id.slice(0, 8)}</code>
+                        </a>
+                      ) : event.target_id ? (
+                        <code title={event.target_id}>{event.target_id.slice(0, 8)}</code>
+                      ) : (
+                        '—'
+                      )}
                     </td>
                     <td>{event.ip ?? '—'}</td>
                     <td class="clip">
