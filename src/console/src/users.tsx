@@ -54,6 +54,7 @@ export function UsersScreen() {
                   <th scope="col">Name</th>
                   <th scope="col">Email</th>
                   <th scope="col">Mobile</th>
+                  <th scope="col">Roles</th>
                   <th scope="col">Created</th>
                 </tr>
               </thead>
@@ -66,6 +67,7 @@ export function UsersScreen() {
                     </td>
                     <td>{user.email}</td>
                     <td>{user.mobile ?? '—'}</td>
+                    <td>{(user.roles ?? []).map((role) => role.name).join(', ') || '—'}</td>
                     <td>{when(user.created_at)}</td>
                   </tr>
                 ))}
