@@ -1,8 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { setAuthCookies } from '../core/sessions/auth-cookies.js';
+import { AppConfig } from '../config/app-config.js';
 import { clientOf } from '../core/sessions/client-info.js';
 import { CurrentUser } from '@auth-rbac/nest-guard';
-import { Public } from '@auth-rbac/nest-guard';
+import { Public, RequireFreshAuth } from '@auth-rbac/nest-guard';
 import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js';
 import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 import { UuidParam } from '../common/uuid-param.js';
@@ -14,9 +16,10 @@ import {
   ChangePasswordDto,
   ConfirmCodeDto,
   ConfirmEmailChangeDto,
-  DisableTotpDto,
+  ReauthenticateDto,
   UpdateAccountDto,
 } from './account.dto.js';
+import { ReauthenticationService } from './reauthentication.service.js';
 import { EmailChangeService } from './email-change.service.js';
 import { MobileChangeService } from './mobile-change.service.js';
 import { PasswordChangeService } from './password-change.service.js';
@@ -33,7 +36,25 @@ export class AccountController {
     private readonly totp: TotpEnrolmentService,
     private readonly emailChange: EmailChangeService,
     private readonly mobileChange: MobileChangeService,
+    private readonly reauthentication: ReauthenticationService,
+    private readonly config: AppConfig,
   ) {}
+
+  /** Proof of presence: a fresh `auth_time` for this session (sets the cookies like a sign-in). */
+  @Post('reauthenticate')
+  @AllowedBeforeEnrolment()
+  @HttpCode(HttpStatus.OK)
+  async reauthenticate(
+    @CurrentUser() user: AuthUser,
+    @Body() dto: ReauthenticateDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const outcome = await this.reauthentication.handle(user, dto, clientOf(request));
+    if (!('tokens' in outcome)) return outcome;
+    setAuthCookies(reply, outcome.tokens, this.config);
+    return outcome.response;
+  }
 
   @Get()
   @AllowedBeforeEnrolment()
@@ -53,6 +74,7 @@ export class AccountController {
   }
 
   @Post('email')
+  @RequireFreshAuth()
   @HttpCode(HttpStatus.OK)
   changeEmail(@CurrentUser() user: AuthUser, @Body() dto: ChangeEmailDto, @Req() request: FastifyRequest) {
     return this.emailChange.request(user, dto.email, clientOf(request));
@@ -67,12 +89,14 @@ export class AccountController {
   }
 
   @Post('mobile')
+  @RequireFreshAuth()
   @HttpCode(HttpStatus.OK)
   changeMobile(@CurrentUser() user: AuthUser, @Body() dto: ChangeMobileDto, @Req() request: FastifyRequest) {
     return this.mobileChange.request(user, dto.mobile, clientOf(request));
   }
 
   @Post('mobile/confirm')
+  @RequireFreshAuth()
   @HttpCode(HttpStatus.OK)
   confirmMobile(@CurrentUser() user: AuthUser, @Body() dto: ConfirmCodeDto, @Req() request: FastifyRequest) {
     return this.mobileChange.confirm(user, dto.code, clientOf(request));
@@ -100,6 +124,7 @@ export class AccountController {
   }
 
   @Post('totp')
+  @RequireFreshAuth()
   @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
   startTotp(
@@ -111,14 +136,21 @@ export class AccountController {
   }
 
   @Post('totp/confirm')
+  @RequireFreshAuth()
   @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
   confirmTotp(@CurrentUser() user: AuthUser, @Body() dto: ConfirmCodeDto, @Req() request: FastifyRequest) {
     return this.totp.confirm(user, dto.code, clientOf(request));
   }
 
+  /** Needs a fresh proof that includes a second factor (`amr` with `otp` or `mfa`). */
   @Delete('totp')
-  disableTotp(@CurrentUser() user: AuthUser, @Body() dto: DisableTotpDto, @Req() request: FastifyRequest) {
-    return this.totp.disable(user, dto, clientOf(request));
+  @RequireFreshAuth()
+  disableTotp(
+    @CurrentUser() user: AuthUser,
+    @Body(EmptyBodyPipe) _body: Record<string, never>,
+    @Req() request: FastifyRequest,
+  ) {
+    return this.totp.disable(user, clientOf(request));
   }
 }

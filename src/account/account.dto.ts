@@ -1,4 +1,5 @@
-import { IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsIn, IsString, Length, Matches, ValidateIf } from 'class-validator';
+import { UnlessAbsent } from '../common/unless-absent.js';
 import { IsNewPassword, MatchesField } from '../core/passwords/password-rules.js';
 import { IsAccountEmail, IsAccountMobile, IsPersonName } from '../common/contact-fields.js';
 
@@ -42,15 +43,28 @@ export class ConfirmCodeDto {
   code!: string;
 }
 
-/** Turning the authenticator app off takes a current code or the password. */
-export class DisableTotpDto {
-  @ValidateIf((dto: DisableTotpDto) => dto.code !== undefined || dto.password === undefined)
-  @IsString()
-  @Matches(/^\d{6}$/, { message: 'code (6 digits) or password is required' })
-  code?: string;
+/** The proofs `POST /api/account/reauthenticate` takes besides the password. */
+export const REAUTHENTICATION_METHODS = ['totp', 'recovery', 'sms'] as const;
+export type ReauthenticationMethod = (typeof REAUTHENTICATION_METHODS)[number];
 
-  @ValidateIf((dto: DisableTotpDto) => dto.password !== undefined)
+/**
+ * One proof of presence: `{password}`, `{method: "totp" | "recovery", code}`, `{method: "sms"}`
+ * (sends a code to the account's own mobile) then `{method: "sms", code}`.
+ */
+export class ReauthenticateDto {
+  /** The current password; only without `method`. */
+  @ValidateIf((dto: ReauthenticateDto) => dto.method === undefined || dto.password !== undefined)
   @IsString()
-  @MaxLength(128)
+  @Length(1, 128)
   password?: string;
+
+  @UnlessAbsent()
+  @IsIn(REAUTHENTICATION_METHODS)
+  method?: ReauthenticationMethod;
+
+  /** Digits for an app or SMS code; a recovery code also has letters and a dash. */
+  @ValidateIf((dto: ReauthenticateDto) => dto.method === 'totp' || dto.method === 'recovery' || dto.code !== undefined)
+  @IsString()
+  @Matches(/^[0-9A-Za-z-]{4,32}$/, { message: 'code must be a code of digits, or a recovery code' })
+  code?: string;
 }

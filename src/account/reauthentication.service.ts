@@ -1,24 +1,167 @@
 import { Injectable } from '@nestjs/common';
+import type { AuthUser } from '@auth-rbac/nest-guard';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import { PasswordHasher } from '../core/passwords/password-hasher.js';
-import type { ClientInfo } from '../core/sessions/session.service.js';
+import {
+  SessionService,
+  tokenPairResponse,
+  type ClientInfo,
+  type IssuedSession,
+} from '../core/sessions/session.service.js';
 import { AppException } from '../common/app-exception.js';
+import { clientAddressKey } from '../common/client-address.js';
+import { AppConfig } from '../config/app-config.js';
 import { LoginLockout, lockoutSubject } from '../core/lockout/login-lockout.service.js';
 import { UsersRepository } from '../core/users/users.repository.js';
+import { afterReauthentication, type AuthenticationMethod } from '../core/sessions/authentication-methods.js';
+import { TotpService } from '../core/second-factor/totp.service.js';
+import { RecoveryCodesService } from '../core/second-factor/recovery-codes.service.js';
+import { OtpCodes } from '../core/otp/otp-codes.js';
+import { checkOtp } from '../core/otp/otp-check.js';
+import { assertCodeRequestAllowed } from '../core/otp/otp-send-limits.js';
+import {
+  insertReauthCode,
+  lockLatestReauthCode,
+  lockMobileForSending,
+  replaceLiveReauthCodes,
+} from '../core/otp/otp-codes.repository.js';
+import { SmsService } from '../outbox/sms.service.js';
+import { Transactions } from '../database/transactions.js';
+import type { ReauthenticateDto } from './account.dto.js';
 
 /**
- * Proof, inside a signed-in session, that the holder is present: the current password, or a
- * check of a second factor. Each attempt counts toward the account's login lockout, so a stolen
- * access token cannot be used to guess the password (or a code) any faster than a login could.
+ * One proof of presence. A new kind of proof (a passkey assertion) is one more member here, one
+ * more case in `ReauthenticationService.prove`, and one more `method` in the request's DTO.
+ */
+export type ReauthenticationProof =
+  | { kind: 'password'; password: string }
+  | { kind: 'totp'; code: string }
+  | { kind: 'recovery'; code: string }
+  | { kind: 'sms'; code: string };
+
+/**
+ * Proof, inside a signed-in session, that the holder is present (GitHub's "sudo mode"): the
+ * current password, an authenticator-app or recovery code, or an SMS code to the account's own
+ * mobile. Each attempt counts toward the account's login lockout, so a stolen access token
+ * cannot be used to guess the password (or a code) any faster than a login could; a right proof
+ * gives its attempt back without clearing earlier failures. Success re-issues the same session's
+ * tokens with `auth_time` now and the proof in `amr`.
  */
 @Injectable()
 export class ReauthenticationService {
   constructor(
+    private readonly transactions: Transactions,
     private readonly users: UsersRepository,
     private readonly passwords: PasswordHasher,
     private readonly lockout: LoginLockout,
     private readonly audit: AuditLog,
+    private readonly sessions: SessionService,
+    private readonly totp: TotpService,
+    private readonly recoveryCodes: RecoveryCodesService,
+    private readonly codes: OtpCodes,
+    private readonly sms: SmsService,
+    private readonly config: AppConfig,
   ) {}
+
+  /**
+   * `POST /api/account/reauthenticate`: `{method: "sms"}` alone asks for a code; every other
+   * body is a proof, answered with the session's new token pair.
+   */
+  async handle(
+    user: AuthUser,
+    dto: ReauthenticateDto,
+    client: ClientInfo,
+  ): Promise<IssuedSession | { expires_in: number }> {
+    if (dto.password !== undefined && dto.method !== undefined) {
+      throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
+        { field: 'password', message: 'give either password or method, not both' },
+      ]);
+    }
+    if (dto.method === 'sms' && dto.code === undefined) return this.sendSmsCode(user, client);
+    return this.reauthenticate(user, proofOf(dto), client);
+  }
+
+  /** A proof, and the session's new token pair. */
+  async reauthenticate(user: AuthUser, proof: ReauthenticationProof, client: ClientInfo): Promise<IssuedSession> {
+    const method = await this.prove(user, proof, client);
+    const { tokens, user: profile } = await this.sessions.reauthenticate(
+      { userId: user.id, sessionId: user.sessionId },
+      afterReauthentication(user.amr, method),
+    );
+    await this.audit.record({
+      type: 'account.reauthentication',
+      actorId: user.id,
+      targetType: 'session',
+      targetId: user.sessionId,
+      client,
+      details: { method },
+    });
+    return { response: tokenPairResponse(tokens, profile, this.config.jwt.accessTokenTtl), tokens };
+  }
+
+  /**
+   * Checks one proof under the lockout and answers the RFC 8176 factor it proved; a wrong proof
+   * is 401 and a failed attempt of the account.
+   */
+  async prove(
+    user: { id: string; email: string; sessionId: string },
+    proof: ReauthenticationProof,
+    client: ClientInfo,
+  ): Promise<Exclude<AuthenticationMethod, 'mfa'>> {
+    switch (proof.kind) {
+      case 'password':
+        await this.assertPassword(user, proof.password, client);
+        return 'pwd';
+      case 'totp':
+      case 'recovery':
+        await this.attempt(
+          user.id,
+          client,
+          () =>
+            this.transactions.run((manager) =>
+              proof.kind === 'totp'
+                ? this.totp.check(manager, user.id, proof.code, false)
+                : this.recoveryCodes.use(manager, user.id, proof.code),
+            ),
+          () => new AppException('INVALID_OTP', 'The code is wrong.'),
+        );
+        return 'otp';
+      case 'sms':
+        await this.judged(user.id, client, () => this.checkSmsCode(user, proof.code));
+        return 'sms';
+    }
+  }
+
+  /**
+   * `{method: "sms"}` without a code: a code to the account's own mobile, under send-otp's
+   * cooldown and hourly caps (per number and per client address). Bound to the asking session.
+   */
+  async sendSmsCode(user: { id: string; sessionId: string }, client: ClientInfo): Promise<{ expires_in: number }> {
+    const profile = await this.users.findProfile(user.id);
+    const mobile = profile?.mobile ?? null;
+    if (mobile === null) {
+      throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
+        { field: 'method', message: 'the account has no mobile to send a code to' },
+      ]);
+    }
+    const code = this.codes.generate();
+    const clientIp = clientAddressKey(client.ip)?.slice(0, 64) ?? null;
+    await this.transactions.run(async (manager) => {
+      await lockMobileForSending(manager, mobile);
+      await assertCodeRequestAllowed(manager, mobile, clientIp, this.config.otp);
+      await replaceLiveReauthCodes(manager, user.id);
+      await insertReauthCode(manager, {
+        mobile,
+        userId: user.id,
+        codeHash: this.codes.hash('reauth', user.sessionId, code),
+        clientIp,
+        expiresAt: new Date(Date.now() + this.config.otp.ttl * 1000),
+      });
+      await this.sms.send({ to: mobile, text: this.codes.message(code), kind: 'reauth', userId: user.id }, manager);
+    });
+    this.sms.dispatch();
+    return { expires_in: this.config.otp.ttl };
+  }
 
   async assertPassword(user: { id: string; email: string }, password: string, client: ClientInfo): Promise<void> {
     await this.attempt(
@@ -41,20 +184,58 @@ export class ReauthenticationService {
     check: () => Promise<boolean>,
     refusal: () => AppException,
   ): Promise<void> {
+    await this.judged(userId, client, async () => ((await check()) ? true : refusal()));
+  }
+
+  /**
+   * The lockout around one check: the attempt is counted first (429 while locked), a right
+   * answer gives it back, a wrong one (INVALID_CREDENTIALS, INVALID_OTP) stays counted and may
+   * lock the account; an expired or burned code is refused without counting.
+   */
+  private async judged(userId: string, client: ClientInfo, check: () => Promise<true | AppException>): Promise<void> {
     const subject = lockoutSubject(userId, {});
     await this.lockout.begin(subject);
-    if (await check()) {
-      await this.lockout.succeeded(subject);
+    const outcome = await check().catch(async (error: unknown) => {
+      await this.lockout.giveBack(subject);
+      throw error;
+    });
+    if (outcome === true) {
+      await this.lockout.giveBack(subject);
       return;
     }
-    await this.lockout.failed(subject);
+    if (outcome.code === 'INVALID_CREDENTIALS' || outcome.code === 'INVALID_OTP') {
+      await this.lockout.failed(subject);
+    } else {
+      await this.lockout.giveBack(subject);
+    }
     await this.audit.record({
       type: 'account.reauthentication_failure',
       actorId: userId,
       targetType: 'user',
       targetId: userId,
       client,
+      details: { reason: outcome.code },
     });
-    throw refusal();
+    throw outcome;
+  }
+
+  private async checkSmsCode(user: { id: string; sessionId: string }, code: string): Promise<true | AppException> {
+    const result = await this.transactions.run(async (manager) => {
+      const row = await lockLatestReauthCode(manager, user.id);
+      return checkOtp(manager, this.codes, row, user.sessionId, code);
+    });
+    return result.ok ? true : result.error;
+  }
+}
+
+/** The proof a validated request names (the DTO has checked that the fields its method needs are there). */
+function proofOf(dto: ReauthenticateDto): ReauthenticationProof {
+  switch (dto.method) {
+    case undefined:
+      return { kind: 'password', password: dto.password! };
+    case 'totp':
+    case 'recovery':
+    case 'sms':
+      return { kind: dto.method, code: dto.code! };
   }
 }

@@ -4,7 +4,6 @@ import type { ClientInfo } from '../core/sessions/session.service.js';
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from '../core/authz/authz-versions.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import type { DisableTotpDto } from './account.dto.js';
 import { ReauthenticationService } from './reauthentication.service.js';
 import { RecoveryCodesService } from '../core/second-factor/recovery-codes.service.js';
 import { SecondFactorsRepository } from '../core/second-factor/second-factors.repository.js';
@@ -59,25 +58,21 @@ export class TotpEnrolmentService {
     return { recovery_codes: recoveryCodes! };
   }
 
-  async disable(user: AuthUser, dto: DisableTotpDto, client: ClientInfo): Promise<Record<string, never>> {
+  /**
+   * Removing the app needs a fresh re-authentication (the route's `@RequireFreshAuth()`) whose
+   * proof included a second factor: a password alone, even a fresh one, cannot remove the factor
+   * that stands beside it (403 REAUTHENTICATION_REQUIRED).
+   */
+  async disable(user: AuthUser, client: ClientInfo): Promise<Record<string, never>> {
     if (!(await this.totp.isEnrolled(user.id)))
       throw new AppException('NOT_FOUND', 'No authenticator app is enrolled.');
-    if (dto.password !== undefined) {
-      await this.reauthentication.assertPassword(user, dto.password, client);
-      await this.transactions.run((manager) => this.repository.deleteTotp(manager, user.id));
-    } else {
-      await this.reauthentication.attempt(
-        user.id,
-        client,
-        () =>
-          this.transactions.run(async (manager) => {
-            if (!(await this.totp.check(manager, user.id, dto.code!, false))) return false;
-            await this.repository.deleteTotp(manager, user.id);
-            return true;
-          }),
-        () => new AppException('INVALID_OTP', 'The code is wrong.'),
+    if (!user.amr.includes('otp') && !user.amr.includes('mfa')) {
+      throw new AppException(
+        'REAUTHENTICATION_REQUIRED',
+        'Removing the authenticator app needs a re-authentication with a second factor: an app or recovery code.',
       );
     }
+    await this.transactions.run((manager) => this.repository.deleteTotp(manager, user.id));
     await this.versions.bumpUser(user.id);
     await this.audit.record({ type: 'totp.disable', actorId: user.id, targetType: 'user', targetId: user.id, client });
     return {};

@@ -19,6 +19,7 @@ import {
   type TokenPairResponse,
 } from '../core/sessions/session.service.js';
 import { Transactions } from '../database/transactions.js';
+import { oneFactor } from '../core/sessions/authentication-methods.js';
 
 export type { PublicUser, TokenPairResponse };
 
@@ -66,14 +67,16 @@ export class AuthService {
     const method = dto.email ? 'email' : 'mobile';
     const secondFactors = await this.twoFactor.methodsFor(user);
     if (secondFactors.length > 0) {
-      // The attempt stays counted until the second factor succeeds: knowing the password must
-      // not reset the count that wrong codes add to (TwoFactorService.verify).
+      // The lockout counts failures only: the right password gives back the attempt it counted,
+      // without clearing earlier failures (wrong codes add to them; TwoFactorService.verify),
+      // also when the challenge is then refused (the mobile's SMS cap).
+      await this.lockout.giveBack(lockoutSubject(user.id, dto));
       const challenge = await this.twoFactor.challenge(user, client, secondFactors);
       await this.audit.record({ type: '2fa.challenge', actorId: user.id, client, details: { method } });
       return { challenge };
     }
     // One statement: the session, its audit event, and the end of the lockout count.
-    return this.sessions.startWithResponse(user, client, {
+    return this.sessions.startWithResponse(user, client, oneFactor('pwd'), {
       event: { type: 'login.success', actorId: user.id, details: { method } },
       attemptsOf: lockoutSubject(user.id, dto),
     });
@@ -113,6 +116,6 @@ export class AuthService {
   }
 
   startSession(user: PublicUser, client: ClientInfo): Promise<IssuedSession> {
-    return this.sessions.startWithResponse(user, client);
+    return this.sessions.startWithResponse(user, client, oneFactor('pwd'));
   }
 }

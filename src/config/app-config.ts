@@ -49,6 +49,8 @@ export abstract class AppConfig {
     accessTokenTtl: number;
     refreshTokenTtl: number;
     sessionMaxAge: number;
+    /** REAUTH_MAX_AGE: how old `auth_time` may be for `@RequireFreshAuth()` routes, in seconds. */
+    reauthMaxAge: number;
   };
   /** How tokens are signed and which earlier keys still verify (see src/core/sessions/signing-keys.ts). */
   abstract readonly signing: {
@@ -140,6 +142,7 @@ export function buildAppConfig(env: Environment): AppConfig {
       accessTokenTtl: env.ACCESS_TOKEN_EXPIRY,
       refreshTokenTtl: env.REFRESH_TOKEN_EXPIRY,
       sessionMaxAge: env.SESSION_MAX_AGE,
+      reauthMaxAge: env.REAUTH_MAX_AGE,
     },
     signing: {
       algorithm: env.JWT_ALGORITHM,

@@ -111,6 +111,12 @@ export class Environment {
   @Min(1)
   SESSION_MAX_AGE = 2592000;
 
+  /** How recent a sign-in or re-authentication must be for a sensitive action (seconds). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  REAUTH_MAX_AGE = 300;
+
   @Transform(toInt)
   @IsInt()
   @Min(4)

@@ -21,6 +21,7 @@ import {
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import {
   ACCESS_TOKEN_COOKIE,
+  FRESH_AUTH_KEY,
   IS_PUBLIC_KEY,
   REQUIRED_PERMISSIONS_KEY,
   type PermissionRequirement,
@@ -29,6 +30,7 @@ import {
   BARE_ANSWERS,
   BASIC_AUTH_HANDLERS,
   ENVELOPED_DATA,
+  EXTRA_ANSWERS,
   PAGE_ANSWERS,
   RESPONSE_COMPONENTS,
 } from './response-schemas.js';
@@ -167,15 +169,22 @@ function describeHandler(controller: object, key: string, handler: object, name:
     decorate(ApiCookieAuth('cookie'));
     decorate(ApiResponse({ status: 401, description: 'UNAUTHENTICATED: no valid access token.', schema: error }));
   }
+  const refusals: string[] = [];
   if (requirement) {
     decorate(ApiExtension('x-required-permissions', { [requirement.mode]: requirement.permissions }));
-    decorate(
-      ApiResponse({
-        status: 403,
-        description: `FORBIDDEN without ${requirement.mode} of: ${requirement.permissions.join(', ')}.`,
-        schema: error,
-      }),
+    refusals.push(`FORBIDDEN without ${requirement.mode} of: ${requirement.permissions.join(', ')}.`);
+  }
+  if (Reflect.getMetadata(FRESH_AUTH_KEY, handler) ?? Reflect.getMetadata(FRESH_AUTH_KEY, controller)) {
+    decorate(ApiExtension('x-requires-fresh-auth', true));
+    refusals.push(
+      "REAUTHENTICATION_REQUIRED when the token's `auth_time` is older than REAUTH_MAX_AGE (POST /api/account/reauthenticate).",
     );
+  }
+  const extra = EXTRA_ANSWERS[name] ?? [];
+  for (const answer of extra.filter((item) => item.status === 403)) refusals.push(answer.description);
+  if (refusals.length > 0) decorate(ApiResponse({ status: 403, description: refusals.join(' '), schema: error }));
+  for (const answer of extra.filter((item) => item.status !== 403)) {
+    decorate(ApiResponse({ status: answer.status, description: answer.description, schema: error }));
   }
 }
 

@@ -53,7 +53,7 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
       methods: {
         type: 'array',
         items: string({ enum: ['totp', 'sms', 'recovery'] }),
-        description: 'present when the account has an authenticator app',
+        description: 'present when the account has an authenticator app (after an SMS sign-in, without `sms`)',
       },
     },
     ['methods'],
@@ -159,6 +159,12 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
       roles: { type: 'array', items: string() },
       permissions: { type: 'array', items: string() },
       token_type: string({ enum: ['access'] }),
+      auth_time: { type: 'integer', description: 'when the holder last proved presence, seconds since the epoch' },
+      amr: {
+        type: 'array',
+        items: string({ enum: ['pwd', 'otp', 'sms', 'hwk', 'mfa'] }),
+        description: 'RFC 8176: how they proved it',
+      },
     },
   },
   Jwk: {
@@ -190,7 +196,7 @@ export const ENVELOPED_DATA: Record<string, Schema> = {
   'AuthController.forgotPassword': ref('ForgotPasswordAnswer'),
   'AuthController.resetPassword': empty,
   'OtpController.sendOtp': ref('OtpSent'),
-  'OtpController.verifyOtp': tokenPair,
+  'OtpController.verifyOtp': { oneOf: [tokenPair, ref('TwoFactorChallenge')] },
   'OtpController.verifyTwoFactor': tokenPair,
   'AccountController.get': ref('Caller'),
   'AccountController.update': ref('Caller'),
@@ -205,6 +211,7 @@ export const ENVELOPED_DATA: Record<string, Schema> = {
   'AccountController.startTotp': ref('TotpEnrolment'),
   'AccountController.confirmTotp': ref('RecoveryCodes'),
   'AccountController.disableTotp': empty,
+  'AccountController.reauthenticate': { oneOf: [tokenPair, ref('OtpSent')] },
   'AdminSessionsController.list': list(ref('Session')),
   'AdminSessionsController.revokeAll': empty,
   'AdminSessionsController.revokeOne': empty,
@@ -236,6 +243,35 @@ export const ENVELOPED_DATA: Record<string, Schema> = {
   'AuditController.list': page(ref('AuditEvent')),
   'HealthController.live': ref('Liveness'),
   'HealthController.ready': ref('Readiness'),
+};
+
+/**
+ * Refusals particular to one handler, beside those every handler of its kind gets (400, 429, and
+ * 401/403 from its authentication, permissions and freshness).
+ */
+export const EXTRA_ANSWERS: Record<string, { status: number; description: string }[]> = {
+  'AccountController.reauthenticate': [
+    {
+      status: 401,
+      description:
+        'INVALID_CREDENTIALS (wrong password) or INVALID_OTP, OTP_EXPIRED, OTP_ATTEMPTS_EXCEEDED (codes); a wrong proof counts toward the account lockout. UNAUTHENTICATED without a valid access token.',
+    },
+    { status: 429, description: 'RATE_LIMITED: the account is locked out, or the SMS cooldown or hourly cap holds.' },
+  ],
+  'AccountController.disableTotp': [
+    {
+      status: 403,
+      description:
+        'REAUTHENTICATION_REQUIRED unless the re-authentication included a second factor (`amr` with `otp` or `mfa`).',
+    },
+    { status: 404, description: 'NOT_FOUND: no authenticator app is enrolled.' },
+  ],
+  'OtpController.verifyOtp': [
+    {
+      status: 403,
+      description: 'LOGIN_METHOD_DISABLED: SMS sign-in is off, or a privileged account without a second factor.',
+    },
+  ],
 };
 
 /** Answers sent as they are, without the envelope (standards that fix their own format). */

@@ -15,6 +15,9 @@ export type IntrospectionResponse =
       roles: string[];
       permissions: string[];
       token_type: 'access';
+      /** When the session's holder last proved presence (seconds since the epoch), and how (RFC 8176). */
+      auth_time?: number;
+      amr: string[];
     };
 
 /**
@@ -51,6 +54,8 @@ export class IntrospectionService {
       roles: record.roles,
       permissions: record.permissions,
       token_type: 'access',
+      ...(claims.authTime !== undefined ? { auth_time: claims.authTime } : {}),
+      amr: claims.amr ?? [],
     };
   }
 }

@@ -20,6 +20,8 @@ import {
 } from '../core/otp/otp-codes.repository.js';
 import { SmsService } from '../outbox/sms.service.js';
 import { Transactions } from '../database/transactions.js';
+import { oneFactor } from '../core/sessions/authentication-methods.js';
+import { TwoFactorService, type TwoFactorChallenge } from '../core/second-factor/two-factor.service.js';
 
 /**
  * Mobile + SMS code sign-in. `send-otp` answers the same whether or not the mobile has an account
@@ -37,6 +39,7 @@ export class MobileOtpService {
     private readonly config: AppConfig,
     private readonly audit: AuditLog,
     private readonly users: UsersRepository,
+    private readonly twoFactor: TwoFactorService,
   ) {}
 
   async send(mobile: string, client: ClientInfo): Promise<{ expires_in: number }> {
@@ -72,8 +75,13 @@ export class MobileOtpService {
     return { expires_in: this.config.otp.ttl };
   }
 
-  async verify(mobile: string, code: string, client: ClientInfo): Promise<IssuedSession> {
-    const methods = await this.assertEnabled();
+  /** A session, or, for an account that holds a second factor, the challenge for it. */
+  async verify(
+    mobile: string,
+    code: string,
+    client: ClientInfo,
+  ): Promise<IssuedSession | { challenge: TwoFactorChallenge }> {
+    await this.assertEnabled();
     assertCodeLength(code, this.config.otp.length, 'otp');
     const result = await this.transactions.run(async (manager) => {
       const row = await lockLatestLoginCode(manager, mobile);
@@ -85,11 +93,20 @@ export class MobileOtpService {
     }
     const [account] = await this.users.findAccountsByMobile(this.transactions.manager, mobile);
     if (!account || account.id !== result.row.userId) throw new AppException('INVALID_OTP', 'The code is wrong.');
-    // With two-factor on, a code alone is one factor: privileged accounts must use their password too.
-    if (methods.emailPassword && (await this.users.isPrivilegedAccount(account.id))) {
+    // The code is one factor: an account with a second factor gets tokens only after it, and a
+    // privileged account without one must use its password too (the one factor-counting rule).
+    const requirement = await this.twoFactor.requirementFor(account, 'sms');
+    if (requirement.kind === 'refused') {
       throw new AppException('LOGIN_METHOD_DISABLED', 'Administrators must sign in with their password and a code.');
     }
-    return this.sessions.startWithResponse(account, client, { event: { type: 'otp.success', actorId: account.id } });
+    if (requirement.kind === 'challenge') {
+      const challenge = await this.twoFactor.challenge(account, client, requirement.methods, 'sms');
+      await this.audit.record({ type: '2fa.challenge', actorId: account.id, client, details: { method: 'otp' } });
+      return { challenge };
+    }
+    return this.sessions.startWithResponse(account, client, oneFactor('sms'), {
+      event: { type: 'otp.success', actorId: account.id },
+    });
   }
 
   private async assertEnabled() {

@@ -31,7 +31,9 @@ export class OtpController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.withCookies(reply, await this.mobileOtp.verify(dto.mobile, dto.otp, clientOf(request)));
+    const outcome = await this.mobileOtp.verify(dto.mobile, dto.otp, clientOf(request));
+    // An account with a second factor gets a challenge (a temp token only): no session, no cookies yet.
+    return 'challenge' in outcome ? outcome.challenge : this.withCookies(reply, outcome);
   }
 
   @Post('otp/verify-2fa')

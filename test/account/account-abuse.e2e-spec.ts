@@ -156,7 +156,7 @@ describe('the account holder under attack', () => {
       return { device, recoveryCodes: confirmed.body.data.recovery_codes };
     }
 
-    it('a second enrolment cannot replace an active app; only a current code or the password removes it', async () => {
+    it('a second enrolment cannot replace an active app; a password or a wrong code does not remove it', async () => {
       const user = await registerUser(cooldownApp);
       const { device } = await enrol(user);
 
@@ -166,12 +166,17 @@ describe('the account holder under attack', () => {
       const confirmAgain = await authed(user).post('/api/account/totp/confirm', { code: device.generate() });
       expect(confirmAgain.status).toBe(409);
       expect(confirmAgain.body.error.code).toBe('CONFLICT');
-      const wrongCode = await authed(user).delete('/api/account/totp', {
+      const wrongCode = await authed(user).post('/api/account/reauthenticate', {
+        method: 'totp',
         code: String((Number(device.generate()) + 7) % 1_000_000).padStart(6, '0'),
       });
       expect(wrongCode.status).toBe(401);
-      const wrongPassword = await authed(user).delete('/api/account/totp', { password: 'Not-The-Password-1' });
+      expect(wrongCode.body.error.code).toBe('INVALID_OTP');
+      const wrongPassword = await authed(user).post('/api/account/reauthenticate', { password: 'Not-The-Password-1' });
       expect(wrongPassword.status).toBe(401);
+      expect(wrongPassword.body.error.code).toBe('INVALID_CREDENTIALS');
+      // The password alone is one factor: it does not remove the other.
+      expect((await authed(user).delete('/api/account/totp')).status).toBe(403);
 
       // The first app is still the one the login asks for.
       const challenge = await login(user);

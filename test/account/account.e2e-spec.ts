@@ -58,6 +58,7 @@ describe('the account holder: profile, password and sessions', () => {
     ['post', '/api/account/totp'],
     ['post', '/api/account/totp/confirm'],
     ['delete', '/api/account/totp'],
+    ['post', '/api/account/reauthenticate'],
     ['get', `/api/admin/users/${NO_SESSION}/sessions`],
     ['delete', `/api/admin/users/${NO_SESSION}/sessions/${NO_SESSION}`],
   ] as const)('%s %s without a token is 401', async (method, path) => {

@@ -198,27 +198,43 @@ describe('authenticator app (TOTP) and recovery codes', () => {
     expect(viaSms.status).toBe(200);
   });
 
-  it('turns the app off with a current code or the password; then the login asks for nothing more', async () => {
+  it('turns the app off only after a fresh proof that includes a second factor; then the login asks for nothing more', async () => {
     const user = await registerUser(app);
     const { app: device } = await enrol(user);
-    const wrongPassword = await authed(user.tokens.access_token).delete('/api/account/totp', {
-      password: 'Not-The-Password-1',
+    const token = user.tokens.access_token;
+    // The route takes no body: the proof is the token's `amr`.
+    const withBody = await authed(token).delete('/api/account/totp', { code: device.code(0) });
+    expect(withBody.status).toBe(400);
+    expect(withBody.body.error.code).toBe('VALIDATION_FAILED');
+    // Signed in with the password alone (registration): fresh, but one factor.
+    const passwordOnly = await authed(token).delete('/api/account/totp');
+    expect(passwordOnly.status).toBe(403);
+    expect(passwordOnly.body.error.code).toBe('REAUTHENTICATION_REQUIRED');
+    const byPassword = await authed(token).post('/api/account/reauthenticate', { password: user.password });
+    expect(byPassword.status).toBe(200);
+    const stillOne = await authed(byPassword.body.data.access_token).delete('/api/account/totp');
+    expect(stillOne.status).toBe(403);
+    expect(stillOne.body.error.code).toBe('REAUTHENTICATION_REQUIRED');
+
+    const byApp = await authed(byPassword.body.data.access_token).post('/api/account/reauthenticate', {
+      method: 'totp',
+      code: device.code(0),
     });
-    expect(wrongPassword.status).toBe(401);
-    const noProof = await authed(user.tokens.access_token).delete('/api/account/totp', {});
-    expect(noProof.status).toBe(400);
-    const off = await authed(user.tokens.access_token).delete('/api/account/totp', { code: device.code(0) });
+    expect(byApp.status).toBe(200);
+    const off = await authed(byApp.body.data.access_token).delete('/api/account/totp');
     expect(off.status).toBe(200);
     const res = await login(user);
     expect(res.body.data.access_token).toEqual(expect.any(String));
     expect((await me(app, res.body.data.access_token)).status).toBe(200);
 
+    // A two-factor sign-in (password and app) may remove the app at once.
     const other = await registerUser(app);
-    await enrol(other);
-    const byPassword = await authed(other.tokens.access_token).delete('/api/account/totp', {
-      password: other.password,
-    });
-    expect(byPassword.status).toBe(200);
+    const { app: otherDevice } = await enrol(other);
+    const challenge = await login(other);
+    const signedIn = await verify2fa({ temp_token: challenge.body.data.temp_token, code: otherDevice.code(0) });
+    expect(signedIn.status).toBe(200);
+    const removed = await authed(signedIn.body.data.access_token).delete('/api/account/totp');
+    expect(removed.status).toBe(200);
     const [{ count }] = await db.query(`SELECT count(*)::int AS count FROM recovery_codes WHERE user_id = $1`, [
       other.id,
     ]);

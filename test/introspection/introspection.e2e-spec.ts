@@ -22,7 +22,7 @@ describe('POST /api/auth/introspect (RFC 7662) and GET /.well-known/jwks.json', 
   const introspect = (token: unknown, authorization = basic(ORDERS.id, ORDERS.secret), on = app) =>
     request(on.getHttpServer()).post('/api/auth/introspect').set('authorization', authorization).send({ token });
 
-  it('describes a live access token in bare JSON: sub, sid, exp, email, roles, permissions', async () => {
+  it('describes a live access token in bare JSON: sub, sid, exp, email, roles, permissions, auth_time, amr', async () => {
     const caller = await callerWithPermissions(app, db, ['contents.view']);
     const res = await introspect(caller.token);
     expect(res.status).toBe(200);
@@ -37,6 +37,8 @@ describe('POST /api/auth/introspect (RFC 7662) and GET /.well-known/jwks.json', 
       roles: expect.arrayContaining(['user']),
       permissions: ['contents.view'],
       token_type: 'access',
+      auth_time: expect.any(Number),
+      amr: ['pwd'],
     });
     expect(res.body.exp).toBeGreaterThan(Date.now() / 1000);
   });

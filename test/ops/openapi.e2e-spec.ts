@@ -147,6 +147,34 @@ describe('OpenAPI document and Swagger UI', () => {
     expect(fields(document, dataSchema(document, 'post', '/api/auth/register', '201'))).toContain('access_token');
   });
 
+  it('documents re-authentication and the routes that need a fresh sign-in', () => {
+    const reauthenticate = document.paths['/api/account/reauthenticate']!.post!;
+    expect(reauthenticate.requestBody).toBeDefined();
+    expect(Object.keys(reauthenticate.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '429']));
+    const data = dataSchema(document, 'post', '/api/account/reauthenticate');
+    expect(data.oneOf!.map((schema) => fields(document, schema))).toEqual([
+      expect.arrayContaining(['access_token', 'refresh_token']),
+      ['expires_in'],
+    ]);
+    expect(Object.keys(document.components.schemas.ReauthenticateDto?.properties ?? {}).sort()).toEqual([
+      'code',
+      'method',
+      'password',
+    ]);
+    for (const [method, path] of [
+      ['post', '/api/account/email'],
+      ['post', '/api/account/mobile'],
+      ['post', '/api/account/mobile/confirm'],
+      ['post', '/api/account/totp'],
+      ['post', '/api/account/totp/confirm'],
+      ['delete', '/api/account/totp'],
+    ] as const) {
+      const refusal = document.paths[path]![method]!.responses['403'] as { description: string } | undefined;
+      expect(refusal?.description).toContain('REAUTHENTICATION_REQUIRED');
+    }
+    expect(document.paths['/api/account/password']!.post!.responses['403']).toBeUndefined();
+  });
+
   it('documents the caller, roles, permissions, users, lists and settings by their fields', () => {
     expect(fields(document, dataSchema(document, 'get', '/api/auth/me'))).toEqual([
       'id',

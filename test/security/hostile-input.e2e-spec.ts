@@ -665,6 +665,9 @@ describe('hostile input on every endpoint', () => {
     { method: 'GET', path: '/api/account/sessions' },
     { method: 'DELETE', path: '/api/account/sessions/:id', fixture: 'user' },
     { method: 'POST', path: '/api/account/totp/confirm', body: () => ({ code: '123456' }) },
+    { method: 'POST', path: '/api/account/totp' },
+    { method: 'DELETE', path: '/api/account/totp' },
+    { method: 'POST', path: '/api/account/reauthenticate', body: () => ({ password: TEST_PASSWORD }) },
     { method: 'GET', path: '/api/admin/users/:id/sessions', fixture: 'user', admin: true },
   ];
 

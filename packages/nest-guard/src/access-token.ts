@@ -66,6 +66,10 @@ export interface VerifiedAccessToken {
   sessionId: string;
   email: string;
   expiresAt: number;
+  /** `auth_time` (seconds since the epoch), when the token carries one. */
+  authTime?: number;
+  /** `amr` (RFC 8176), empty when the token carries none. */
+  amr?: string[];
 }
 
 /**
@@ -127,5 +131,25 @@ function accessClaims(claims: Record<string, unknown>): VerifiedAccessToken {
     sessionId: claims.sid,
     email: typeof claims.email === 'string' ? claims.email : '',
     expiresAt: (claims.exp as number) * 1000,
+    ...stepUpClaims(claims),
   };
+}
+
+/** `auth_time` and `amr` when the token (or an introspection answer) carries them; absent otherwise. */
+export function stepUpClaims(claims: Record<string, unknown>): { authTime?: number; amr?: string[] } {
+  const authTime = authTimeOf(claims.auth_time);
+  return {
+    ...(authTime !== undefined ? { authTime } : {}),
+    ...(claims.amr !== undefined ? { amr: amrOf(claims.amr) } : {}),
+  };
+}
+
+/** `auth_time` as a finite number of seconds, else absent (such a token is never fresh). */
+export function authTimeOf(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** `amr` as an array of strings, else empty (such a token has no second factor). */
+export function amrOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }

@@ -1,7 +1,7 @@
 import { Module, type DynamicModule, type FactoryProvider, type ModuleMetadata, type Provider } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AccessTokenVerifier } from './access-token.js';
-import { DEFAULT_REMOTE_TIMEOUT_MS, type AuthGuardModuleOptions } from './auth-guard.options.js';
+import { AUTH_GUARD_OPTIONS, DEFAULT_REMOTE_TIMEOUT_MS, type AuthGuardModuleOptions } from './auth-guard.options.js';
 import { LibraryAuthGuard } from './auth.guard.js';
 import { baseUrlOf, createPrincipalSource, PrincipalSource } from './principal-source.js';
 import {
@@ -12,7 +12,7 @@ import {
   type KeySource,
 } from './verification-keys.js';
 
-export const AUTH_GUARD_OPTIONS = Symbol('AUTH_GUARD_OPTIONS');
+export { AUTH_GUARD_OPTIONS };
 
 export interface AuthGuardModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
   inject?: FactoryProvider['inject'];

@@ -27,7 +27,11 @@ export interface AuthGuardModuleOptions extends CacheOptions {
   keys?: KeySource;
   /** Where the caller's roles and permissions come from; with `authUrl` it is introspection. */
   permissionsFrom?: PermissionsFrom;
+  /** The default of `@RequireFreshAuth()` without an argument, in seconds (300). */
+  reauthMaxAgeSeconds?: number;
 }
+
+export const AUTH_GUARD_OPTIONS = Symbol('AUTH_GUARD_OPTIONS');
 
 export type PermissionsFrom = RemotePermissionsOptions | QueryPermissionsOptions | DataSourcePermissionsOptions;
 
@@ -74,6 +78,9 @@ export interface PrincipalRecord {
   permissions: string[];
   /** The session of the token, when the source tells it (introspection does). */
   sessionId?: string;
+  /** The token's `auth_time` and `amr`, when the source tells them (introspection does). */
+  authTime?: number;
+  amr?: string[];
 }
 
 export const DEFAULT_REMOTE_CACHE_TTL_MS = 5_000;

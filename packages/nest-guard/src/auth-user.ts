@@ -13,6 +13,10 @@ export class AuthUser {
     readonly permissions: readonly string[],
     /** The login session the request's access token belongs to. */
     readonly sessionId: string,
+    /** When the session's holder last proved presence, in seconds since the epoch (the token's `auth_time`). */
+    readonly authTime?: number,
+    /** How they proved it, as RFC 8176 values (`pwd`, `otp`, `sms`, `hwk`, `mfa`): the token's `amr`. */
+    readonly amr: readonly string[] = [],
   ) {
     this.permissionSet = new Set(permissions);
   }

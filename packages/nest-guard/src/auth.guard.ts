@@ -1,9 +1,18 @@
-import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { IncomingHttpHeaders } from 'node:http';
 import { AccessTokenVerifier, extractAccessToken } from './access-token.js';
 import { AuthUser } from './auth-user.js';
-import { unauthenticated } from './library-errors.js';
+import { AUTH_GUARD_OPTIONS, type AuthGuardModuleOptions } from './auth-guard.options.js';
+import {
+  DEFAULT_REAUTH_MAX_AGE_SECONDS,
+  FRESH_AUTH_KEY,
+  hasSecondFactor,
+  isFresh,
+  SECOND_FACTOR_KEY,
+  type FreshAuthRequirement,
+} from './fresh-auth.decorator.js';
+import { reauthenticationRequired, secondFactorRequired, unauthenticated } from './library-errors.js';
 import { assertPermissions } from './permission-check.js';
 import { REQUIRED_PERMISSIONS_KEY, type PermissionRequirement } from './permissions.decorator.js';
 import { PrincipalSource } from './principal-source.js';
@@ -22,6 +31,7 @@ export class LibraryAuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly verifier: AccessTokenVerifier,
     private readonly principals: PrincipalSource,
+    @Optional() @Inject(AUTH_GUARD_OPTIONS) private readonly options?: AuthGuardModuleOptions,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -45,9 +55,36 @@ export class LibraryAuthGuard implements CanActivate {
     const sessionId = claims?.sessionId ?? record?.sessionId;
     if (!record || !sessionId) throw unauthenticated();
 
-    const user = new AuthUser(record.id, record.email, record.name, record.roles, record.permissions, sessionId);
+    // A token verified here speaks for itself; otherwise the source (introspection) tells.
+    const authTime = claims ? claims.authTime : record.authTime;
+    const amr = (claims ? claims.amr : record.amr) ?? [];
+    const user = new AuthUser(
+      record.id,
+      record.email,
+      record.name,
+      record.roles,
+      record.permissions,
+      sessionId,
+      authTime,
+      amr,
+    );
     request.user = user;
     if (needsPermissions) assertPermissions(user, requirement);
+    this.assertStepUp(user, targets);
     return true;
+  }
+
+  /** `@RequireFreshAuth` and `@RequireSecondFactor`, after the permissions: who may not act at all hears that first. */
+  private assertStepUp(user: AuthUser, targets: Parameters<Reflector['getAllAndOverride']>[1]): void {
+    if (
+      this.reflector.getAllAndOverride<boolean | undefined>(SECOND_FACTOR_KEY, targets) === true &&
+      !hasSecondFactor(user.amr)
+    ) {
+      throw secondFactorRequired();
+    }
+    const fresh = this.reflector.getAllAndOverride<FreshAuthRequirement | undefined>(FRESH_AUTH_KEY, targets);
+    if (fresh === undefined) return;
+    const maxAge = fresh.maxAgeSeconds ?? this.options?.reauthMaxAgeSeconds ?? DEFAULT_REAUTH_MAX_AGE_SECONDS;
+    if (!isFresh(user, maxAge)) throw reauthenticationRequired();
   }
 }

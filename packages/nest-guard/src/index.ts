@@ -47,6 +47,16 @@ export { guardErrorBody, type GuardErrorBody } from './library-errors.js';
 export { assertPermissions } from './permission-check.js';
 export { CurrentUser } from './current-user.decorator.js';
 export { Public, IS_PUBLIC_KEY } from './public.decorator.js';
+export {
+  DEFAULT_REAUTH_MAX_AGE_SECONDS,
+  FRESH_AUTH_KEY,
+  hasSecondFactor,
+  isFresh,
+  RequireFreshAuth,
+  RequireSecondFactor,
+  SECOND_FACTOR_KEY,
+  type FreshAuthRequirement,
+} from './fresh-auth.decorator.js';
 export { AuthUser } from './auth-user.js';
 export { Permissions, SystemRoles, type PermissionName, type SystemRoleName } from './permission-names.js';
 export {

@@ -26,6 +26,20 @@ export function forbidden(message: string, details: Record<string, unknown>[]): 
   return contractException(HttpStatus.FORBIDDEN, { code: 'FORBIDDEN', message, details });
 }
 
+export function reauthenticationRequired(): HttpException {
+  return contractException(HttpStatus.FORBIDDEN, {
+    code: 'REAUTHENTICATION_REQUIRED',
+    message: 'This action needs a recent sign-in: re-authenticate and try again.',
+  });
+}
+
+export function secondFactorRequired(): HttpException {
+  return contractException(HttpStatus.FORBIDDEN, {
+    code: 'SECOND_FACTOR_REQUIRED',
+    message: 'This action needs a sign-in with a second factor.',
+  });
+}
+
 export function authServiceUnavailable(): HttpException {
   return contractException(HttpStatus.SERVICE_UNAVAILABLE, {
     code: 'SERVICE_UNAVAILABLE',

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import type { VerifiedAccessToken } from './access-token.js';
+import { stepUpClaims, type VerifiedAccessToken } from './access-token.js';
 import {
   DEFAULT_CACHE_MAX_ENTRIES,
   DEFAULT_REMOTE_CACHE_TTL_MS,
@@ -139,7 +139,7 @@ export function introspectionLoader(
   };
 }
 
-/** `{active: true, sub, sid, email, name?, roles, permissions}`, or null for anything else. */
+/** `{active: true, sub, sid, email, name?, roles, permissions, auth_time?, amr?}`, or null for anything else. */
 export function principalFromIntrospection(answer: Record<string, unknown> | null): PrincipalRecord | null {
   if (!answer || answer.active !== true) return null;
   const { sub, sid, email, name, roles, permissions } = answer;
@@ -152,6 +152,7 @@ export function principalFromIntrospection(answer: Record<string, unknown> | nul
     name: typeof name === 'string' ? name : '',
     roles: [...roles],
     permissions: [...permissions],
+    ...stepUpClaims(answer),
   };
 }
 

@@ -31,6 +31,7 @@ export type AuditEventType =
   | 'authz.escalation_refused'
   | 'account.update'
   | 'account.password_change'
+  | 'account.reauthentication'
   | 'account.reauthentication_failure'
   | 'account.email_change_request'
   | 'account.email_change'

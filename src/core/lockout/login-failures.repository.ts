@@ -83,6 +83,15 @@ export class LoginFailuresRepository {
     return locked > 0;
   }
 
+  /** Takes one attempt back from the subject's count, unless a lock holds (its count then stays). */
+  async uncount(subject: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE login_failures SET failures = failures - 1
+        WHERE subject = $1 AND failures > 0 AND (locked_until IS NULL OR locked_until <= now())`,
+      [subject],
+    );
+  }
+
   async clear(subject: string): Promise<void> {
     await this.dataSource.query(clearAttemptsSql(1), [subject]);
   }

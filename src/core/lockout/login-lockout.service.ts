@@ -112,6 +112,15 @@ export class LoginLockout {
     return locked;
   }
 
+  /**
+   * An attempt that turned out not to be a failure (a right password whose second factor is
+   * pending, a right re-authentication) takes back its count, leaving earlier failures and any
+   * lock as they are.
+   */
+  async giveBack(subject: string): Promise<void> {
+    await this.failures.uncount(subject);
+  }
+
   /** The password was right (or was reset): the count starts over. */
   async succeeded(subject: string): Promise<void> {
     await this.failures.clear(subject);

@@ -23,12 +23,12 @@ export async function lockChallengesOfUser(manager: EntityManager, userId: strin
 /**
  * Every SMS code of the last hour matching a number ($1) or a client address ($2): the codes of
  * otp_codes (sign-in and second factor) and those of mobile changes, which live with the change
- * request. `asked` marks the codes anyone can ask for (send-otp, a mobile change): they are under
- * the cooldown and the per-address cap; second-factor codes need the password first and spend
- * only the number's budget.
+ * request. `asked` marks the codes anyone can ask for (send-otp, a mobile change, a
+ * re-authentication by SMS, which needs only an access token): they are under the cooldown and
+ * the per-address cap; second-factor codes need the password first and spend only the number's budget.
  */
 const SENT_CODES = `
-  SELECT mobile, client_ip, created_at, purpose = 'login' AS asked
+  SELECT mobile, client_ip, created_at, purpose IN ('login', 'reauth') AS asked
     FROM otp_codes WHERE created_at > now() - interval '1 hour' AND (mobile = $1 OR client_ip = $2)
   UNION ALL
   SELECT new_value, client_ip, created_at, true
@@ -156,5 +156,33 @@ export function lockChallenge(manager: EntityManager, jti: string): Promise<OtpC
     .createQueryBuilder('otp')
     .setLock('pessimistic_write')
     .where(`otp.temp_token_jti = :jti AND otp.purpose = '2fa'`, { jti })
+    .getOne();
+}
+
+/** A new re-authentication code ends the account's live ones. */
+export async function replaceLiveReauthCodes(manager: EntityManager, userId: string): Promise<void> {
+  await manager.query(
+    `UPDATE otp_codes SET ended_at = now(), end_reason = 'replaced' WHERE user_id = $1 AND purpose = 'reauth' AND ended_at IS NULL`,
+    [userId],
+  );
+}
+
+/** A re-authentication code: hashed with the session it was asked in, sent to the account's own mobile. */
+export async function insertReauthCode(
+  manager: EntityManager,
+  code: { mobile: string; userId: string; codeHash: string; clientIp: string | null; expiresAt: Date },
+): Promise<void> {
+  await manager.getRepository(OtpCode).insert({ purpose: 'reauth', ...code });
+}
+
+/** The account's latest re-authentication code, locked until the transaction ends. */
+export function lockLatestReauthCode(manager: EntityManager, userId: string): Promise<OtpCode | null> {
+  return manager
+    .getRepository(OtpCode)
+    .createQueryBuilder('otp')
+    .setLock('pessimistic_write')
+    .where(`otp.user_id = :userId AND otp.purpose = 'reauth'`, { userId })
+    .orderBy('otp.created_at', 'DESC')
+    .limit(1)
     .getOne();
 }

@@ -4,6 +4,7 @@ import { RbacCoreModule } from './rbac-core.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
 import { SigningKeys } from '../sessions/signing-keys.js';
 import { isUuid } from '../sessions/token.service.js';
+import { AppConfig } from '../../config/app-config.js';
 
 /**
  * The service guards its own routes with the package other services import: one verification
@@ -14,9 +15,11 @@ import { isUuid } from '../sessions/token.service.js';
  */
 export const ServiceAuthGuardModule = AuthGuardModule.forRootAsync({
   imports: [SessionsModule, RbacCoreModule],
-  inject: [SigningKeys, PrincipalService],
-  useFactory: (keys: SigningKeys, principals: PrincipalService) => ({
+  inject: [SigningKeys, PrincipalService, AppConfig],
+  useFactory: (keys: SigningKeys, principals: PrincipalService, config: AppConfig) => ({
     keys,
+    // `@RequireFreshAuth()` on the service's own routes: REAUTH_MAX_AGE.
+    reauthMaxAgeSeconds: config.jwt.reauthMaxAge,
     permissionsFrom: {
       query: (userId: string, sessionId: string) => principalOfSession(principals, userId, sessionId),
     },

@@ -25,8 +25,16 @@ import { RecoveryCodesService } from './recovery-codes.service.js';
 import { TotpService } from './totp.service.js';
 import { checkChallengeAnswer } from './second-factor-check.js';
 import { Transactions } from '../../database/transactions.js';
+import {
+  amrOfSecondFactor,
+  requiredSecondFactor,
+  type FirstFactor,
+  type SecondFactorMethod,
+  type SecondFactorRequirement,
+} from './factor-count.js';
+import { twoFactors } from '../sessions/authentication-methods.js';
 
-export type SecondFactorMethod = 'totp' | 'sms' | 'recovery';
+export type { SecondFactorMethod };
 
 export interface TwoFactorChallenge {
   requires_otp: true;
@@ -64,31 +72,41 @@ export class TwoFactorService {
    * a fallback when it has a mobile and both login methods are on.
    */
   async methodsFor(user: { id: string; mobile: string | null; hasTotp?: boolean }): Promise<SecondFactorMethod[]> {
-    if (user.hasTotp ?? (await this.totp.isEnrolled(user.id))) {
-      const methods = await this.settings.getLoginMethods();
-      const sms = user.mobile !== null && methods.emailPassword && methods.mobileOtp;
-      return sms ? ['totp', 'sms', 'recovery'] : ['totp', 'recovery'];
-    }
-    return (await this.applies(user)) ? ['sms'] : [];
+    const requirement = await this.requirementFor(user, 'pwd');
+    return requirement.kind === 'challenge' ? requirement.methods : [];
   }
 
-  async applies(user: { id: string; mobile: string | null }): Promise<boolean> {
-    if (!user.mobile) return false;
-    const methods = await this.settings.getLoginMethods();
-    if (!methods.emailPassword || !methods.mobileOtp) return false;
-    return this.users.isPrivilegedAccount(user.id);
+  /** The one factor-counting rule (`requiredSecondFactor`) applied to this account as it is now. */
+  async requirementFor(
+    user: { id: string; mobile: string | null; hasTotp?: boolean },
+    firstFactor: FirstFactor,
+  ): Promise<SecondFactorRequirement> {
+    const [hasTotp, loginMethods] = await Promise.all([
+      user.hasTotp ?? this.totp.isEnrolled(user.id),
+      this.settings.getLoginMethods(),
+    ]);
+    // Privilege matters only without an app, with both methods on, and for an SMS sign-in or an
+    // account with a mobile (the SMS second factor): read it only then.
+    const privilegeMatters =
+      !hasTotp &&
+      loginMethods.emailPassword &&
+      loginMethods.mobileOtp &&
+      (firstFactor === 'sms' || user.mobile !== null);
+    const privileged = privilegeMatters ? await this.users.isPrivilegedAccount(user.id) : false;
+    return requiredSecondFactor({ hasTotp, mobile: user.mobile, privileged, loginMethods }, firstFactor);
   }
 
   async challenge(
     user: PublicUser,
     client: ClientInfo,
     methods: SecondFactorMethod[] = ['sms'],
+    firstFactor: FirstFactor = 'pwd',
   ): Promise<TwoFactorChallenge> {
     // Without SMS the row still carries the challenge's attempts and single use; its code is never sent.
     const mobile = methods.includes('sms') ? user.mobile : null;
     const jti = randomUUID();
     const code = this.codes.generate();
-    const tempToken = await this.tokens.signTwoFactor({ userId: user.id, email: user.email }, jti);
+    const tempToken = await this.tokens.signTwoFactor({ userId: user.id, email: user.email }, jti, firstFactor);
     const ttl = Math.min(this.config.otp.ttl, TWO_FACTOR_TOKEN_TTL);
     await this.transactions.run(async (manager) => {
       // Per account, then per mobile (the lock send-otp takes too): parallel logins take turns,
@@ -129,7 +147,15 @@ export class TwoFactorService {
     requested?: SecondFactorMethod,
   ): Promise<IssuedSession> {
     const claims = await this.tokens.verifyTwoFactor(tempToken);
+    // Temp tokens from before the first factor was carried in them were all password sign-ins.
+    const firstFactor: FirstFactor = claims.amr?.[0] === 'sms' ? 'sms' : 'pwd';
     const method = requested ?? ((await this.totp.isEnrolled(claims.sub)) ? 'totp' : 'sms');
+    // A factor never completes itself: an SMS sign-in was not offered an SMS second step.
+    if (method === 'sms' && firstFactor === 'sms') {
+      throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
+        { field: 'method', message: 'method must be one of the methods this sign-in offered' },
+      ]);
+    }
     if (method !== 'recovery') assertDigits(code, method === 'sms' ? this.config.otp.length : 6);
     // Second-factor codes are guessed under the account's lockout, like passwords: no code of a
     // live challenge is judged while the account is locked.
@@ -171,10 +197,15 @@ export class TwoFactorService {
       throw new AppException('UNAUTHENTICATED', 'The token is missing, invalid, expired or revoked.');
     // The sign-in is complete: the count left by the password step starts over, in the statement
     // that writes the session.
-    const session = await this.sessions.startWithResponse(user, client, {
-      event: { type: '2fa.success', actorId: user.id, details: { method } },
-      attemptsOf: subject,
-    });
+    const session = await this.sessions.startWithResponse(
+      user,
+      client,
+      twoFactors(firstFactor, amrOfSecondFactor(method)),
+      {
+        event: { type: '2fa.success', actorId: user.id, details: { method } },
+        attemptsOf: subject,
+      },
+    );
     if (method === 'recovery')
       await this.audit.record({
         type: '2fa.recovery_code_used',

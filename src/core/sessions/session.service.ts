@@ -11,6 +11,7 @@ import { digestsEqual, sha256Hex } from './token-hash.js';
 import type { RefreshClaims } from './token-claims.js';
 import { invalidToken, TokenService, type SessionIdentity } from './token.service.js';
 import { Transactions } from '../../database/transactions.js';
+import { methodsOf, type Authentication } from './authentication-methods.js';
 
 export interface IssuedTokens {
   accessToken: string;
@@ -100,6 +101,7 @@ export class SessionService {
   async start(
     user: { id: string; email: string },
     client: ClientInfo,
+    authentication: Authentication,
     completion: SignInCompletion = {},
   ): Promise<IssuedTokens> {
     const identity: SessionIdentity = { userId: user.id, email: user.email, sessionId: randomUUID() };
@@ -112,7 +114,7 @@ export class SessionService {
       client,
     };
     const [accessToken, refreshToken] = await Promise.all([
-      this.tokens.signAccess(identity),
+      this.tokens.signAccess(identity, authentication),
       this.tokens.signRefresh(identity, 0, expiresAt),
     ]);
     await this.sessions.insert(
@@ -124,6 +126,8 @@ export class SessionService {
         expiresAt,
         ip: client.ip?.slice(0, 64) ?? null,
         userAgent: client.userAgent?.slice(0, 512) ?? null,
+        authTime: authentication.time,
+        amr: authentication.methods,
       },
       { event: audited && this.audit.rowOf(audited), attemptsOf },
     );
@@ -140,9 +144,10 @@ export class SessionService {
   async startWithResponse(
     user: PublicUser,
     client: ClientInfo,
+    authentication: Authentication,
     completion: SignInCompletion = {},
   ): Promise<IssuedSession> {
-    const tokens = await this.start(user, client, completion);
+    const tokens = await this.start(user, client, authentication, completion);
     return { response: tokenPairResponse(tokens, user, this.config.jwt.accessTokenTtl), tokens };
   }
 
@@ -171,7 +176,7 @@ export class SessionService {
       const expiresAt = new Date(state.expires_at);
       // Both tokens at once; the access token is thrown away in the rare case the swap loses.
       const [accessToken, nextRefresh] = await Promise.all([
-        this.tokens.signAccess(identity),
+        this.tokens.signAccess(identity, { time: new Date(state.auth_time), methods: methodsOf(state.amr) }),
         this.tokens.signRefresh(identity, state.generation + 1, expiresAt),
       ]);
       const event = refreshEvent(state.user_id, claims.sid);
@@ -226,7 +231,10 @@ export class SessionService {
       return {
         kind: 'rotated',
         tokens: {
-          accessToken: await this.tokens.signAccess(identity),
+          accessToken: await this.tokens.signAccess(identity, {
+            time: session.authTime,
+            methods: methodsOf(session.amr),
+          }),
           refreshToken: nextRefresh,
           sessionId: session.id,
           userId: session.userId,
@@ -249,6 +257,48 @@ export class SessionService {
     }
     if (outcome.kind === 'invalid') throw invalidToken();
     return outcome.tokens;
+  }
+
+  /**
+   * A new proof of presence inside a live session: the session keeps its id and moves to the next
+   * generation (the earlier refresh token becomes a replay), and its tokens carry the new
+   * `auth_time` and `amr`. 401 when the session has ended meanwhile.
+   */
+  async reauthenticate(
+    owner: { userId: string; sessionId: string },
+    authentication: Authentication,
+  ): Promise<{ tokens: IssuedTokens; user: PublicUser }> {
+    const tokens = await this.transactions.run(async (manager) => {
+      const session = await this.sessions.findForUpdate(manager, owner.sessionId);
+      if (
+        !session ||
+        session.userId !== owner.userId ||
+        session.revokedAt ||
+        session.expiresAt.getTime() <= Date.now()
+      ) {
+        return null;
+      }
+      const email = await this.users.findEmail(manager, session.userId);
+      if (email === null) return null;
+      const identity = { userId: session.userId, email, sessionId: session.id };
+      const generation = session.generation + 1;
+      const [accessToken, refreshToken] = await Promise.all([
+        this.tokens.signAccess(identity, authentication),
+        this.tokens.signRefresh(identity, generation, session.expiresAt),
+      ]);
+      await this.sessions.recordReauthentication(manager, {
+        sessionId: session.id,
+        generation,
+        refreshTokenHash: sha256Hex(refreshToken),
+        authTime: authentication.time,
+        amr: authentication.methods,
+      });
+      return { accessToken, refreshToken, sessionId: session.id, userId: session.userId };
+    });
+    if (!tokens) throw invalidToken();
+    const user = await this.users.findProfile(tokens.userId);
+    if (!user) throw invalidToken();
+    return { tokens, user };
   }
 
   async revoke(sessionId: string, reason: SessionRevocationReason): Promise<void> {

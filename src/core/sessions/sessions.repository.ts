@@ -24,6 +24,8 @@ export interface RotationState {
   refresh_token_hash: string;
   expires_at: Date;
   revoked: boolean;
+  auth_time: Date;
+  amr: string[];
   email: string;
   name: string;
   mobile: string | null;
@@ -46,6 +48,8 @@ export class SessionsRepository {
       expiresAt: Date;
       ip: string | null;
       userAgent: string | null;
+      authTime: Date;
+      amr: string[];
     },
     signIn: { event?: AuditRow; attemptsOf?: string } = {},
   ): Promise<void> {
@@ -57,10 +61,12 @@ export class SessionsRepository {
       session.expiresAt,
       session.ip,
       session.userAgent,
+      session.authTime,
+      session.amr,
     ];
     const parts = [
-      `INSERT INTO sessions (id, user_id, generation, refresh_token_hash, expires_at, ip, user_agent)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      `INSERT INTO sessions (id, user_id, generation, refresh_token_hash, expires_at, ip, user_agent, auth_time, amr)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     ];
     if (signIn.attemptsOf !== undefined) {
       params.push(signIn.attemptsOf);
@@ -92,10 +98,31 @@ export class SessionsRepository {
     await manager.update(Session, { id: sessionId }, { generation, refreshTokenHash, lastUsedAt: new Date() });
   }
 
+  /**
+   * A re-authentication under the lock `findForUpdate` took: the session moves to its next
+   * generation (the new refresh token) and records the new proof of presence.
+   */
+  async recordReauthentication(
+    manager: EntityManager,
+    change: { sessionId: string; generation: number; refreshTokenHash: string; authTime: Date; amr: string[] },
+  ): Promise<void> {
+    await manager.update(
+      Session,
+      { id: change.sessionId },
+      {
+        generation: change.generation,
+        refreshTokenHash: change.refreshTokenHash,
+        authTime: change.authTime,
+        amr: change.amr,
+        lastUsedAt: new Date(),
+      },
+    );
+  }
+
   async findRotationState(sessionId: string): Promise<RotationState | null> {
     const [row]: RotationState[] = await this.dataSource.query(
       `SELECT s.user_id, s.generation, s.refresh_token_hash, s.expires_at, s.revoked_at IS NOT NULL AS revoked,
-              u.email, u.name, u.mobile
+              s.auth_time, s.amr, u.email, u.name, u.mobile
          FROM sessions s JOIN users u ON u.id = s.user_id
         WHERE s.id = $1`,
       [sessionId],

@@ -1,3 +1,5 @@
+import type { AuthenticationMethod } from './authentication-methods.js';
+
 /** `token_type` tells the three JWTs apart; each is accepted only where it belongs. */
 export type TokenType = 'access' | 'refresh' | '2fa';
 
@@ -13,6 +15,16 @@ export interface BaseClaims {
 export interface AccessClaims extends BaseClaims {
   token_type: 'access';
   sid: string;
+  /** When the session's holder last proved presence, in seconds since the epoch (OpenID Connect). */
+  auth_time: number;
+  /** How they proved it (RFC 8176). */
+  amr: AuthenticationMethod[];
+}
+
+/** The temp token of a two-factor challenge carries the first factor its sign-in used. */
+export interface TwoFactorClaims extends BaseClaims {
+  token_type: '2fa';
+  amr?: AuthenticationMethod[];
 }
 
 export interface RefreshClaims extends BaseClaims {
@@ -26,4 +38,4 @@ export type ClaimsOf<T extends TokenType> = T extends 'access'
   ? AccessClaims
   : T extends 'refresh'
     ? RefreshClaims
-    : BaseClaims;
+    : TwoFactorClaims;

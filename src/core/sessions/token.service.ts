@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { AppException } from '../../common/app-exception.js';
 import { AppConfig } from '../../config/app-config.js';
 import { SigningKeys } from './signing-keys.js';
-import type { AccessClaims, BaseClaims, ClaimsOf, RefreshClaims, TokenType } from './token-claims.js';
+import { epochSeconds, type Authentication, type AuthenticationMethod } from './authentication-methods.js';
+import type { AccessClaims, ClaimsOf, RefreshClaims, TokenType, TwoFactorClaims } from './token-claims.js';
 
 /** The specification's temp-token lifetime: five minutes. */
 export const TWO_FACTOR_TOKEN_TTL = 300;
@@ -24,12 +25,14 @@ export class TokenService {
     private readonly config: AppConfig,
   ) {}
 
-  signAccess(identity: SessionIdentity): Promise<string> {
+  signAccess(identity: SessionIdentity, authentication: Authentication): Promise<string> {
     const claims: Omit<AccessClaims, 'iat' | 'exp'> = {
       sub: identity.userId,
       email: identity.email,
       token_type: 'access',
       sid: identity.sessionId,
+      auth_time: epochSeconds(authentication.time),
+      amr: authentication.methods,
       jti: randomUUID(),
     };
     return this.keys.sign(claims, this.config.jwt.accessTokenTtl);
@@ -50,18 +53,23 @@ export class TokenService {
   }
 
   /** The temp token of a two-factor challenge: valid only at verify-2fa, bound by `jti` to its code. */
-  signTwoFactor(identity: { userId: string; email: string }, jti: string): Promise<string> {
-    const claims: Omit<BaseClaims, 'iat' | 'exp'> = {
+  signTwoFactor(
+    identity: { userId: string; email: string },
+    jti: string,
+    firstFactor: Exclude<AuthenticationMethod, 'mfa'> = 'pwd',
+  ): Promise<string> {
+    const claims: Omit<TwoFactorClaims, 'iat' | 'exp'> = {
       sub: identity.userId,
       email: identity.email,
       token_type: '2fa',
+      amr: [firstFactor],
       jti,
     };
     return this.keys.sign(claims, TWO_FACTOR_TOKEN_TTL);
   }
 
   /** Like `verify(token, '2fa')`, but an expired temp token is OTP_EXPIRED: the user must sign in again. */
-  async verifyTwoFactor(token: string): Promise<BaseClaims> {
+  async verifyTwoFactor(token: string): Promise<TwoFactorClaims> {
     try {
       await this.keys.verify(token, { ignoreExpiration: true });
     } catch {

@@ -10,7 +10,8 @@ import {
 } from 'typeorm';
 import { User } from './user.entity.js';
 
-export type OtpPurpose = 'login' | '2fa';
+/** `reauth`: a code to the account's own mobile that proves presence inside a session. */
+export type OtpPurpose = 'login' | '2fa' | 'reauth';
 export type OtpEndReason = 'used' | 'replaced' | 'burned' | 'undelivered';
 
 /**

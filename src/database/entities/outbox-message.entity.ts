@@ -4,7 +4,8 @@ export type OutboxChannel = 'sms' | 'mail';
 /** `dropped`: a stand-in queued for a mobile or address of nobody, so both cost the request the same. */
 export type OutboxStatus = 'pending' | 'sent' | 'failed' | 'dropped';
 /** What the message is for: plain facts for the audit trail, never its content. */
-export type OutboxKind = 'otp.login' | '2fa' | 'password_reset' | 'notice' | 'email_change' | 'mobile_change';
+export type OutboxKind =
+  'otp.login' | '2fa' | 'reauth' | 'password_reset' | 'notice' | 'email_change' | 'mobile_change';
 
 /**
  * One outgoing SMS or mail, queued in the request's transaction (or right after it) and sent by

@@ -54,6 +54,14 @@ export class Session {
   @Column({ name: 'user_agent', type: 'varchar', length: 512, nullable: true })
   userAgent!: string | null;
 
+  /** When the holder last proved presence: the sign-in, or a re-authentication (the tokens' `auth_time`). */
+  @Column({ name: 'auth_time', type: 'timestamptz', default: () => 'now()' })
+  authTime!: Date;
+
+  /** How they proved it, as RFC 8176 values (the tokens' `amr`): `pwd`, `otp`, `sms`, `hwk`, `mfa`. */
+  @Column({ name: 'amr', type: 'text', array: true, default: () => "'{pwd}'" })
+  amr!: string[];
+
   /** When the session last rotated its refresh token (set on refresh, not on every request). */
   @Column({ name: 'last_used_at', type: 'timestamptz', nullable: true })
   lastUsedAt!: Date | null;

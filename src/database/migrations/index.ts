@@ -12,6 +12,7 @@ import { AdminListIndexes1764340000000 } from './1764340000000-admin-list-indexe
 import { ServiceClients1764350000000 } from './1764350000000-service-clients.js';
 import { AccountSelfService1764360000000 } from './1764360000000-account-self-service.js';
 import { AccountChangeClientIndex1764390000000 } from './1764390000000-account-change-client-index.js';
+import { SessionAuthentication1770100000000 } from './1770100000000-session-authentication.js';
 
 /** In order of application. Listed explicitly so the build and the tests load the same set. */
 export const migrations = [
@@ -29,4 +30,5 @@ export const migrations = [
   ServiceClients1764350000000,
   AccountSelfService1764360000000,
   AccountChangeClientIndex1764390000000,
+  SessionAuthentication1770100000000,
 ];
