@@ -75,6 +75,10 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
       { path: 'reset-password/page.css', method: RequestMethod.ALL },
       { path: 'admin', method: RequestMethod.GET },
       { path: 'admin/assets/:file', method: RequestMethod.GET },
+      { path: 'confirm-email', method: RequestMethod.ALL },
+      { path: 'confirm-email/page.js', method: RequestMethod.ALL },
+      { path: 'cancel-email-change', method: RequestMethod.ALL },
+      { path: 'cancel-email-change/page.js', method: RequestMethod.ALL },
       { path: '.well-known/jwks.json', method: RequestMethod.GET },
     ],
   });

@@ -88,6 +88,14 @@ export class AccountController {
     return this.emailChange.confirm(dto.token, clientOf(request));
   }
 
+  /** The cancel link from the notice to the old address: whoever reads that mailbox may stop the change. */
+  @Public()
+  @Post('email/cancel')
+  @HttpCode(HttpStatus.OK)
+  cancelEmailChange(@Body() dto: ConfirmEmailChangeDto, @Req() request: FastifyRequest) {
+    return this.emailChange.cancel(dto.token, clientOf(request));
+  }
+
   @Post('mobile')
   @RequireFreshAuth()
   @HttpCode(HttpStatus.OK)

@@ -3,7 +3,7 @@ import { createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import type { ClientInfo } from '../core/sessions/session.service.js';
 import { AppException } from '../common/app-exception.js';
-import { asConflict, takenConflict } from '../common/unique-violation.js';
+import { asConflict } from '../common/unique-violation.js';
 import { clientAddressKey } from '../common/client-address.js';
 import { AppConfig } from '../config/app-config.js';
 import { OtpCodes } from '../core/otp/otp-codes.js';
@@ -15,6 +15,7 @@ import { IdentityChangeService } from '../core/identity/identity-change.service.
 import { UsersRepository } from '../core/users/users.repository.js';
 import { AccountChangesRepository } from '../core/users/account-changes.repository.js';
 import { Transactions } from '../database/transactions.js';
+import { SessionsRepository } from '../core/sessions/sessions.repository.js';
 
 const MAX_ATTEMPTS = 3;
 
@@ -37,6 +38,7 @@ export class MobileChangeService {
     private readonly sms: SmsService,
     private readonly config: AppConfig,
     private readonly audit: AuditLog,
+    private readonly sessions: SessionsRepository,
   ) {
     this.key = Buffer.from(hkdfSync('sha256', config.jwt.secret, '', 'mobile-change-code-hash', 32));
   }
@@ -48,7 +50,9 @@ export class MobileChangeService {
         { field: 'mobile', message: 'mobile is already the number of this account' },
       ]);
     }
-    if (await this.users.findIdByMobile(mobile)) throw takenConflict('mobile');
+    // A taken number gets the same answer, the same limits and the same work, but its SMS is a
+    // stand-in that is never sent (Changes name no one else's account); the conflict is audited.
+    const taken = (await this.users.findIdByMobile(mobile)) !== null;
     const code = this.codes.generate();
     const id = randomUUID();
     // The per-address cap counts clients as send-otp does (an IPv6 /64, `::ffff:1.2.3.4` as 1.2.3.4).
@@ -70,7 +74,13 @@ export class MobileChangeService {
       });
       // Queued with the request (the outbox): the answer never waits for the SMS gateway.
       await this.sms.send(
-        { to: mobile, text: this.codes.message(code), kind: 'mobile_change', userId: user.id },
+        {
+          to: taken ? null : mobile,
+          text: this.codes.message(code),
+          kind: 'mobile_change',
+          userId: user.id,
+          perRecipient: true,
+        },
         manager,
       );
     });
@@ -82,6 +92,15 @@ export class MobileChangeService {
       targetId: user.id,
       client,
     });
+    if (taken) {
+      await this.audit.record({
+        type: 'account.mobile_change_conflict',
+        actorId: user.id,
+        targetType: 'user',
+        targetId: user.id,
+        client,
+      });
+    }
     return { expires_in: this.config.otp.ttl };
   }
 
@@ -90,6 +109,11 @@ export class MobileChangeService {
       const pending = await this.changes.lockLiveOfUser(manager, user.id, 'mobile');
       if (!pending)
         return { error: new AppException('OTP_EXPIRED', 'No code is pending, or it has expired: request a new one.') };
+      // The request dies with the session that asked for it (logout, revocation, identity change, reset).
+      if (!(await this.sessions.isLive(manager, pending.session_id))) {
+        await this.changes.end(manager, pending.id);
+        return { error: invalidCode() };
+      }
       if (this.matches(pending.secret_hash, pending.id, code)) return { pending };
       const attempts = await this.changes.countWrongAttempt(manager, pending.id, MAX_ATTEMPTS);
       return {
@@ -107,6 +131,7 @@ export class MobileChangeService {
           const row = await this.changes.lockLiveOfUser(manager, user.id, 'mobile');
           if (!row || row.id !== pending.id)
             throw new AppException('OTP_EXPIRED', 'The code was already used or replaced.');
+          if (!(await this.sessions.isLive(manager, row.session_id))) throw invalidCode();
           await this.changes.end(manager, row.id);
         },
         changes: { mobile: pending.new_value },
@@ -130,4 +155,11 @@ export class MobileChangeService {
     const actual = Buffer.from(this.hash(requestId, code), 'hex');
     return expected.length === actual.length && timingSafeEqual(expected, actual);
   }
+}
+
+function invalidCode(): AppException {
+  return new AppException(
+    'CONFIRMATION_TOKEN_INVALID',
+    'The session that asked for this change has ended: the code is void. Ask again.',
+  );
 }

@@ -2,27 +2,23 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { AuditLog } from '../core/audit/audit-log.service.js';
 import { IS_PUBLIC_KEY } from '@auth-rbac/nest-guard';
-import { isPrivileged } from '../core/authz/privilege-policy.js';
 import { ALLOWED_BEFORE_ENROLMENT_KEY } from '../common/before-enrolment.decorator.js';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
-import { TwoFactorService } from '../core/second-factor/two-factor.service.js';
+import { PrincipalRules } from '../core/second-factor/principal-rules.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { UsersRepository } from '../core/users/users.repository.js';
 
 /**
  * REQUIRE_2FA_FOR_PRIVILEGED: a privileged account that has no second factor (no authenticator
  * app, and no SMS second factor) reaches only the routes marked `AllowedBeforeEnrolment` until it
- * enrols. Judged on every request from the account's state, not from a mark on the token, so
- * enrolling opens the account at once, and losing the second factor closes it again.
+ * enrols (PrincipalRules.mustEnrol, the rule introspection applies too).
  */
 @Injectable()
 export class SecondFactorEnrolmentGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly config: AppConfig,
-    private readonly users: UsersRepository,
-    private readonly twoFactor: TwoFactorService,
+    private readonly rules: PrincipalRules,
     private readonly audit: AuditLog,
   ) {}
 
@@ -33,9 +29,8 @@ export class SecondFactorEnrolmentGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(ALLOWED_BEFORE_ENROLMENT_KEY, targets)) return true;
     const request = context.switchToHttp().getRequest<{ user?: AuthUser; ip?: string }>();
     const user = request.user;
-    if (!user || !isPrivileged(user.roles, user.permissions)) return true;
-    const profile = await this.users.findProfile(user.id);
-    if ((await this.twoFactor.methodsFor({ id: user.id, mobile: profile?.mobile ?? null })).length > 0) return true;
+    // The one rule introspection applies too (PrincipalRules), so no consumer can drift from it.
+    if (!user || !(await this.rules.mustEnrol(user))) return true;
     await this.audit.record({
       type: '2fa.enrolment_required',
       actorId: user.id,

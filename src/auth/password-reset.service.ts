@@ -54,7 +54,8 @@ export class PasswordResetService {
       const issued = user ? await this.issueToken(manager, user.id, token) : false;
       await this.mail.queue(
         issued ? this.resetMail(user!.email, token) : null,
-        { kind: 'password_reset', userId: user?.id ?? null },
+        // The address is the request's choice: under the outbox's per-recipient limit, whoever asks.
+        { kind: 'password_reset', userId: user?.id ?? null, perRecipient: true },
         manager,
       );
     });

@@ -30,10 +30,14 @@ export class RotateKeysCommand extends CommandRunner {
   async run(): Promise<void> {
     const { algorithm, privateKeyPem } = this.config.signing;
     if (algorithm === 'HS256') {
-      const previous = [this.config.jwt.secret, ...this.config.signing.previousSecrets].join(',');
+      // Only the secret retired now, stamped with the time: it verifies for REFRESH_TOKEN_EXPIRY more,
+      // then nothing. Earlier secrets are not carried forward, so no leaked secret lives for ever.
+      const previous = `${this.config.jwt.secret}@${Math.floor(Date.now() / 1000)}`;
       process.stdout.write(
         'HS256 secrets live in the environment. Set these on every instance, then restart them:\n' +
-          `JWT_SECRET=${randomBytes(48).toString('base64url')}\nJWT_PREVIOUS_SECRETS=${previous}\n`,
+          `JWT_SECRET=${randomBytes(48).toString('base64url')}\nJWT_PREVIOUS_SECRETS=${previous}\n` +
+          `(The retired secret verifies tokens for REFRESH_TOKEN_EXPIRY=${this.config.jwt.refreshTokenTtl} seconds; ` +
+          'earlier secrets are dropped.)\n',
       );
       return;
     }

@@ -13,11 +13,14 @@ import {
   emailHasHiddenCharacters,
   isAcceptableName,
   normalizeEmail,
+  MOBILE_MAX_LENGTH,
+  MOBILE_MIN_LENGTH,
   normalizeMobile,
   trimIfString,
 } from './normalize.js';
 
-const MOBILE_MESSAGE = 'mobile must be a valid phone number: +CC or 00CC then the number, or 8 to 15 digits';
+const MOBILE_MESSAGE =
+  'mobile must be a valid phone number of 8 to 15 characters, the + included: +CC or 00CC then the number, or 8 to 15 digits';
 
 /**
  * The validation pipe passes DEFAULT_PHONE_REGION to the DTO transforms through the transform
@@ -59,7 +62,7 @@ function NoHiddenCharacters(options?: ValidationOptions): PropertyDecorator {
 /**
  * A mobile field: `+CC...` and `00CC...` in E.164 (a valid number, as libphonenumber-js judges
  * it), a number without a country prefix read in DEFAULT_PHONE_REGION when it is set, else kept
- * as its 8 to 15 digits.
+ * as its 8 to 15 digits; after normalisation 8 to 15 characters, the `+` included.
  */
 export const IsAccountMobile = (options?: ValidationOptions) =>
   applyDecorators(
@@ -67,7 +70,8 @@ export const IsAccountMobile = (options?: ValidationOptions) =>
       typeof value === 'string' ? (normalizeMobile(value, transformOptions?.phoneRegion) ?? INVALID_MOBILE) : value,
     ),
     IsString(options),
-    Length(8, 16, { message: MOBILE_MESSAGE }),
+    // The specification's 8 to 15 characters, counted after normalisation with the `+`.
+    Length(MOBILE_MIN_LENGTH, MOBILE_MAX_LENGTH, { message: MOBILE_MESSAGE }),
     Matches(/^\+?\d+$/, { message: MOBILE_MESSAGE }),
   );
 

@@ -49,6 +49,10 @@ export function isAcceptableName(name: string): boolean {
   return !NAME_FORBIDDEN.test(name);
 }
 
+/** The specification's lengths of a mobile, counted after normalisation with the `+`. */
+export const MOBILE_MIN_LENGTH = 8;
+export const MOBILE_MAX_LENGTH = 15;
+
 /** Separators people type inside a phone number. */
 const PHONE_SEPARATORS = /[\s\-.()]/g;
 

@@ -87,12 +87,15 @@ describe('configuration', () => {
     const config = build({
       JWT_SECRET: STRONG_SECRET,
       JWT_ALGORITHM: 'EdDSA',
-      JWT_PREVIOUS_SECRETS: ' old-one , old-two ',
+      JWT_PREVIOUS_SECRETS: ' old-one , old-two@1770000000 ',
       JWT_PREVIOUS_PUBLIC_KEYS: `${pem.replace(/\n/g, '\\n')}${pem}`,
       SERVICE_CLIENTS: 'orders:s3cret:with-colon, billing:other',
     });
     expect(config.signing.algorithm).toBe('EdDSA');
-    expect(config.signing.previousSecrets).toEqual(['old-one', 'old-two']);
+    expect(config.signing.previousSecrets).toEqual([
+      { secret: 'old-one', retiredAt: null },
+      { secret: 'old-two', retiredAt: 1770000000 },
+    ]);
     expect(config.signing.previousPublicKeys).toEqual([pem, pem]);
     expect(config.introspection).toEqual({
       clients: [

@@ -57,7 +57,11 @@ export abstract class AppConfig {
     algorithm: 'HS256' | 'ES256' | 'EdDSA';
     privateKeyPem?: string;
     privateKeyFile?: string;
-    previousSecrets: string[];
+    /**
+     * JWT_PREVIOUS_SECRETS: earlier HS256 secrets, each with the time it was retired (`secret@<unix
+     * seconds>`), after which it verifies for REFRESH_TOKEN_EXPIRY more; null when written without one.
+     */
+    previousSecrets: RetiredSecret[];
     previousPublicKeys: string[];
   };
   /** Other services asking about tokens (POST /api/auth/introspect). */
@@ -104,6 +108,21 @@ export abstract class AppConfig {
   abstract readonly operations: { metricsToken?: string; docsEnabled: boolean };
 }
 
+/** An HS256 secret taken out of signing, and when (epoch seconds; null when not written down). */
+export interface RetiredSecret {
+  secret: string;
+  retiredAt: number | null;
+}
+
+/**
+ * One JWT_PREVIOUS_SECRETS entry: `secret@<unix seconds>`, the form `rotate-keys` prints, or a bare
+ * secret (accepted outside production, retired when the process starts).
+ */
+export function parseRetiredSecret(entry: string): RetiredSecret {
+  const stamped = /^(.+)@(\d{1,12})$/.exec(entry);
+  return stamped ? { secret: stamped[1], retiredAt: Number(stamped[2]) } : { secret: entry, retiredAt: null };
+}
+
 export class ConfigurationError extends Error {
   override name = 'ConfigurationError';
 }
@@ -148,21 +167,11 @@ export function buildAppConfig(env: Environment): AppConfig {
       algorithm: env.JWT_ALGORITHM,
       privateKeyPem: env.JWT_PRIVATE_KEY?.replace(/\\n/g, '\n'),
       privateKeyFile: env.JWT_PRIVATE_KEY_FILE,
-      previousSecrets: (env.JWT_PREVIOUS_SECRETS ?? '')
-        .split(',')
-        .map((secret) => secret.trim())
-        .filter(Boolean),
+      previousSecrets: previousSecretsOf(env),
       previousPublicKeys: pemBlocks(env.JWT_PREVIOUS_PUBLIC_KEYS),
     },
     introspection: {
-      clients: (env.SERVICE_CLIENTS ?? '')
-        .split(',')
-        .map((pair) => pair.trim())
-        .filter(Boolean)
-        .map((pair) => {
-          const separator = pair.indexOf(':');
-          return { id: pair.slice(0, separator), secret: pair.slice(separator + 1) };
-        }),
+      clients: serviceClientsOf(env),
       ratePerMinute: env.INTROSPECT_RATE_PER_MINUTE,
     },
     passwordHashing: {
@@ -222,6 +231,29 @@ function refuseUnsafeProduction(env: Environment): void {
       'JWT_SECRET is guessable (repeated, keyboard or dictionary patterns): use random data, e.g. `openssl rand -base64 48`.',
     );
   }
+  // Every secret that verifies a token is judged as JWT_SECRET is: one weak key opens the same door.
+  previousSecretsOf(env).forEach(({ secret, retiredAt }, index) => {
+    if (weakSecret(secret)) {
+      problems.push(
+        `JWT_PREVIOUS_SECRETS entry ${index + 1} is too short or guessable: a secret that verifies tokens needs ` +
+          `at least ${MIN_JWT_SECRET_BYTES} bytes of random data; remove it (its tokens will be refused).`,
+      );
+    }
+    if (retiredAt === null) {
+      problems.push(
+        `JWT_PREVIOUS_SECRETS entry ${index + 1} has no retirement time: write it as secret@<unix seconds> ` +
+          '(as `rotate-keys` prints it), so it stops verifying REFRESH_TOKEN_EXPIRY seconds after that time.',
+      );
+    }
+  });
+  for (const client of serviceClientsOf(env)) {
+    if (weakSecret(client.secret)) {
+      problems.push(
+        `SERVICE_CLIENTS: the secret of client "${client.id}" is too short or guessable: use at least ` +
+          `${MIN_JWT_SECRET_BYTES} bytes of random data, e.g. \`openssl rand -base64 48\`.`,
+      );
+    }
+  }
   if (env.SMS_TRANSPORT === 'log') {
     problems.push(
       'SMS_TRANSPORT=log writes one-time codes to the log: set SMS_TRANSPORT=webhook (with SMS_WEBHOOK_URL) or twilio (with TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM).',
@@ -237,6 +269,30 @@ function refuseUnsafeProduction(env: Environment): void {
   }
   if (problems.length > 0)
     throw new ConfigurationError(`Refusing to start in production:\n  - ${problems.join('\n  - ')}`);
+}
+
+/** JWT_SECRET's rule, for every other secret that verifies something: long enough, and not guessable. */
+function weakSecret(secret: string): boolean {
+  return Buffer.byteLength(secret, 'utf8') < MIN_JWT_SECRET_BYTES || isGuessableSecret(secret);
+}
+
+function previousSecretsOf(env: Environment): RetiredSecret[] {
+  return (env.JWT_PREVIOUS_SECRETS ?? '')
+    .split(',')
+    .map((secret) => secret.trim())
+    .filter(Boolean)
+    .map(parseRetiredSecret);
+}
+
+function serviceClientsOf(env: Environment): { id: string; secret: string }[] {
+  return (env.SERVICE_CLIENTS ?? '')
+    .split(',')
+    .map((pair) => pair.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const separator = pair.indexOf(':');
+      return { id: pair.slice(0, separator), secret: pair.slice(separator + 1) };
+    });
 }
 
 function resolveJwtSecret(secret: string | undefined, isProduction: boolean) {

@@ -203,6 +203,7 @@ export const ENVELOPED_DATA: Record<string, Schema> = {
   'AccountController.changePassword': empty,
   'AccountController.changeEmail': empty,
   'AccountController.confirmEmail': empty,
+  'AccountController.cancelEmailChange': empty,
   'AccountController.changeMobile': ref('OtpSent'),
   'AccountController.confirmMobile': empty,
   'AccountController.listSessions': list(ref('Session')),
@@ -299,6 +300,18 @@ export const PAGE_ANSWERS: Record<string, { produces: string; description: strin
     description: "A file of the admin console's build (script, style sheet), named by its content's hash.",
     notFound: 'NOT_FOUND: no such file in the build.',
   },
+  'ConfirmEmailPageController.page': {
+    produces: 'text/html',
+    description:
+      'The page of an email-change link (`?token=...`): confirms it through `POST /api/account/email/confirm`.',
+  },
+  'ConfirmEmailPageController.script': { produces: 'application/javascript', description: "The page's script." },
+  'CancelEmailChangePageController.page': {
+    produces: 'text/html',
+    description:
+      'The page of the cancel link sent to the old address (`?token=...`): cancels through `POST /api/account/email/cancel`.',
+  },
+  'CancelEmailChangePageController.script': { produces: 'application/javascript', description: "The page's script." },
 };
 
 /** Handlers authenticated by HTTP Basic client credentials instead of an access token. */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { LimitsModule } from '../limits/limits.module.js';
 import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
+import { TwoFactorModule } from '../core/second-factor/two-factor.module.js';
 import { IntrospectionRequests } from './introspection-requests.js';
 import { IntrospectionController } from './introspection.controller.js';
 import { IntrospectionService } from './introspection.service.js';
@@ -16,7 +17,7 @@ export class ServiceClientsModule {}
 
 /** Other services asking about tokens: POST /api/auth/introspect. */
 @Module({
-  imports: [LimitsModule, RbacCoreModule, ServiceClientsModule],
+  imports: [LimitsModule, RbacCoreModule, ServiceClientsModule, TwoFactorModule],
   controllers: [IntrospectionController],
   providers: [IntrospectionRequests, IntrospectionService],
 })

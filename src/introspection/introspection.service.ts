@@ -2,6 +2,7 @@ import { AccessTokenVerifier } from '@auth-rbac/nest-guard';
 import { HttpException, Injectable } from '@nestjs/common';
 import { principalOfSession } from '../core/principal/service-guard.js';
 import { PrincipalService } from '../core/principal/principal.service.js';
+import { PrincipalRules } from '../core/second-factor/principal-rules.js';
 
 export type IntrospectionResponse =
   | { active: false }
@@ -30,6 +31,7 @@ export class IntrospectionService {
   constructor(
     private readonly verifier: AccessTokenVerifier,
     private readonly principals: PrincipalService,
+    private readonly rules: PrincipalRules,
   ) {}
 
   async introspect(token: string): Promise<IntrospectionResponse> {
@@ -42,8 +44,11 @@ export class IntrospectionService {
       throw error;
     }
     if (!claims) return { active: false };
-    const record = await principalOfSession(this.principals, claims.userId, claims.sessionId);
-    if (!record) return { active: false };
+    const found = await principalOfSession(this.principals, claims.userId, claims.sessionId);
+    if (!found) return { active: false };
+    // The service's own rules, by the same function its enrolment guard uses: a privileged account
+    // that must enrol a second factor is answered with no role and no permission.
+    const record = await this.rules.forConsumers(found);
     return {
       active: true,
       sub: record.id,

@@ -4,6 +4,7 @@ import { getOptionsToken, getStorageToken } from '@nestjs/throttler';
 import { AppConfig } from '../config/app-config.js';
 import { AdminListConcurrencyInterceptor } from './admin-list-concurrency.interceptor.js';
 import { RateLimitStorage } from './rate-limit-storage.js';
+import { RateLimitStorageModule } from './rate-limit-storage.module.js';
 import { rateLimitOptions } from './rate-limit.guard.js';
 
 /**
@@ -11,9 +12,9 @@ import { rateLimitOptions } from './rate-limit.guard.js';
  * as the first global guard) and the cap on a caller's concurrent admin list requests.
  */
 @Module({
+  imports: [RateLimitStorageModule],
   providers: [
     { provide: getOptionsToken(), inject: [AppConfig], useFactory: rateLimitOptions },
-    RateLimitStorage,
     { provide: getStorageToken(), useExisting: RateLimitStorage },
     { provide: APP_INTERCEPTOR, useClass: AdminListConcurrencyInterceptor },
   ],

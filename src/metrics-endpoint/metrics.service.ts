@@ -9,6 +9,8 @@ import { databasePool, metricsRegistry, outboxDepth } from '../metrics/service-m
 export class MetricsService {
   private readonly logger = new Logger('Metrics');
   private readonly tokenDigest?: Buffer;
+  /** In production, /metrics exists only with METRICS_TOKEN: counters tell a lot about the accounts. */
+  readonly served: boolean;
 
   constructor(
     config: AppConfig,
@@ -17,6 +19,7 @@ export class MetricsService {
   ) {
     const token = config.operations.metricsToken;
     this.tokenDigest = token === undefined ? undefined : digest(token);
+    this.served = token !== undefined || !config.isProduction;
   }
 
   get contentType(): string {

@@ -10,6 +10,13 @@ export type { MailMessage };
 export interface MailAbout {
   kind?: OutboxKind;
   userId?: string | null;
+  /**
+   * The address was chosen by the request (a reset link, an email-change link, a verification
+   * mail), not the account's own: the mail goes under the per-recipient limit (RecipientLimiter),
+   * at most one per OTP_RESEND_SECONDS and OTP_HOURLY_CAP an hour to that address, whoever asks.
+   * Over the limit it is dropped silently, so the answer of the request never shows it.
+   */
+  perRecipient?: boolean;
 }
 
 /**
@@ -29,7 +36,7 @@ export class MailService {
       channel: 'mail',
       kind: about.kind ?? 'notice',
       userId: about.userId ?? null,
-      payload: { to: message.to, subject: message.subject, text: message.text },
+      payload: { to: message.to, subject: message.subject, text: message.text, perRecipient: about.perRecipient },
     });
   }
 
@@ -45,8 +52,8 @@ export class MailService {
         kind: about.kind ?? 'notice',
         userId: about.userId ?? null,
         payload: message
-          ? { to: message.to, subject: message.subject, text: message.text }
-          : { to: null, subject: '', text: '' },
+          ? { to: message.to, subject: message.subject, text: message.text, perRecipient: about.perRecipient }
+          : { to: null, subject: '', text: '', perRecipient: about.perRecipient },
       },
       manager,
     );

@@ -4,10 +4,13 @@ import { smsSenderProvider } from '../sms/sms-sender.provider.js';
 import { OutboxCipher } from './outbox-cipher.js';
 import { OutboxRepository } from './outbox.repository.js';
 import { Outbox } from './outbox.service.js';
+import { RecipientLimiter } from './recipient-limiter.js';
+import { RateLimitStorageModule } from '../limits/rate-limit-storage.module.js';
 
 /** The queue of outgoing SMS and mail, and the transports that deliver it. */
 @Module({
-  providers: [Outbox, OutboxRepository, OutboxCipher, MailTransport, smsSenderProvider],
+  imports: [RateLimitStorageModule],
+  providers: [Outbox, OutboxRepository, OutboxCipher, MailTransport, smsSenderProvider, RecipientLimiter],
   exports: [Outbox, OutboxRepository],
 })
 export class OutboxModule {}

@@ -10,12 +10,15 @@ import { OutboxObserver } from './outbox-observer.js';
 import type { OutboxChannel, OutboxKind } from '../database/entities/outbox-message.entity.js';
 import { OutboxRepository, type ClaimedMessage } from './outbox.repository.js';
 import { outboxDeliveries } from '../metrics/service-metrics.js';
+import { RecipientLimiter } from './recipient-limiter.js';
 
 /** What is sealed in a row. A null recipient is a stand-in that is dropped, never sent. */
 export interface OutboxPayload {
   to: string | null;
   subject?: string;
   text: string;
+  /** The recipient was chosen by a request: the message goes under the per-recipient limit (RecipientLimiter). */
+  perRecipient?: boolean;
 }
 
 export interface OutboxItem {
@@ -62,6 +65,7 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly mail: MailTransport,
     private readonly observer: OutboxObserver,
     private readonly config: AppConfig,
+    private readonly recipients: RecipientLimiter,
   ) {}
 
   /**
@@ -158,8 +162,15 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
       await this.giveUp(message, 'payload cannot be opened');
       return;
     }
-    if (payload.to === null) {
+    // A stand-in (a flow that does the same work for an unknown account), or a message over its
+    // recipient's limit (decided once, on the first attempt: a retry is the same message), is
+    // dropped, and counted exactly as a delivered one: no metric tells them apart.
+    if (
+      payload.to === null ||
+      (payload.perRecipient && message.attempts === 1 && !(await this.recipients.admit(message.channel, payload.to)))
+    ) {
       await this.repository.finish(message.id, 'dropped');
+      outboxDeliveries.inc({ channel: message.channel, kind: message.kind, outcome: 'sent' });
       return;
     }
     try {

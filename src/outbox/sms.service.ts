@@ -9,6 +9,8 @@ export interface SmsMessage {
   text: string;
   kind: OutboxKind;
   userId: string | null;
+  /** The number was chosen by the request: under the per-recipient limit (see MailAbout.perRecipient). */
+  perRecipient?: boolean;
 }
 
 /**
@@ -22,7 +24,12 @@ export class SmsService {
   /** With `manager`, call `dispatch()` once the transaction has committed. */
   async send(message: SmsMessage, manager?: EntityManager): Promise<void> {
     await this.outbox.enqueue(
-      { channel: 'sms', kind: message.kind, userId: message.userId, payload: { to: message.to, text: message.text } },
+      {
+        channel: 'sms',
+        kind: message.kind,
+        userId: message.userId,
+        payload: { to: message.to, text: message.text, perRecipient: message.perRecipient },
+      },
       manager,
     );
   }

@@ -88,8 +88,22 @@ describe('rotate-keys and create-client', () => {
   it('prints new values for an HS256 secret given in the environment, the old one as previous', async () => {
     const rotated = await cli(['rotate-keys'], {});
     expect(rotated.code).toBe(0);
-    expect(rotated.output).toContain(`JWT_PREVIOUS_SECRETS=${TEST_JWT_SECRET}`);
+    expect(rotated.output).toContain(`JWT_PREVIOUS_SECRETS=${TEST_JWT_SECRET}@`);
     expect(rotated.output).toMatch(/JWT_SECRET=[A-Za-z0-9_-]{64}\n/);
+  });
+
+  it('carries only the secret it retires, stamped with the time of its retirement', async () => {
+    const earlier = 'earlier-secret-0123456789-abcdefghijklmnop';
+    const started = Math.floor(Date.now() / 1000);
+    const rotated = await cli(['rotate-keys'], { JWT_PREVIOUS_SECRETS: `${earlier}@${started - 60}` });
+    expect(rotated.code).toBe(0);
+    const previous = /JWT_PREVIOUS_SECRETS=(\S+)\n/.exec(rotated.output)?.[1] ?? '';
+    expect(previous).not.toContain(earlier);
+    expect(previous).not.toContain(',');
+    const stamped = /^(.+)@(\d+)$/.exec(previous);
+    expect(stamped?.[1]).toBe(TEST_JWT_SECRET);
+    expect(Number(stamped?.[2])).toBeGreaterThanOrEqual(started);
+    expect(Number(stamped?.[2])).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
   });
 
   it('create-client prints a secret once that then authenticates introspection', async () => {

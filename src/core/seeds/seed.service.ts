@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PasswordHasher } from '../passwords/password-hasher.js';
 import { AppConfig, type SeedAccountConfig } from '../../config/app-config.js';
-import { normalizeEmail, normalizeMobile } from '../../common/normalize.js';
+import { MOBILE_MAX_LENGTH, MOBILE_MIN_LENGTH, normalizeEmail, normalizeMobile } from '../../common/normalize.js';
 import { SystemRoles } from '@auth-rbac/nest-guard';
 import { SEEDED_PERMISSIONS, SEEDED_ROLES, type PermissionSeed } from './seed-data.js';
 import { SeedRepository } from './seed.repository.js';
@@ -146,9 +146,10 @@ export class SeedService {
       throw new Error(`SEED_${role.toUpperCase()}_PASSWORD must be 8 to 128 characters long.`);
     }
     const mobile = seed.mobile ? normalizeMobile(seed.mobile, this.config.defaultPhoneRegion) : null;
-    if (seed.mobile && mobile === null) {
+    if (seed.mobile && (mobile === null || mobile.length < MOBILE_MIN_LENGTH || mobile.length > MOBILE_MAX_LENGTH)) {
       throw new Error(
-        `SEED_${role.toUpperCase()}_MOBILE must be a valid phone number: +CC or 00CC then the number, or 8 to 15 digits.`,
+        `SEED_${role.toUpperCase()}_MOBILE must be a valid phone number of 8 to 15 characters, the + included: ` +
+          '+CC or 00CC then the number, or 8 to 15 digits.',
       );
     }
     const generatedPassword = seed.password ? undefined : randomBytes(18).toString('base64url');

@@ -199,6 +199,16 @@ export class SessionsRepository {
     return rows;
   }
 
+  /** Whether the session is live: neither revoked (logout, revocation, identity change, reset) nor expired. */
+  async isLive(manager: EntityManager, sessionId: string | null): Promise<boolean> {
+    if (!sessionId) return false;
+    const rows: unknown[] = await manager.query(
+      `SELECT 1 FROM sessions WHERE id = $1 AND revoked_at IS NULL AND expires_at > now()`,
+      [sessionId],
+    );
+    return rows.length === 1;
+  }
+
   /** The user's live sessions, newest first. */
   findLiveOfUser(manager: EntityManager, userId: string): Promise<LiveSessionRow[]> {
     return manager.query(

@@ -72,10 +72,21 @@ export class SigningKeys implements KeySource {
   private readonly kid: string;
   private readonly verification: StaticKeySource;
   private readonly publicKeys: VerificationKey[];
+  /** Each retired HS256 secret's key, and the moment (epoch ms) after which it verifies nothing. */
+  private readonly retiredSecretEnds = new Map<VerificationKey, number>();
 
   constructor(config: AppConfig) {
     this.algorithm = config.signing.algorithm;
-    const previousSecrets = config.signing.previousSecrets.map(secretVerificationKey);
+    // A retired secret verifies for REFRESH_TOKEN_EXPIRY after its retirement (the longest any token
+    // it signed can live), then nothing: a leaked secret ends. One written without its retirement
+    // time (refused in production) counts as retired when this process started.
+    const startedAt = Date.now();
+    const previousSecrets = config.signing.previousSecrets.map(({ secret, retiredAt }) => {
+      const key = secretVerificationKey(secret);
+      const retiredMs = retiredAt === null ? startedAt : retiredAt * 1000;
+      this.retiredSecretEnds.set(key, retiredMs + config.jwt.refreshTokenTtl * 1000);
+      return key;
+    });
     let previousPublic: VerificationKey[];
     try {
       const retired = config.signing.privateKeyPem
@@ -118,8 +129,11 @@ export class SigningKeys implements KeySource {
       .sign(joseKey(this.signingKey));
   }
 
-  candidates(algorithm: string, kid: string | undefined): Promise<VerificationKey[]> {
-    return this.verification.candidates(algorithm, kid);
+  async candidates(algorithm: string, kid: string | undefined): Promise<VerificationKey[]> {
+    const now = Date.now();
+    return (await this.verification.candidates(algorithm, kid)).filter(
+      (key) => (this.retiredSecretEnds.get(key) ?? Infinity) > now,
+    );
   }
 
   /**

@@ -29,6 +29,8 @@ export class AccountChangesRepository {
       kind: AccountChangeKind;
       newValue: string;
       secretHash: string;
+      /** An email change's cancel link (sent to the old address), as its SHA-256. */
+      cancelHash?: string | null;
       sessionId: string;
       clientIp: string | null;
       ttlSeconds: number;
@@ -39,8 +41,8 @@ export class AccountChangesRepository {
       [change.userId, change.kind],
     );
     const [row] = await manager.query(
-      `INSERT INTO account_change_requests (id, user_id, kind, new_value, secret_hash, session_id, client_ip, expires_at)
-       VALUES ($8, $1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7)) RETURNING id`,
+      `INSERT INTO account_change_requests (id, user_id, kind, new_value, secret_hash, session_id, client_ip, expires_at, cancel_hash)
+       VALUES ($8, $1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7), $9) RETURNING id`,
       [
         change.userId,
         change.kind,
@@ -50,6 +52,7 @@ export class AccountChangesRepository {
         change.clientIp,
         change.ttlSeconds,
         change.id,
+        change.cancelHash ?? null,
       ],
     );
     return row.id;
@@ -102,6 +105,19 @@ export class AccountChangesRepository {
     await manager.query(`UPDATE account_change_requests SET ended_at = now() WHERE user_id = $1 AND ended_at IS NULL`, [
       userId,
     ]);
+  }
+
+  /**
+   * Ends the live request whose cancel link hashes to `cancelHash` and answers its user, or null
+   * when there is none (unknown, expired, used, or already ended): a cancel link works once.
+   */
+  async endByCancelHash(manager: EntityManager, cancelHash: string): Promise<{ user_id: string } | null> {
+    const [rows]: [{ user_id: string }[], number] = await manager.query(
+      `UPDATE account_change_requests SET ended_at = now()
+        WHERE cancel_hash = $1 AND ended_at IS NULL AND expires_at > now() RETURNING user_id`,
+      [cancelHash],
+    );
+    return rows[0] ?? null;
   }
 
   async end(manager: EntityManager, id: string): Promise<void> {

@@ -100,8 +100,14 @@ export class AccountChangeRequest {
   attempts!: number;
 
   /** The session that asked: it stays signed in when the change applies, as the holder made it. */
+  @Index('IDX_account_change_requests_session_id')
   @Column({ name: 'session_id', type: 'uuid', nullable: true })
   sessionId!: string | null;
+
+  /** The SHA-256 of the cancel link's token (an email change's notice to the old address). */
+  @Index('UQ_account_change_requests_cancel_hash', { unique: true })
+  @Column({ name: 'cancel_hash', type: 'varchar', length: 64, nullable: true })
+  cancelHash!: string | null;
 
   @Column({ name: 'client_ip', type: 'varchar', length: 64, nullable: true })
   clientIp!: string | null;

@@ -13,6 +13,7 @@ import { ServiceClients1764350000000 } from './1764350000000-service-clients.js'
 import { AccountSelfService1764360000000 } from './1764360000000-account-self-service.js';
 import { AccountChangeClientIndex1764390000000 } from './1764390000000-account-change-client-index.js';
 import { SessionAuthentication1770100000000 } from './1770100000000-session-authentication.js';
+import { PendingChangeCancel1770200000000 } from './1770200000000-pending-change-cancel.js';
 
 /** In order of application. Listed explicitly so the build and the tests load the same set. */
 export const migrations = [
@@ -31,4 +32,5 @@ export const migrations = [
   AccountSelfService1764360000000,
   AccountChangeClientIndex1764390000000,
   SessionAuthentication1770100000000,
+  PendingChangeCancel1770200000000,
 ];

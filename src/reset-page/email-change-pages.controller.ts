@@ -1,0 +1,43 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { Public } from '@auth-rbac/nest-guard';
+import { RESET_PAGE_CSP } from './reset-page.js';
+import { CANCEL_EMAIL_CHANGE_PAGE, CONFIRM_EMAIL_PAGE, type LinkPage } from './email-change-pages.js';
+
+function sendPage(reply: FastifyReply, page: LinkPage): FastifyReply {
+  return reply.header('content-security-policy', RESET_PAGE_CSP).type('text/html; charset=utf-8').send(page.html);
+}
+
+function sendScript(reply: FastifyReply, page: LinkPage): FastifyReply {
+  return reply.type('application/javascript; charset=utf-8').send(page.script);
+}
+
+/** The page of the email-change link (see email-change-pages.ts); a page, not the API, so no envelope. */
+@Public()
+@Controller('confirm-email')
+export class ConfirmEmailPageController {
+  @Get()
+  page(@Res() reply: FastifyReply): FastifyReply {
+    return sendPage(reply, CONFIRM_EMAIL_PAGE);
+  }
+
+  @Get('page.js')
+  script(@Res() reply: FastifyReply): FastifyReply {
+    return sendScript(reply, CONFIRM_EMAIL_PAGE);
+  }
+}
+
+/** The page of the cancel link sent to the old address. */
+@Public()
+@Controller('cancel-email-change')
+export class CancelEmailChangePageController {
+  @Get()
+  page(@Res() reply: FastifyReply): FastifyReply {
+    return sendPage(reply, CANCEL_EMAIL_CHANGE_PAGE);
+  }
+
+  @Get('page.js')
+  script(@Res() reply: FastifyReply): FastifyReply {
+    return sendScript(reply, CANCEL_EMAIL_CHANGE_PAGE);
+  }
+}
