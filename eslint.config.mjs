@@ -14,7 +14,7 @@ export default defineConfig(
   js.configs.recommended,
   tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       // Each file is checked with the tsconfig.json nearest to it (the service, the guard package,
       // the bench, the example consumer), so the rules below know the types.
@@ -28,6 +28,11 @@ export default defineConfig(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       eqeqeq: ['error', 'smart'],
     },
+  },
+  {
+    // The admin console runs in the browser.
+    files: ['src/console/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: globals.browser },
   },
   {
     files: ['**/*.{js,mjs,cjs}'],

@@ -4,16 +4,23 @@
 // The Nest CLI's `nest start --watch` would do the same through a dependency this project does not need.
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const vite = path.join(path.dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin/vite.js');
+const consoleBuild = ['build', '--config', 'src/console/vite.config.mjs'];
 const projects = ['packages/nest-guard/tsconfig.build.json', 'tsconfig.build.json'];
 
 // A first build before the service starts; type errors are shown but, as in watch mode, still emit.
 spawnSync(process.execPath, [tsc, '-b', ...projects], { stdio: 'inherit' });
+spawnSync(process.execPath, [vite, ...consoleBuild], { stdio: 'inherit' });
 
 const children = [
   spawn(process.execPath, [tsc, '-b', '--watch', '--preserveWatchOutput', ...projects], { stdio: 'inherit' }),
   spawn(process.execPath, ['--watch', '--enable-source-maps', 'dist/src/main.js'], { stdio: 'inherit' }),
+  // The admin console, rebuilt into dist/console on every saved change; the service reads a new build
+  // when the page is next loaded.
+  spawn(process.execPath, [vite, ...consoleBuild, '--watch'], { stdio: 'inherit' }),
 ];
 
 let stopping = false;

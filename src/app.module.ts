@@ -18,6 +18,7 @@ import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { FirstStartSeeder, SeedModule } from './core/seeds/seed.module.js';
 import { HealthModule } from './health/health.module.js';
+import { ConsolePageModule } from './console-page/console-page.module.js';
 import { ContentsModule } from './contents/contents.module.js';
 import { LimitsModule } from './limits/limits.module.js';
 import { RateLimitGuard } from './limits/rate-limit.guard.js';
@@ -54,6 +55,7 @@ import { RedisModule } from './redis/redis.module.js';
     MetricsModule,
     ResetPageModule,
     PasskeyPageModule,
+    ConsolePageModule,
   ],
   providers: [
     {

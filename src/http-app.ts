@@ -77,6 +77,8 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
       { path: 'account/security/page.js', method: RequestMethod.GET },
       { path: 'account/security/page.css', method: RequestMethod.GET },
       { path: 'account/security/webauthn.js', method: RequestMethod.GET },
+      { path: 'admin', method: RequestMethod.GET },
+      { path: 'admin/assets/:file', method: RequestMethod.GET },
       { path: 'confirm-email', method: RequestMethod.ALL },
       { path: 'confirm-email/page.js', method: RequestMethod.ALL },
       { path: 'cancel-email-change', method: RequestMethod.ALL },

@@ -8,10 +8,17 @@ import { AuditEventsRepository, type AuditEventRow } from '../core/audit/audit-e
 export class AuditTrailService {
   constructor(private readonly events: AuditEventsRepository) {}
 
-  /** Newest first; `user_id` matches the actor or the target. */
+  /** Newest first; `user_id` matches the actor or the target; every filter given applies. */
   async list(query: ListAuditEventsQuery): Promise<Page<AuditEventRow>> {
     const { items, total } = await this.events.findPage(
-      { userId: query.user_id, type: query.type },
+      {
+        userId: query.user_id,
+        type: query.type,
+        actorId: query.actor_id,
+        targetId: query.target_id,
+        from: query.from === undefined ? undefined : new Date(query.from),
+        to: query.to === undefined ? undefined : new Date(query.to),
+      },
       query.limit,
       pageOffset(query),
     );

@@ -1,5 +1,6 @@
 import { HttpStatus, RequestMethod } from '@nestjs/common';
-import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { ModulesContainer } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
@@ -12,6 +13,7 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiProduces,
+  ApiQuery,
   ApiResponse,
   DocumentBuilder,
   SwaggerModule,
@@ -46,7 +48,7 @@ import {
 const described = new WeakSet<object>();
 
 export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
-  describeHandlers(app);
+  describeHandlers(app, validationMetadatasToSchemas() as Record<string, SchemaObject>);
   const config = new DocumentBuilder()
     .setTitle('Authentication and RBAC service')
     .setDescription(
@@ -99,7 +101,7 @@ const envelope = (data: SchemaObject | ReferenceObject): SchemaObject => ({
 const envelopeError = { $ref: '#/components/schemas/ErrorEnvelope' };
 const oauthError = { $ref: '#/components/schemas/OAuthError' };
 
-function describeHandlers(app: NestFastifyApplication): void {
+function describeHandlers(app: NestFastifyApplication, dtoSchemas: Record<string, SchemaObject>): void {
   for (const module of app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {
       const controller = wrapper.metatype as (new (...args: never[]) => object) | null;
@@ -115,6 +117,7 @@ function describeHandlers(app: NestFastifyApplication): void {
         )
           continue;
         describeHandler(controller, key, handler as object, `${controller.name}.${key}`);
+        describeQuery(controller, key, dtoSchemas);
       }
     }
   }
@@ -143,6 +146,7 @@ function describeHandler(controller: object, key: string, handler: object, name:
   if (pageAnswer) {
     decorate(ApiProduces(pageAnswer.produces));
     decorate(ApiOkResponse({ description: pageAnswer.description }));
+    if (pageAnswer.notFound) decorate(ApiResponse({ status: 404, description: pageAnswer.notFound, schema: error }));
   } else {
     const bare = BARE_ANSWERS[name];
     const data = ENVELOPED_DATA[name];
@@ -214,5 +218,34 @@ function finishOperations(document: OpenAPIObject): void {
       const operation = operations[method];
       if (operation && !operation.security) operation.security = [];
     }
+  }
+}
+
+/**
+ * The query parameters of a handler that takes its whole query as a DTO (`@Query() query: X`):
+ * one per property of X, with the schema its class-validator rules give.
+ */
+function describeQuery(controller: object, key: string, dtoSchemas: Record<string, SchemaObject>): void {
+  const prototype = (controller as { prototype: object }).prototype;
+  const args: Record<string, { index: number; data?: unknown }> =
+    Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, key) ?? {};
+  const whole = Object.entries(args).find(
+    ([argKey, arg]) => argKey.startsWith(`${RouteParamtypes.QUERY}:`) && arg.data === undefined,
+  );
+  if (!whole) return;
+  const type: (abstract new () => object) | undefined = Reflect.getMetadata('design:paramtypes', prototype, key)?.[
+    whole[1].index
+  ];
+  // A DTO's schema holds its own rules; those it inherits (the page and limit) are its parents'.
+  const properties: Record<string, SchemaObject | ReferenceObject> = {};
+  const required = new Set<string>();
+  for (let dto = type; dto && dto !== Object && dto.name; dto = Object.getPrototypeOf(dto)) {
+    const schema = dtoSchemas[dto.name];
+    for (const [name, property] of Object.entries(schema?.properties ?? {})) properties[name] ??= property;
+    for (const name of schema?.required ?? []) required.add(name);
+  }
+  const descriptor = Object.getOwnPropertyDescriptor(prototype, key)!;
+  for (const [name, property] of Object.entries(properties)) {
+    ApiQuery({ name, required: required.has(name), schema: property })(prototype, key, descriptor);
   }
 }

@@ -467,7 +467,7 @@ export const BARE_ANSWERS: Record<string, Schema> = {
 export const OAUTH_ERROR_HANDLERS = new Set(['OAuthController.token', 'OAuthController.revoke']);
 
 /** Pages and scrapes: handlers that answer in a format of their own, with what they serve. */
-export const PAGE_ANSWERS: Record<string, { produces: string; description: string }> = {
+export const PAGE_ANSWERS: Record<string, { produces: string; description: string; notFound?: string }> = {
   'MetricsController.scrape': { produces: 'text/plain', description: 'Prometheus text exposition format.' },
   'ResetPageController.page': {
     produces: 'text/html',
@@ -493,6 +493,16 @@ export const PAGE_ANSWERS: Record<string, { produces: string; description: strin
     description: "SimpleWebAuthn's browser bundle, as the security page loads it.",
   },
   'PasskeyPageController.style': { produces: 'text/css', description: "The security page's style sheet." },
+  'ConsolePageController.page': {
+    produces: 'text/html',
+    description: 'The admin console (a single-page app on the public REST API).',
+    notFound: 'NOT_FOUND: the console has not been built (`npm run build`).',
+  },
+  'ConsolePageController.asset': {
+    produces: '*/*',
+    description: "A file of the admin console's build (script, style sheet), named by its content's hash.",
+    notFound: 'NOT_FOUND: no such file in the build.',
+  },
   'ConfirmEmailPageController.page': {
     produces: 'text/html',
     description:

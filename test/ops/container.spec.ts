@@ -50,7 +50,9 @@ describe('Dockerfile', () => {
     }
     const build = steps.find((step) => step.stage === 'build' && step.op === 'RUN' && step.args.startsWith('npm run '));
     expect(build?.args).toBe('npm run build');
-    expect(pkg.scripts.build).toMatch(/^tsc -b .*\btsconfig\.build\.json$/);
+    expect(pkg.scripts.build).toMatch(/^tsc -b .*\btsconfig\.build\.json && npm run build:console$/);
+    // The admin console (src/, copied whole) is built into the output folder the runtime takes.
+    expect(read('src/console/vite.config.mjs')).toContain(`'../../${tsconfig.compilerOptions.outDir}/console'`);
     // What the build stage produces is what the runtime stage takes: the service's output and
     // that of every workspace package the build script builds (the service imports them).
     const taken = runtime

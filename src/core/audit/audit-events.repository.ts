@@ -18,6 +18,13 @@ export interface AuditEventFilter {
   /** Events the user did or that were done to them. */
   userId?: string;
   type?: string;
+  actorId?: string;
+  /** The object an event was done to (any type: the column is text). */
+  targetId?: string;
+  /** Created at or after. */
+  from?: Date;
+  /** Created at or before. */
+  to?: Date;
 }
 
 /** One event as the table stores it. */
@@ -76,6 +83,23 @@ export class AuditEventsRepository {
     if (filter.type) {
       params.push(filter.type);
       conditions.push(`type = $${params.length}`);
+    }
+    if (filter.actorId) {
+      params.push(filter.actorId);
+      conditions.push(`actor_id = $${params.length}::uuid`);
+    }
+    if (filter.targetId) {
+      params.push(filter.targetId);
+      conditions.push(`target_id = $${params.length}`);
+    }
+    if (filter.from) {
+      params.push(filter.from);
+      conditions.push(`created_at >= $${params.length}`);
+    }
+    if (filter.to) {
+      params.push(filter.to);
+      // Inclusive to the millisecond, the precision the API writes times in.
+      conditions.push(`created_at < $${params.length}::timestamptz + interval '1 millisecond'`);
     }
     const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
     return underAdminStatementTimeout(this.dataSource, async (manager) => {

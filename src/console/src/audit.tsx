@@ -1,0 +1,136 @@
+import { useState } from 'preact/hooks';
+import { api, query, type AuditEvent, type Page } from './api';
+import { Notice, Pager, Screen, useLoad, when } from './ui';
+
+const PAGE_SIZE = 25;
+
+interface Filters {
+  type: string;
+  actor_id: string;
+  target_id: string;
+  from: string;
+  to: string;
+}
+
+const NO_FILTERS: Filters = { type: '', actor_id: '', target_id: '', from: '', to: '' };
+
+/** A `datetime-local` value (the browser's time zone) as an ISO instant. */
+const instant = (local: string): string | undefined => (local ? new Date(local).toISOString() : undefined);
+
+export function AuditScreen() {
+  const [draft, setDraft] = useState(NO_FILTERS);
+  const [filters, setFilters] = useState(NO_FILTERS);
+  const [page, setPage] = useState(1);
+  const events = useLoad(
+    () =>
+      api<Page<AuditEvent>>(
+        'GET',
+        `/admin/audit-events${query({
+          page,
+          limit: PAGE_SIZE,
+          type: filters.type.trim(),
+          actor_id: filters.actor_id.trim(),
+          target_id: filters.target_id.trim(),
+          from: instant(filters.from),
+          to: instant(filters.to),
+        })}`,
+      ),
+    [page, filters],
+  );
+  const field = (name: keyof Filters, label: string, time = false) => {
+    const props = {
+      id: `audit-${name}`,
+      value: draft[name],
+      onInput: (event: Event) => setDraft({ ...draft, [name]: (event.currentTarget as HTMLInputElement).value }),
+    };
+    return (
+      <div class="field">
+        <label for={`audit-${name}`}>{label}</label>
+        {time ? <input type="datetime-local" {...props} /> : <input type="text" {...props} />}
+      </div>
+    );
+  };
+  return (
+    <Screen title="Audit events">
+      <form
+        class="filters grid"
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setPage(1);
+          setFilters(draft);
+        }}
+      >
+        {field('type', 'Type')}
+        {field('actor_id', 'Actor (user id)')}
+        {field('target_id', 'Target (id)')}
+        {field('from', 'From', true)}
+        {field('to', 'To', true)}
+        <div class="field actions">
+          <button type="submit">Filter</button>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              setDraft(NO_FILTERS);
+              setFilters(NO_FILTERS);
+              setPage(1);
+            }}
+          >
+            Clear
+          </button>
+        </div>
+      </form>
+      <Notice error={events.error} />
+      {events.data && (
+        <>
+          <div class="table-wrap">
+            <table>
+              <caption class="visually-hidden">Audit events</caption>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Actor</th>
+                  <th scope="col">Target</th>
+                  <th scope="col">Address</th>
+                  <th scope="col">Details</th>
+                </tr>
+              </thead>
+              <tbody>
+                {events.data.items.map((event) => (
+                  <tr key={event.id}>
+                    <td>{when(event.created_at)}</td>
+                    <td>
+                      <code>{event.type}</code>
+                    </td>
+                    <td>
+                      {event.actor_id ? <a href={`#/users/${event.actor_id}`}>{event.actor_id.slice(0, 8)}</a> : '—'}
+                    </td>
+                    <td>
+                      {event.target_type ?? ''}{' '}
+                      {event.target_id && event.target_type === 'user' ? (
+                        <a href={`#/users/${event.target_id}`}>
+                          <code>{event.target_id.slice(0, 8)}</code>
+                        </a>
+                      ) : event.target_id ? (
+                        <code title={event.target_id}>{event.target_id.slice(0, 8)}</code>
+                      ) : (
+                        '—'
+                      )}
+                    </td>
+                    <td>{event.ip ?? '—'}</td>
+                    <td class="clip">
+                      <code>{Object.keys(event.details ?? {}).length > 0 ? JSON.stringify(event.details) : ''}</code>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager label="Audit events" page={page} limit={PAGE_SIZE} total={events.data.total} onPage={setPage} />
+        </>
+      )}
+    </Screen>
+  );
+}

@@ -1,0 +1,311 @@
+import { useState } from 'preact/hooks';
+import { api, listPermissions, listRoles, type Permission, type Role } from './api';
+import { useAdmin } from './app';
+import { Notice, Pager, Screen, useAction, useLoad } from './ui';
+
+const PAGE_SIZE = 25;
+
+/** The usual actions first, in this order; any other action after them, by name. */
+const ACTION_ORDER = ['view', 'create', 'edit', 'delete'];
+
+const actionOf = (permission: Permission): string => permission.name.split('.').slice(1).join('.') || permission.name;
+
+/** Permissions by `group_name` (else the name's resource), groups in name order. */
+function groupsOf(permissions: Permission[]): [string, Permission[]][] {
+  const groups = new Map<string, Permission[]>();
+  for (const permission of permissions) {
+    const group = permission.group_name || permission.name.split('.')[0] || 'other';
+    groups.set(group, [...(groups.get(group) ?? []), permission]);
+  }
+  return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b));
+}
+
+function actionsOf(permissions: Permission[]): string[] {
+  const actions = [...new Set(permissions.map(actionOf))];
+  const rank = (action: string) => {
+    const index = ACTION_ORDER.indexOf(action);
+    return index === -1 ? ACTION_ORDER.length : index;
+  };
+  return actions.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+/**
+ * The permission matrix: a row per group (`group_name`), a column per action, a checkbox where
+ * the group has that permission, so a role's grants read at a glance.
+ */
+function PermissionMatrix({
+  permissions,
+  chosen,
+  onChange,
+  readOnly,
+}: {
+  permissions: Permission[];
+  chosen: Set<string>;
+  onChange: (next: Set<string>) => void;
+  readOnly: boolean;
+}) {
+  const toggle = (id: string, on: boolean) => {
+    const next = new Set(chosen);
+    if (on) next.add(id);
+    else next.delete(id);
+    onChange(next);
+  };
+  const actions = actionsOf(permissions);
+  return (
+    <div class="table-wrap matrix">
+      <table>
+        <caption class="visually-hidden">Permissions by group and action</caption>
+        <thead>
+          <tr>
+            <th scope="col">Group</th>
+            {actions.map((action) => (
+              <th scope="col" key={action} class="center">
+                {action}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {groupsOf(permissions).map(([group, list]) => (
+            <tr key={group}>
+              <th scope="row">{group}</th>
+              {actions.map((action) => {
+                const permission = list.find((candidate) => actionOf(candidate) === action);
+                return (
+                  <td key={action} class="center">
+                    {permission && (
+                      <input
+                        type="checkbox"
+                        name="permission"
+                        value={permission.name}
+                        title={permission.description ?? permission.name}
+                        aria-label={`${permission.display_name || permission.name} (${permission.name})`}
+                        checked={chosen.has(permission.id)}
+                        disabled={readOnly}
+                        onChange={(event) => toggle(permission.id, event.currentTarget.checked)}
+                      />
+                    )}
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function RolesScreen() {
+  const admin = useAdmin();
+  const roles = useLoad(() => listRoles(), []);
+  const [page, setPage] = useState(1);
+  const shown = (roles.data ?? []).slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+  return (
+    <Screen title="Roles">
+      <Notice error={roles.error} />
+      {roles.data && (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">Roles</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Display name</th>
+                <th scope="col">Permissions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((role) => (
+                <tr key={role.id}>
+                  <td>
+                    <a href={`#/roles/${role.id}`}>{role.name}</a>
+                    {role.is_system && <span class="badge">system</span>}
+                  </td>
+                  <td>{role.display_name ?? '—'}</td>
+                  <td>{role.permissions.map((permission) => permission.name).join(', ') || '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {roles.data && <Pager label="Roles" page={page} limit={PAGE_SIZE} total={roles.data.length} onPage={setPage} />}
+      {admin.can('roles.create') && <CreateRole onCreated={roles.reload} />}
+    </Screen>
+  );
+}
+
+function CreateRole({ onCreated }: { onCreated: () => void }) {
+  const permissions = useLoad(() => listPermissions(), []);
+  const [name, setName] = useState('');
+  const [displayName, setDisplayName] = useState('');
+  const [description, setDescription] = useState('');
+  const [chosen, setChosen] = useState(new Set<string>());
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action
+      .run(
+        () =>
+          api('POST', '/admin/roles', {
+            name: name.trim(),
+            ...(displayName.trim() ? { display_name: displayName.trim() } : {}),
+            ...(description.trim() ? { description: description.trim() } : {}),
+            permission_ids: [...chosen],
+          }),
+        `Role ${name.trim()} created.`,
+      )
+      .then((ok) => {
+        if (!ok) return;
+        setName('');
+        setDisplayName('');
+        setDescription('');
+        setChosen(new Set());
+        onCreated();
+      });
+  };
+  return (
+    <section aria-labelledby="create-role-title">
+      <h2 id="create-role-title">New role</h2>
+      <form onSubmit={submit}>
+        <label for="role-name">Name</label>
+        <input id="role-name" required value={name} onInput={(event) => setName(event.currentTarget.value)} />
+        <label for="role-display-name">Display name</label>
+        <input
+          id="role-display-name"
+          value={displayName}
+          onInput={(event) => setDisplayName(event.currentTarget.value)}
+        />
+        <label for="role-description">Description</label>
+        <input
+          id="role-description"
+          value={description}
+          onInput={(event) => setDescription(event.currentTarget.value)}
+        />
+        <h3>Permissions</h3>
+        <Notice error={permissions.error} />
+        {permissions.data && (
+          <PermissionMatrix permissions={permissions.data} chosen={chosen} onChange={setChosen} readOnly={false} />
+        )}
+        <button type="submit" disabled={action.busy}>
+          Create role
+        </button>
+      </form>
+      <Notice error={action.error} done={action.done} />
+    </section>
+  );
+}
+
+export function RoleScreen({ id }: { id: string }) {
+  const admin = useAdmin();
+  const role = useLoad(() => Promise.all([api<Role>('GET', `/admin/roles/${id}`), listPermissions()]), [id]);
+  const [role_, permissions] = role.data ?? [null, null];
+  return (
+    <Screen title={role_ ? `Role ${role_.name}` : 'Role'}>
+      <p>
+        <a href="#/roles">All roles</a>
+      </p>
+      <Notice error={role.error} />
+      {role_ && permissions && (
+        <RoleEditor
+          role={role_}
+          permissions={permissions}
+          mayEdit={admin.can('roles.edit')}
+          mayDelete={admin.can('roles.delete')}
+          onSaved={role.reload}
+        />
+      )}
+    </Screen>
+  );
+}
+
+function RoleEditor({
+  role,
+  permissions,
+  mayEdit,
+  mayDelete,
+  onSaved,
+}: {
+  role: Role;
+  permissions: Permission[];
+  mayEdit: boolean;
+  mayDelete: boolean;
+  onSaved: () => void;
+}) {
+  const [name, setName] = useState(role.name);
+  const [displayName, setDisplayName] = useState(role.display_name ?? '');
+  const [description, setDescription] = useState(role.description ?? '');
+  const [chosen, setChosen] = useState(new Set(role.permissions.map((permission) => permission.id)));
+  const action = useAction();
+  const save = (event: Event) => {
+    event.preventDefault();
+    const renamed = name.trim() !== role.name;
+    void action
+      .run(
+        () =>
+          api('PUT', `/admin/roles/${role.id}`, {
+            ...(renamed ? { name: name.trim() } : {}),
+            display_name: displayName.trim(),
+            description: description.trim(),
+            permission_ids: [...chosen],
+          }),
+        'Role saved.',
+      )
+      .then((ok) => ok && renamed && onSaved());
+  };
+  const remove = () => {
+    if (!window.confirm(`Delete the role ${role.name}?`)) return;
+    void action
+      .run(() => api('DELETE', `/admin/roles/${role.id}`))
+      .then((ok) => {
+        if (ok) window.location.hash = '#/roles';
+      });
+  };
+  return (
+    <>
+      {role.is_system && (
+        <p class="notice">
+          <span class="badge">system</span> A system role: it cannot be renamed or deleted.
+        </p>
+      )}
+      <form onSubmit={save}>
+        <label for="role-name">Name</label>
+        <input
+          id="role-name"
+          required
+          readOnly={!mayEdit || role.is_system}
+          value={name}
+          onInput={(event) => setName(event.currentTarget.value)}
+        />
+        <label for="role-display-name">Display name</label>
+        <input
+          id="role-display-name"
+          readOnly={!mayEdit}
+          value={displayName}
+          onInput={(event) => setDisplayName(event.currentTarget.value)}
+        />
+        <label for="role-description">Description</label>
+        <input
+          id="role-description"
+          readOnly={!mayEdit}
+          value={description}
+          onInput={(event) => setDescription(event.currentTarget.value)}
+        />
+        <h2>Permissions</h2>
+        <PermissionMatrix permissions={permissions} chosen={chosen} onChange={setChosen} readOnly={!mayEdit} />
+        {mayEdit && (
+          <button type="submit" disabled={action.busy}>
+            Save role
+          </button>
+        )}
+        {mayDelete && !role.is_system && (
+          <button type="button" class="danger" disabled={action.busy} onClick={remove}>
+            Delete role
+          </button>
+        )}
+      </form>
+      <Notice error={action.error} done={action.done} />
+    </>
+  );
+}

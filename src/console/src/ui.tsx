@@ -1,0 +1,126 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError } from './api';
+
+/** The API's own message for a refusal; anything else as a plain sentence. */
+export const messageOf = (error: unknown): string =>
+  error instanceof ApiError ? error.message : error instanceof Error ? error.message : String(error);
+
+/** A refusal or an outcome, announced to screen readers. */
+export function Notice({ error, done }: { error?: unknown; done?: string | null }) {
+  if (error) {
+    return (
+      <p class="notice error" role="alert">
+        {messageOf(error)}
+      </p>
+    );
+  }
+  if (done) {
+    return (
+      <p class="notice done" role="status">
+        {done}
+      </p>
+    );
+  }
+  return null;
+}
+
+export interface Loaded<T> {
+  data: T | null;
+  error: unknown;
+  loading: boolean;
+  reload: () => void;
+}
+
+/** Loads `load()` now and again whenever `deps` change or `reload()` is called. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
+  const [state, setState] = useState<{ data: T | null; error: unknown; loading: boolean }>({
+    data: null,
+    error: null,
+    loading: true,
+  });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((previous) => ({ ...previous, loading: true }));
+    load().then(
+      (data) => live && setState({ data, error: null, loading: false }),
+      (error: unknown) => live && setState({ data: null, error, loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  return { ...state, reload: useCallback(() => setTick((value) => value + 1), []) };
+}
+
+/** Runs one action at a time, keeping its refusal or outcome for display. */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const run = useCallback(async (action: () => Promise<unknown>, success?: string): Promise<boolean> => {
+    setBusy(true);
+    setError(null);
+    setDone(null);
+    try {
+      await action();
+      setDone(success ?? null);
+      return true;
+    } catch (caught) {
+      setError(caught);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, done, run };
+}
+
+export function Pager({
+  page,
+  limit,
+  total,
+  onPage,
+  label,
+}: {
+  page: number;
+  limit: number;
+  total: number;
+  onPage: (page: number) => void;
+  label: string;
+}) {
+  const pages = Math.max(1, Math.ceil(total / limit));
+  return (
+    <nav class="pager" aria-label={`${label} pages`}>
+      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        Previous
+      </button>
+      <span aria-live="polite">
+        Page {page} of {pages} ({total} in all)
+      </span>
+      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+/** A screen's heading, focused when the screen opens so keyboard and screen-reader users land on it. */
+export function Screen({ title, children }: { title: string; children: ComponentChildren }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.focus();
+    document.title = `${title} · Admin console`;
+  }, [title]);
+  return (
+    <section class="screen" aria-labelledby="screen-title">
+      <h1 id="screen-title" tabIndex={-1} ref={heading}>
+        {title}
+      </h1>
+      {children}
+    </section>
+  );
+}
+
+export const when = (value: string | null | undefined): string => (value ? new Date(value).toLocaleString() : '—');

@@ -1,0 +1,352 @@
+import { useState } from 'preact/hooks';
+import {
+  api,
+  listRoles,
+  offeredOperations,
+  query,
+  type Page,
+  type Role,
+  type RoleRef,
+  type Session,
+  type User,
+} from './api';
+import { useAdmin } from './app';
+import { Notice, Pager, Screen, useAction, useLoad, when } from './ui';
+
+const PAGE_SIZE = 20;
+
+export function UsersScreen() {
+  const [search, setSearch] = useState('');
+  const [applied, setApplied] = useState('');
+  const [page, setPage] = useState(1);
+  const users = useLoad(
+    () => api<Page<User>>('GET', `/admin/users${query({ page, limit: PAGE_SIZE, search: applied })}`),
+    [page, applied],
+  );
+  return (
+    <Screen title="Users">
+      <form
+        class="filters"
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setPage(1);
+          setApplied(search.trim());
+        }}
+      >
+        <label for="user-search">Search by name, email or mobile</label>
+        <input
+          id="user-search"
+          type="search"
+          value={search}
+          onInput={(event) => setSearch(event.currentTarget.value)}
+        />
+        <button type="submit">Search</button>
+      </form>
+      <Notice error={users.error} />
+      {users.data && (
+        <>
+          <div class="table-wrap">
+            <table>
+              <caption class="visually-hidden">Users</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Email</th>
+                  <th scope="col">Mobile</th>
+                  <th scope="col">Roles</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {users.data.items.map((user) => (
+                  <tr key={user.id}>
+                    <td>
+                      <a href={`#/users/${user.id}`}>{user.name}</a>
+                      {user.disabled_at ? <span class="badge">disabled</span> : null}
+                    </td>
+                    <td>{user.email}</td>
+                    <td>{user.mobile ?? '—'}</td>
+                    <td>{(user.roles ?? []).map((role) => role.name).join(', ') || '—'}</td>
+                    <td>{when(user.created_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager label="Users" page={page} limit={PAGE_SIZE} total={users.data.total} onPage={setPage} />
+        </>
+      )}
+    </Screen>
+  );
+}
+
+export function UserScreen({ id }: { id: string }) {
+  const admin = useAdmin();
+  const user = useLoad(() => api<User>('GET', `/admin/users/${id}`), [id]);
+  const mayEdit = admin.can('users.edit');
+  return (
+    <Screen title={user.data ? user.data.name : 'User'}>
+      <p>
+        <a href="#/users">All users</a>
+      </p>
+      <Notice error={user.error} />
+      {user.data && (
+        <>
+          <dl class="record">
+            <dt>Email</dt>
+            <dd>
+              {user.data.email}
+              {user.data.email_verified === false ? <span class="badge">not verified</span> : null}
+              {user.data.email_verified === true ? <span class="badge ok">verified</span> : null}
+            </dd>
+            <dt>Mobile</dt>
+            <dd>{user.data.mobile ?? '—'}</dd>
+            <dt>Created</dt>
+            <dd>{when(user.data.created_at)}</dd>
+            <dt>Id</dt>
+            <dd>
+              <code>{user.data.id}</code>
+            </dd>
+            {'disabled_at' in user.data && (
+              <>
+                <dt>State</dt>
+                <dd>
+                  {user.data.disabled_at
+                    ? `Disabled since ${when(user.data.disabled_at)}${user.data.disabled_until ? ` until ${when(user.data.disabled_until)}` : ''}`
+                    : 'Active'}
+                </dd>
+              </>
+            )}
+          </dl>
+          {mayEdit && <Lifecycle user={user.data} reload={user.reload} />}
+          <UserRoles user={user.data} reload={user.reload} />
+          {mayEdit && <UserSessions userId={id} />}
+        </>
+      )}
+    </Screen>
+  );
+}
+
+/**
+ * Disable and enable, when the API offers them: the record carries `disabled_at`, or the OpenAPI
+ * document lists the operation; when the document is not served, the buttons are offered and the
+ * API's answer shown.
+ */
+function Lifecycle({ user, reload }: { user: User; reload: () => void }) {
+  const action = useAction();
+  const [reason, setReason] = useState('');
+  const [untilLocal, setUntilLocal] = useState('');
+  const known = 'disabled_at' in user;
+  const listed = useLoad(
+    () =>
+      known
+        ? Promise.resolve(true)
+        : offeredOperations().then((operations) => operations?.has('POST /api/admin/users/{id}/disable') ?? true),
+    [known],
+  );
+  if (!listed.data) return null;
+  const disabled = Boolean(user.disabled_at);
+  const disable = (event: Event) => {
+    event.preventDefault();
+    const until = untilLocal ? new Date(untilLocal).toISOString() : undefined;
+    void action
+      .run(
+        () =>
+          api('POST', `/admin/users/${user.id}/disable`, {
+            ...(reason.trim() ? { reason: reason.trim() } : {}),
+            ...(until ? { until } : {}),
+          }),
+        'User disabled.',
+      )
+      .then((ok) => ok && reload());
+  };
+  const enable = () =>
+    void action
+      .run(() => api('POST', `/admin/users/${user.id}/enable`, {}), 'User enabled.')
+      .then((ok) => ok && reload());
+  return (
+    <section aria-labelledby="lifecycle-title">
+      <h2 id="lifecycle-title">Access</h2>
+      {disabled ? (
+        <button type="button" disabled={action.busy} onClick={enable}>
+          Enable user
+        </button>
+      ) : (
+        <form class="filters grid" onSubmit={disable}>
+          <div class="field">
+            <label for="disable-reason">Reason (optional)</label>
+            <input
+              id="disable-reason"
+              type="text"
+              value={reason}
+              onInput={(event) => setReason(event.currentTarget.value)}
+            />
+          </div>
+          <div class="field">
+            <label for="disable-until">Until (optional)</label>
+            <input
+              id="disable-until"
+              type="datetime-local"
+              value={untilLocal}
+              onInput={(event) => setUntilLocal(event.currentTarget.value)}
+            />
+          </div>
+          <div class="field actions">
+            <button type="submit" class="danger" disabled={action.busy}>
+              Disable user
+            </button>
+          </div>
+        </form>
+      )}
+      <Notice error={action.error} done={action.done} />
+    </section>
+  );
+}
+
+function UserRoles({ user, reload }: { user: User; reload: () => void }) {
+  const admin = useAdmin();
+  const mayEdit = admin.can('users.edit');
+  const roles = useLoad(
+    () => (mayEdit && admin.can('roles.view') ? listRoles() : Promise.resolve([] as Role[])),
+    [mayEdit],
+  );
+  const [chosen, setChosen] = useState('');
+  const action = useAction();
+  const held = user.roles ?? [];
+  const displayNameOf = (held: RoleRef) =>
+    held.display_name ?? (roles.data ?? []).find((role) => role.id === held.id)?.display_name;
+  const available = (roles.data ?? []).filter((role) => !held.some((has) => has.id === role.id));
+
+  const add = (event: Event) => {
+    event.preventDefault();
+    if (!chosen) return;
+    void action
+      .run(() => api('POST', `/admin/users/${user.id}/roles`, { role_ids: [chosen] }), 'Role given.')
+      .then((ok) => ok && (setChosen(''), reload()));
+  };
+  const remove = (roleId: string) =>
+    void action
+      .run(() => api('DELETE', `/admin/users/${user.id}/roles/${roleId}`), 'Role removed.')
+      .then((ok) => ok && reload());
+
+  return (
+    <section aria-labelledby="roles-title">
+      <h2 id="roles-title">Roles</h2>
+      {held.length === 0 ? (
+        <p>No role.</p>
+      ) : (
+        <ul class="chips">
+          {held.map((role) => (
+            <li key={role.id}>
+              {displayNameOf(role) ? (
+                <>
+                  {displayNameOf(role)} <code>{role.name}</code>
+                </>
+              ) : (
+                role.name
+              )}
+              {mayEdit && (
+                <button
+                  type="button"
+                  class="link"
+                  aria-label={`Remove role ${role.name}`}
+                  disabled={action.busy}
+                  onClick={() => remove(role.id)}
+                >
+                  Remove
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {mayEdit && available.length > 0 && (
+        <form class="inline-form" onSubmit={add}>
+          <label for="add-role">Give a role</label>
+          <select id="add-role" value={chosen} onChange={(event) => setChosen(event.currentTarget.value)}>
+            <option value="">Choose a role</option>
+            {available.map((role) => (
+              <option key={role.id} value={role.id}>
+                {role.display_name || role.name}
+              </option>
+            ))}
+          </select>
+          <button type="submit" disabled={action.busy || !chosen}>
+            Give role
+          </button>
+        </form>
+      )}
+      <Notice error={action.error ?? roles.error} done={action.done} />
+    </section>
+  );
+}
+
+function UserSessions({ userId }: { userId: string }) {
+  const sessions = useLoad(
+    () => api<{ items: Session[]; total: number }>('GET', `/admin/users/${userId}/sessions`),
+    [userId],
+  );
+  const action = useAction();
+  const revoke = (sessionId?: string) =>
+    void action
+      .run(
+        () => api('DELETE', `/admin/users/${userId}/sessions${sessionId ? `/${sessionId}` : ''}`),
+        sessionId ? 'Session revoked.' : 'Every session revoked.',
+      )
+      .then((ok) => ok && sessions.reload());
+  const items = sessions.data?.items ?? [];
+  return (
+    <section aria-labelledby="sessions-title">
+      <h2 id="sessions-title">Sessions</h2>
+      <Notice error={action.error ?? sessions.error} done={action.done} />
+      {sessions.data && items.length === 0 && <p>No open session.</p>}
+      {items.length > 0 && (
+        <>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Started</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Address</th>
+                  <th scope="col">Browser</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((session) => (
+                  <tr key={session.id}>
+                    <td>
+                      {when(session.created_at)}
+                      {session.current ? <span class="badge">this session</span> : null}
+                    </td>
+                    <td>{when(session.last_used_at)}</td>
+                    <td>{session.ip ?? '—'}</td>
+                    <td class="clip">{session.user_agent ?? '—'}</td>
+                    <td>
+                      <button
+                        type="button"
+                        class="danger"
+                        disabled={action.busy}
+                        aria-label={`Revoke the session started ${when(session.created_at)}`}
+                        onClick={() => revoke(session.id)}
+                      >
+                        Revoke
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <button type="button" class="danger" disabled={action.busy} onClick={() => revoke()}>
+            Revoke every session
+          </button>
+        </>
+      )}
+    </section>
+  );
+}
