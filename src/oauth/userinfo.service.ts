@@ -23,8 +23,7 @@ export class UserInfoService {
     return {
       sub: profile.id,
       email: profile.email,
-      // No address is marked unverified yet: every account's email is taken as it was given.
-      email_verified: true,
+      email_verified: profile.email_verified,
       name: profile.name,
       ...(profile.mobile ? { phone_number: profile.mobile } : {}),
     };

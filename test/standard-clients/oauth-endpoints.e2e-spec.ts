@@ -348,7 +348,8 @@ describe('standard endpoints: discovery, token, revocation, userinfo', () => {
       expect(res.body).toEqual({
         sub: user.id,
         email: user.email,
-        email_verified: true,
+        // A new registration has not followed its verification link yet.
+        email_verified: false,
         name: 'Test User',
         phone_number: user.mobile,
       });

@@ -62,7 +62,7 @@ describe('openid-client (latest, installed from the registry): discovery, client
       afterRevocation: { active: false },
       refreshed: { has_access_token: true, has_refresh_token: true },
       reuse: 'invalid_grant',
-      userinfo: { sub: user.id, email: user.email, email_verified: true, name: 'Test User' },
+      userinfo: { sub: user.id, email: user.email, email_verified: false, name: 'Test User' },
     });
     expect(decodeJwt(seen.access_token).payload).toMatchObject({ iss: issuer, sub: 'orders' });
     // The reused refresh token revoked the session: its first access token is refused too.
