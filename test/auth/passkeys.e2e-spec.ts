@@ -28,7 +28,7 @@ async function agedCopy(token: string, ageSeconds: number): Promise<string> {
   const header = decodeProtectedHeader(token);
   const { payload } = decodeJwt(token);
   return new SignJWT({ ...payload, auth_time: Math.floor(Date.now() / 1000) - ageSeconds })
-    .setProtectedHeader({ alg: header.alg!, ...(header.kid ? { kid: header.kid } : {}) })
+    .setProtectedHeader({ alg: header.alg!, typ: 'at+jwt', ...(header.kid ? { kid: header.kid } : {}) })
     .sign(new TextEncoder().encode(TEST_JWT_SECRET));
 }
 

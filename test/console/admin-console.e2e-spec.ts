@@ -78,7 +78,7 @@ describe('the admin console in headless Chromium', () => {
   async function signIn(page: Page, user: { email: string; password: string }) {
     await page.getByLabel('Email').fill(user.email);
     await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   }
 
   it('serves /admin and its assets under a strict Content-Security-Policy', async () => {
@@ -217,7 +217,7 @@ describe('the admin console in headless Chromium', () => {
       await page.getByRole('button', { name: 'Save settings' }).waitFor();
 
       await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
       expect(foreignRequests).toEqual([]);
       expect(cspViolations).toEqual([]);
     } finally {

@@ -45,7 +45,7 @@ export class AuthGuardModule {
     return AuthGuardModule.with(
       [
         { provide: AUTH_GUARD_OPTIONS, useValue: options },
-        { provide: AccessTokenVerifier, useValue: new AccessTokenVerifier(keys) },
+        { provide: AccessTokenVerifier, useValue: createVerifier(options, keys) },
         { provide: PrincipalSource, useValue: source },
       ],
       [],
@@ -65,8 +65,8 @@ export class AuthGuardModule {
         },
         {
           provide: AccessTokenVerifier,
-          useFactory: (keys: KeySource) => new AccessTokenVerifier(keys),
-          inject: [KEY_SOURCE],
+          useFactory: (resolved: AuthGuardModuleOptions, keys: KeySource) => createVerifier(resolved, keys),
+          inject: [AUTH_GUARD_OPTIONS, KEY_SOURCE],
         },
         {
           provide: PrincipalSource,
@@ -106,8 +106,14 @@ function checked(options: AuthGuardModuleOptions): AuthGuardModuleOptions {
   return options;
 }
 
-/** The keys tokens are verified with: given ones, a secret or public keys, else the auth service's JWKS. */
-export function createVerifier(options: AuthGuardModuleOptions): AccessTokenVerifier {
+/**
+ * The access-token verifier of the options: its keys (given ones, a secret or public keys, else
+ * the auth service's JWKS), and the `iss` and `aud` a token must carry.
+ */
+export function createVerifier(
+  options: AuthGuardModuleOptions,
+  keys: KeySource = keySourceOf(checked(options)),
+): AccessTokenVerifier {
   const checkedOptions = checked(options);
   let issuer: string | (() => Promise<string>) | undefined = checkedOptions.issuer?.replace(/\/+$/, '');
   if (issuer === undefined && typeof checkedOptions.authUrl === 'string') {
@@ -117,7 +123,7 @@ export function createVerifier(options: AuthGuardModuleOptions): AccessTokenVeri
     );
     issuer = () => discovered.get();
   }
-  return new AccessTokenVerifier(keySourceOf(checkedOptions), {
+  return new AccessTokenVerifier(keys, {
     ...(issuer !== undefined ? { issuer } : {}),
     ...(checkedOptions.audience !== undefined ? { audience: checkedOptions.audience } : {}),
   });

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { revocationEventsSql } from '../events/security-events.repository.js';
 import { DataSource } from 'typeorm';
 
 export interface ClientPrincipalRow {
@@ -44,10 +45,17 @@ export class ClientTokensRepository {
     return rows[0] ?? null;
   }
 
-  /** Ends a token; true when it was live. */
+  /**
+   * Ends a token; true when it was live. Its `session-revoked` event (`sid` the token's row, `sub`
+   * the client) is written in the same statement, so services following the event stream drop it.
+   */
   async revoke(tokenId: string): Promise<boolean> {
-    const [rows]: [unknown[], number] = await this.dataSource.query(
-      `UPDATE client_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id`,
+    const rows: unknown[] = await this.dataSource.query(
+      `WITH revoked AS (
+         UPDATE client_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL
+         RETURNING id, client_id AS user_id
+       ), announced AS (${revocationEventsSql('revoked', false)})
+       SELECT id FROM revoked`,
       [tokenId],
     );
     return rows.length > 0;
