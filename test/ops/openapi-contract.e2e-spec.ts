@@ -462,6 +462,210 @@ describe('the OpenAPI document against the answers of the running service', () =
     await hit('GET /cancel-email-change/page.js', '/cancel-email-change/page.js');
   });
 
+  it('OpenID discovery, the token, revocation and userinfo endpoints, and the roles of clients', async () => {
+    await hit('GET /.well-known/openid-configuration', '/.well-known/openid-configuration');
+    await hit('GET /.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server');
+
+    const basic: [string, string] = [CLIENT.id, CLIENT.secret];
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const issued = await hit('POST /api/auth/token', '/api/auth/token', {
+      basic,
+      body: 'grant_type=client_credentials',
+      headers: form,
+    });
+    await hit('POST /api/auth/token', '/api/auth/token', {
+      basic: [CLIENT.id, 'wrong'],
+      body: 'grant_type=client_credentials',
+      headers: form,
+    });
+    await hit('POST /api/auth/token', '/api/auth/token', { body: 'grant_type=client_credentials', headers: form });
+    await hit('POST /api/auth/token', '/api/auth/token', { basic, body: 'grant_type=password', headers: form });
+    await hit('POST /api/auth/token', '/api/auth/token', { basic, body: '', headers: form });
+    await hit('POST /api/auth/token', '/api/auth/token', {
+      basic,
+      body: 'grant_type=refresh_token&refresh_token=not-a-token',
+      headers: form,
+    });
+    await hit('POST /api/auth/token', '/api/auth/token', { basic, body: { grant_type: 'client_credentials' } });
+
+    const serviceToken = issued.body.access_token as string;
+    await hit('POST /api/auth/revoke', '/api/auth/revoke', { basic, body: `token=${serviceToken}`, headers: form });
+    await hit('POST /api/auth/revoke', '/api/auth/revoke', { basic, body: 'token=nonsense', headers: form });
+    await hit('POST /api/auth/revoke', '/api/auth/revoke', { basic, body: '', headers: form });
+    await hit('POST /api/auth/revoke', '/api/auth/revoke', { body: 'token=nonsense', headers: form });
+
+    await hit('GET /api/auth/userinfo', '/api/auth/userinfo', { token: user.tokens.access_token });
+    await hit('GET /api/auth/userinfo', '/api/auth/userinfo');
+    await hit('GET /api/auth/userinfo', '/api/auth/userinfo', { token: 'not-a-token' });
+
+    const token = admin.token;
+    const roleName = `client-${randomUUID().slice(0, 8)}`;
+    const role = await hit('POST /api/admin/roles', '/api/admin/roles', { token, body: { name: roleName } });
+    const roleId = role.body.data.id as string;
+    const clientRoles = `/api/admin/clients/${CLIENT.id}/roles`;
+    await hit('POST /api/admin/clients/{client_id}/roles', clientRoles, { token, body: { role_ids: [roleId] } });
+    await hit('POST /api/admin/clients/{client_id}/roles', clientRoles, { token, body: { role_ids: [UNKNOWN_ID] } });
+    await hit('POST /api/admin/clients/{client_id}/roles', clientRoles, { token, body: { role_ids: 'x' } });
+    await hit('POST /api/admin/clients/{client_id}/roles', '/api/admin/clients/no-such-client/roles', {
+      token,
+      body: { role_ids: [roleId] },
+    });
+    await hit('POST /api/admin/clients/{client_id}/roles', clientRoles, {
+      token: user.tokens.access_token,
+      body: { role_ids: [roleId] },
+    });
+    await hit('GET /api/admin/clients/{client_id}/roles', clientRoles, { token });
+    await hit('GET /api/admin/clients/{client_id}/roles', '/api/admin/clients/no-such-client/roles', { token });
+    await hit('GET /api/admin/clients/{client_id}/roles', clientRoles, { token: user.tokens.access_token });
+    await hit('GET /api/admin/clients/{client_id}/roles', clientRoles);
+    await hit('DELETE /api/admin/clients/{client_id}/roles/{role_id}', `${clientRoles}/${roleId}`, { token });
+    await hit('DELETE /api/admin/clients/{client_id}/roles/{role_id}', `${clientRoles}/${roleId}`, { token });
+    await hit('DELETE /api/admin/clients/{client_id}/roles/{role_id}', `${clientRoles}/not-a-uuid`, { token });
+    await hit('DELETE /api/admin/clients/{client_id}/roles/{role_id}', `${clientRoles}/${UNKNOWN_ID}`, { token });
+    await hit(
+      'DELETE /api/admin/clients/{client_id}/roles/{role_id}',
+      `/api/admin/clients/no-such-client/roles/${roleId}`,
+      { token },
+    );
+    await hit('DELETE /api/admin/roles/{id}', `/api/admin/roles/${roleId}`, { token });
+  });
+
+  it('the security event stream and the permission names, for service clients', async () => {
+    const basic: [string, string] = [CLIENT.id, CLIENT.secret];
+    await hit('GET /api/auth/permissions', '/api/auth/permissions', { basic });
+    await hit('GET /api/auth/permissions', '/api/auth/permissions', { basic: [CLIENT.id, 'wrong'] });
+    await hit('GET /api/auth/permissions', '/api/auth/permissions');
+    await hit('GET /api/auth/permissions', '/api/auth/permissions', { token: user.tokens.access_token });
+    // The stream stays open once it answers: only refusals here.
+    await hit('GET /api/auth/events', '/api/auth/events', { basic: [CLIENT.id, 'wrong'] });
+    await hit('GET /api/auth/events', '/api/auth/events');
+    await hit('GET /api/auth/events', '/api/auth/events', { token: user.tokens.access_token });
+  });
+
+  it('verified emails, sign-in by email code, disabled accounts and deleting an account', async () => {
+    await hit('POST /api/auth/verify-email', '/api/auth/verify-email', { body: { token: 'a'.repeat(43) } });
+    await hit('POST /api/auth/verify-email', '/api/auth/verify-email', { body: {} });
+    await hit('POST /api/auth/verify-email/resend', '/api/auth/verify-email/resend', { body: { email: user.email } });
+    await hit('POST /api/auth/verify-email/resend', '/api/auth/verify-email/resend', {
+      body: { email: uniqueEmail() },
+    });
+    await hit('POST /api/auth/verify-email/resend', '/api/auth/verify-email/resend', { body: { email: 'nope' } });
+    await hit('GET /verify-email', '/verify-email?token=abc');
+    await hit('GET /verify-email/page.js', '/verify-email/page.js');
+    await hit('GET /verify-email/page.css', '/verify-email/page.css');
+
+    // Sign-in by email code is off by default (403), then on.
+    const coded = await registerUser(fixture.app);
+    await hit('POST /api/auth/email-code', '/api/auth/email-code', { body: { email: coded.email } });
+    await hit('POST /api/auth/verify-email-code', '/api/auth/verify-email-code', {
+      body: { email: coded.email, code: '123456' },
+    });
+    await hit('PUT /api/admin/settings', '/api/admin/settings', { token: admin.token, body: { email_code: true } });
+    await hit('POST /api/auth/email-code', '/api/auth/email-code', { body: { email: coded.email } });
+    const mailed = (await fixture.smtp.waitForMail(coded.email)).text.match(/\b\d{6}\b/)?.[0] ?? '000000';
+    await hit('POST /api/auth/email-code', '/api/auth/email-code', { body: { email: uniqueEmail() } });
+    await hit('POST /api/auth/email-code', '/api/auth/email-code', { body: { email: 'nope' } });
+    await hit('POST /api/auth/verify-email-code', '/api/auth/verify-email-code', {
+      body: { email: coded.email, code: mailed === '000000' ? '111111' : '000000' },
+    });
+    await hit('POST /api/auth/verify-email-code', '/api/auth/verify-email-code', {
+      body: { email: coded.email, code: mailed },
+    });
+    await hit('POST /api/auth/verify-email-code', '/api/auth/verify-email-code', {
+      body: { email: uniqueEmail(), code: '123456' },
+    });
+    await hit('POST /api/auth/verify-email-code', '/api/auth/verify-email-code', {
+      body: { email: coded.email, code: 'abc' },
+    });
+    await hit('PUT /api/admin/settings', '/api/admin/settings', { token: admin.token, body: { email_code: false } });
+
+    const token = admin.token;
+    const target = await registerUser(fixture.app);
+    await hit('POST /api/admin/users/{id}/disable', `/api/admin/users/${target.id}/disable`, {
+      token,
+      body: { reason: 'on leave' },
+    });
+    await hit('POST /api/admin/users/{id}/disable', `/api/admin/users/${target.id}/disable`, { token, body: {} });
+    await hit('POST /api/admin/users/{id}/disable', `/api/admin/users/${UNKNOWN_ID}/disable`, { token, body: {} });
+    await hit('POST /api/admin/users/{id}/disable', `/api/admin/users/${target.id}/disable`, {
+      token,
+      body: { until: 'tomorrow' },
+    });
+    await hit('POST /api/admin/users/{id}/disable', `/api/admin/users/${target.id}/disable`, {
+      token: user.tokens.access_token,
+      body: {},
+    });
+    await hit('POST /api/auth/login', '/api/auth/login', { body: { email: target.email, password: TEST_PASSWORD } });
+    await hit('POST /api/auth/refresh', '/api/auth/refresh', { body: { refresh_token: target.tokens.refresh_token } });
+    await hit('POST /api/admin/users/{id}/enable', `/api/admin/users/${target.id}/enable`, { token, body: {} });
+    await hit('POST /api/admin/users/{id}/enable', `/api/admin/users/${target.id}/enable`, { token, body: {} });
+    await hit('POST /api/admin/users/{id}/enable', `/api/admin/users/${UNKNOWN_ID}/enable`, { token, body: {} });
+    await hit('POST /api/admin/users/{id}/enable', `/api/admin/users/${target.id}/enable`, {
+      token,
+      body: { extra: true },
+    });
+
+    const leaving = await registerUser(fixture.app);
+    await hit('DELETE /api/account', '/api/account', { token: leaving.tokens.access_token, body: { extra: true } });
+    await hit('DELETE /api/account', '/api/account', { token: leaving.tokens.access_token, body: {} });
+    await hit('DELETE /api/account', '/api/account', { token: leaving.tokens.access_token, body: {} });
+    await hit('DELETE /api/account', '/api/account', { body: {} });
+  });
+
+  it('passkeys and the account security page', async () => {
+    const holder = await registerUser(fixture.app);
+    const token = holder.tokens.access_token;
+    await hit('POST /api/account/passkeys/options', '/api/account/passkeys/options', { token, body: {} });
+    await hit('POST /api/account/passkeys/options', '/api/account/passkeys/options', { body: {} });
+    await hit('POST /api/account/passkeys', '/api/account/passkeys', {
+      token,
+      body: { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: {}, clientExtensionResults: {} },
+    });
+    await hit('POST /api/account/passkeys', '/api/account/passkeys', { token, body: {} });
+    await hit('GET /api/account/passkeys', '/api/account/passkeys', { token });
+    await hit('GET /api/account/passkeys', '/api/account/passkeys');
+    await hit('PATCH /api/account/passkeys/{id}', `/api/account/passkeys/${UNKNOWN_ID}`, {
+      token,
+      body: { name: 'Laptop' },
+    });
+    await hit('PATCH /api/account/passkeys/{id}', '/api/account/passkeys/not-a-uuid', { token, body: { name: 'x' } });
+    await hit('PATCH /api/account/passkeys/{id}', `/api/account/passkeys/${UNKNOWN_ID}`, { token, body: {} });
+    await hit('DELETE /api/account/passkeys/{id}', `/api/account/passkeys/${UNKNOWN_ID}`, { token });
+    await hit('DELETE /api/account/passkeys/{id}', '/api/account/passkeys/not-a-uuid', { token });
+    await hit('POST /api/account/reauthenticate/options', '/api/account/reauthenticate/options', { token, body: {} });
+    await hit('POST /api/account/reauthenticate/options', '/api/account/reauthenticate/options', {
+      token,
+      body: { extra: true },
+    });
+    await hit('POST /api/account/reauthenticate/options', '/api/account/reauthenticate/options', { body: {} });
+
+    await hit('POST /api/auth/passkey/options', '/api/auth/passkey/options', { body: {} });
+    await hit('POST /api/auth/passkey/options', '/api/auth/passkey/options', { body: { email: holder.email } });
+    await hit('POST /api/auth/passkey/options', '/api/auth/passkey/options', { body: { email: 'nope' } });
+    await hit('POST /api/auth/passkey/verify', '/api/auth/passkey/verify', {
+      body: {
+        id: 'AAAA',
+        rawId: 'AAAA',
+        type: 'public-key',
+        response: { clientDataJSON: 'AAAA', authenticatorData: 'AAAA', signature: 'AAAA' },
+        clientExtensionResults: {},
+      },
+    });
+    await hit('POST /api/auth/passkey/verify', '/api/auth/passkey/verify', { body: {} });
+
+    await hit('GET /account/security', '/account/security');
+    await hit('GET /account/security/page.js', '/account/security/page.js');
+    await hit('GET /account/security/webauthn.js', '/account/security/webauthn.js');
+    await hit('GET /account/security/page.css', '/account/security/page.css');
+  });
+
+  it('the admin console', async () => {
+    const page = await hit('GET /admin', '/admin');
+    const asset = /\/admin\/assets\/([^"']+)/.exec(String(page.text))?.[1];
+    if (asset) await hit('GET /admin/assets/{file}', `/admin/assets/${asset}`);
+    await hit('GET /admin/assets/{file}', '/admin/assets/nothing-here.js');
+  });
+
   it('got only declared statuses, from every documented route', () => {
     expect(undeclared).toEqual([]);
     const documented = [...operations.keys()].filter((route) => !/ \/docs(\/|$)/.test(route));
