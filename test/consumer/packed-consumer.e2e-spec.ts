@@ -101,6 +101,9 @@ describe.each([
         AUTH_CLIENT_SECRET: CLIENT.secret,
         AUTH_ISSUER: ISSUER,
         AUTH_CACHE_TTL_MS: String(CACHE_TTL_MS),
+        // These tests are of the introspection mode and its cacheTtlMs; the event stream's own
+        // tests are in revocation-events.e2e-spec.ts.
+        AUTH_REVOCATION: 'introspection',
       });
       admin = await actorWithRoles(auth.app, db, ['admin']);
     }, 600_000);
