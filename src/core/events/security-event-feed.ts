@@ -7,8 +7,12 @@ import { SecurityEventsRepository, type StoredSecurityEvent } from './security-e
 export type SecurityEventListener = (event: StoredSecurityEvent) => void;
 
 const PAGE = 500;
-/** How often the table is read without a notification: a safety net with LISTEN, the path without. */
-const POLL_WITH_LISTEN_MS = 2_000;
+/**
+ * How often the table is read without a notification: a safety net with LISTEN, the path without.
+ * LISTEN can be accepted and still deliver nothing (a pooler in transaction mode, an embedded
+ * database served over a socket), so even with it the timer keeps a revocation under a second.
+ */
+const POLL_WITH_LISTEN_MS = 500;
 const POLL_WITHOUT_LISTEN_MS = 200;
 const CLEANUP_EVERY_MS = 10 * 60_000;
 
