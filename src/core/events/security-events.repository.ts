@@ -83,11 +83,16 @@ export class SecurityEventsRepository {
     return count > 0;
   }
 
-  /** Events after `afterId`, in order, at most `limit`. */
+  /**
+   * Events after `afterId`, in id order, at most `limit`. The order names the bigint column: a bare
+   * `ORDER BY id` would sort by the `id::text` output column, so "10" before "2", and a reader
+   * would skip every event that sorts after a larger one.
+   */
   async findAfter(afterId: string, limit: number): Promise<StoredSecurityEvent[]> {
     const rows: { id: string; type: SecurityEventType; payload: Record<string, unknown>; created_at: Date }[] =
       await this.dataSource.query(
-        `SELECT id::text AS id, type, payload, created_at FROM security_events WHERE id > $1 ORDER BY id LIMIT $2`,
+        `SELECT e.id::text AS id, e.type, e.payload, e.created_at FROM security_events e
+          WHERE e.id > $1 ORDER BY e.id LIMIT $2`,
         [afterId, limit],
       );
     return rows.map((row) => ({ id: row.id, type: row.type, payload: row.payload, createdAt: row.created_at }));
