@@ -1,51 +1,10 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
+import { expectOneLineFailure, runCli } from '../support/cli-runner.js';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DataSource } from 'typeorm';
 import { login, me, registerUser } from '../support/auth-factory.js';
 import { useTestApp } from '../support/fixture.js';
-import { TEST_JWT_SECRET } from '../support/test-config.js';
 
-const CLI = path.resolve(import.meta.dirname, '../../dist/src/cli/main.js');
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `node dist/src/cli/main.js ...args` on `databaseUrl`. */
-function cli(databaseUrl: string, args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: {
-        PATH: process.env.PATH,
-        APP_ENV: 'test',
-        DATABASE_URL: databaseUrl,
-        DB_MIGRATIONS_RUN: 'false',
-        JWT_SECRET: TEST_JWT_SECRET,
-        ARGON2_MEMORY_KIB: '1024',
-        ARGON2_ITERATIONS: '1',
-        LOG_LEVEL: 'error',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-function expectOneLineFailure(result: CliResult, line: string): void {
-  expect({ failed: result.code !== 0, stderr: result.stderr.trim(), stdout: result.stdout }).toEqual({
-    failed: true,
-    stderr: line,
-    stdout: '',
-  });
-}
+const cli = runCli;
 
 describe('CLI: disable-user and enable-user on a real database', () => {
   let app: NestFastifyApplication;

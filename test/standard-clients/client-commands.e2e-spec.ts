@@ -1,35 +1,11 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
+import { runCli } from '../support/cli-runner.js';
 import request from 'supertest';
 import { useTestApp } from '../support/fixture.js';
 import { roleWithPermissions } from '../support/rbac-factory.js';
-import { TEST_JWT_SECRET } from '../support/test-config.js';
 
-const CLI = path.resolve(import.meta.dirname, '../../dist/src/cli/main.js');
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 
-/** `npm run cli -- ...args` as the operator runs it (the built CLI), on the test database. */
-function cli(databaseUrl: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: {
-        PATH: process.env.PATH,
-        APP_ENV: 'test',
-        DATABASE_URL: databaseUrl,
-        DB_MIGRATIONS_RUN: 'false',
-        JWT_SECRET: TEST_JWT_SECRET,
-        LOG_LEVEL: 'error',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = runCli;
 
 describe('create-client and assign-client-role, then the client credentials grant', () => {
   const fixture = useTestApp({ env: { SERVICE_CLIENTS: 'auditor:auditor-secret-0123456789-abcdefgh' } });
