@@ -1,51 +1,53 @@
 /**
  * The import rules of the service (docs/architecture.md explains them). `npm run lint:deps` checks
- * them on src/ and packages/nest-guard/src; a new cycle or an import against the layers fails it.
+ * them on src/ and packages/nest-guard/src, with scripts/check-folder-cycles.mjs for cycles
+ * between folders at every depth (dependency-cruiser sees cycles between files only).
  *
- * Layers, each importing only those below it (a layer may skip the ones in between):
- *   composition (main.ts, app.module.ts, http-app.ts, startup-banner.ts, startup-self-check.ts, cli/)
- *   → features (one folder per HTTP area; never each other)
- *   → core (src/core: repositories, the authorization core, the domain services features share)
- *   → infrastructure (database, redis, mail, sms, outbox, metrics, logging, limits)
- *   → config → common
+ * The house:
+ *   composition (main.ts, app.module.ts, http-app.ts, startup-*.ts) and cli/, on top;
+ *   middleware/: the global request pipeline, imported by app.module.ts alone;
+ *   capabilities: one folder per thing the product does, importing one another only through
+ *     their index.ts, with no cycle between them;
+ *   infra/ (database, redis, messaging, telemetry), then config/, then common/, at the bottom:
+ *     they never import a capability.
  */
 
-const FEATURES = [
+const CAPABILITIES = [
   'account',
   'audit',
-  'auth',
-  'console-page',
   'contents',
-  'docs',
-  'health',
+  'email-code',
+  'events',
+  'identity',
   'introspection',
-  'metrics-endpoint',
-  'oauth',
-  'otp',
-  'passkey-page',
+  'lockout',
+  'mobile-otp',
+  'oidc',
+  'ops',
+  'password-reset',
   'rbac',
-  'reset-page',
+  'second-factor',
+  'sessions',
   'settings',
+  'tokens',
   'users',
 ];
-const INFRASTRUCTURE = ['database', 'redis', 'mail', 'sms', 'outbox', 'metrics', 'logging', 'limits'];
 
-const COMPOSITION =
-  '^src/(cli/|main\\.ts$|app\\.module\\.ts$|http-app\\.ts$|startup-banner\\.ts$|startup-self-check\\.ts$)';
-const FEATURE = `^src/(${FEATURES.join('|')})/`;
-const CORE = '^src/core/';
-const INFRA = `^src/(${INFRASTRUCTURE.join('|')})/`;
+const COMPOSITION = '^src/(cli/|[^/]+\\.ts$)';
+const MIDDLEWARE = '^src/middleware/';
+const CAPABILITY = `^src/(${CAPABILITIES.join('|')})/`;
+const INFRA = '^src/infra/';
 const CONFIG = '^src/config/';
 const COMMON = '^src/common/';
-const ANY_LAYER = [COMPOSITION, FEATURE, CORE, INFRA, CONFIG, COMMON];
+const ANY_ROOM = [COMPOSITION, MIDDLEWARE, CAPABILITY, INFRA, CONFIG, COMMON];
 
 /** Files that may use TypeORM's values (DataSource, repositories, query builders, operators). */
 const DATA_ACCESS = [
   '\\.repository\\.ts$',
-  `^src/(${INFRASTRUCTURE.join('|')})/`,
+  INFRA,
   // Runs on a bare DataSource beside the application too (the CLI, the tests' set-up); its
   // statements are in seed.repository.ts.
-  '^src/core/seeds/seed\\.service\\.ts$',
+  '^src/rbac/seeds/seed\\.service\\.ts$',
 ];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -54,45 +56,53 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      comment: 'No import cycle between files (type-only imports included), so no cycle between folders either.',
+      comment: 'No import cycle between files (type-only imports included).',
       from: {},
       to: { circular: true },
     },
     {
-      name: 'layer-unknown',
+      name: 'room-unknown',
       severity: 'error',
       comment:
-        'Every file of src belongs to a layer: a new top-level folder is added to this file and to docs/architecture.md.',
-      from: { path: '^src/', pathNot: ANY_LAYER },
+        'Every file of src belongs to a room: a new top-level folder is added to this file and to docs/architecture.md.',
+      from: { path: '^src/', pathNot: ANY_ROOM },
       to: {},
     },
     {
-      name: 'features-not-composition',
+      name: 'capability-through-its-index',
       severity: 'error',
-      comment: 'Features do not import the application that composes them.',
-      from: { path: FEATURE },
+      comment:
+        'Outside its own folder, a capability is imported through its index.ts: what it exports there is what others may use.',
+      from: { path: '^src/([^/]+)/' },
+      to: { path: CAPABILITY, pathNot: ['^src/$1/', `^src/(${CAPABILITIES.join('|')})/index\\.ts$`] },
+    },
+    {
+      name: 'capability-through-its-index-from-the-top',
+      severity: 'error',
+      comment: 'The composition files import capabilities through their index.ts too.',
+      from: { path: '^src/[^/]+\\.ts$' },
+      to: { path: CAPABILITY, pathNot: `^src/(${CAPABILITIES.join('|')})/index\\.ts$` },
+    },
+    {
+      name: 'middleware-only-from-app-module',
+      severity: 'error',
+      comment: 'The global pipeline is registered in app.module.ts, in its order, and imported nowhere else.',
+      from: { path: '^src/', pathNot: [MIDDLEWARE, '^src/app\\.module\\.ts$'] },
+      to: { path: MIDDLEWARE },
+    },
+    {
+      name: 'nothing-imports-the-top',
+      severity: 'error',
+      comment: 'Capabilities, middleware and infrastructure do not import the application that composes them.',
+      from: { path: [MIDDLEWARE, CAPABILITY, INFRA, CONFIG, COMMON] },
       to: { path: COMPOSITION },
-    },
-    {
-      name: 'features-not-each-other',
-      severity: 'error',
-      comment: 'A feature never imports another feature: what two features share moves down into src/core.',
-      from: { path: FEATURE },
-      to: { path: FEATURE, pathNot: '^src/$1/' },
-    },
-    {
-      name: 'core-not-upward',
-      severity: 'error',
-      comment: 'The core imports no feature and not the composition.',
-      from: { path: CORE },
-      to: { path: [FEATURE, COMPOSITION] },
     },
     {
       name: 'infrastructure-not-upward',
       severity: 'error',
       comment: 'Infrastructure knows nothing of the domain: it reports through its own interfaces (OutboxObserver).',
       from: { path: INFRA },
-      to: { path: [CORE, FEATURE, COMPOSITION] },
+      to: { path: [CAPABILITY, MIDDLEWARE] },
     },
     {
       name: 'config-only-common',
@@ -120,7 +130,7 @@ module.exports = {
       severity: 'error',
       comment:
         'Outside repositories and infrastructure, TypeORM is imported for types only (EntityManager): services open ' +
-        'transactions through Transactions (src/database/transactions.ts) and pass the manager to repositories.',
+        'transactions through Transactions (src/infra/database/transactions.ts) and pass the manager to repositories.',
       from: { path: '^src/', pathNot: DATA_ACCESS },
       to: { path: '(^|/)node_modules/typeorm/', dependencyTypesNot: ['type-only'] },
     },

@@ -15,7 +15,7 @@ const base = {
 };
 
 /**
- * Through HTTP on a real database: each test file gets copies of a template that the global setup
+ * On a real database (the medium tests, and the e2e tests through HTTP): each test file gets copies of a template that the global setup
  * migrates and seeds once (test/support/database-environment.mjs). Needs `npm run build`.
  */
 const databaseBacked = {
@@ -37,6 +37,13 @@ export default {
       // code, and under test/ for checks of the repository's own files (the container set-up).
       displayName: 'unit',
       testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+    },
+    {
+      // Repositories and policies on a real database, without HTTP or an app: each file builds its
+      // repositories on a data source of its own database (test/medium/medium-database.ts).
+      ...databaseBacked,
+      displayName: 'medium',
+      testMatch: ['<rootDir>/test/medium/**/*.medium-spec.ts'],
     },
     {
       ...databaseBacked,

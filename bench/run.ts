@@ -1,7 +1,9 @@
 /**
  * `npm run bench` (`-- --embedded` for the embedded database): the service measured against its
  * own limits, as ratios to baselines taken in the same run on the same machine, so that the
- * figures mean something wherever it runs. Prints one table and writes bench/results/latest.json.
+ * figures mean something wherever it runs. Prints one table and writes its figures as JSON into
+ * bench/results/: latest.json (not committed) and a file named by the date and database, which
+ * `npm run bench:docs` renders into docs/performance.md once committed.
  *
  * - A guarded route (GET /api/auth/me, Bearer) against baseline A (a bare route of the same build)
  *   and baseline B (the same route behind a guard that only verifies the token's signature).
@@ -19,7 +21,7 @@
 import type autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { measureAdminLists, type AdminListFigures } from './admin-lists.js';
 import { measureConsumer } from './consumer.js';
@@ -250,6 +252,7 @@ async function main(): Promise<void> {
     await mkdir(resultsDir, { recursive: true });
     const report = {
       date: new Date().toISOString(),
+      machine: `${availableParallelism()} cores, ${cpus()[0]?.model ?? 'unknown CPU'}`,
       node: process.version,
       database: EMBEDDED ? 'embedded' : where.REDIS_URL ? 'postgresql+redis' : 'postgresql',
       users: USERS,
@@ -262,8 +265,11 @@ async function main(): Promise<void> {
       summary,
       duration_seconds: round((Date.now() - started) / 1000, 0),
     };
-    await writeFile(path.join(resultsDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
-    console.log(`Written to bench/results/latest.json (${report.duration_seconds} s in all)`);
+    const dated = `${report.date.slice(0, 10)}-${report.database}.json`;
+    for (const file of ['latest.json', dated]) {
+      await writeFile(path.join(resultsDir, file), `${JSON.stringify(report, null, 2)}\n`);
+    }
+    console.log(`Written to bench/results/latest.json and ${dated} (${report.duration_seconds} s in all)`);
     const failed = [...figures, ...adminLists].filter((f) => f.non_2xx > 0 || f.errors > 0);
     if (failed.length > 0) {
       console.error(`Some requests failed: ${failed.map((f) => f.scenario).join(', ')}`);

@@ -1,5 +1,5 @@
 // `npm run embedded:template`: makes the embedded database's cluster template for the installed
-// PGlite release (see src/database/embedded-template.ts): a new cluster as PGlite's initdb leaves
+// PGlite release (see src/infra/database/embedded-template.ts): a new cluster as PGlite's initdb leaves
 // it, as a tar compressed with Brotli, in assets/embedded/. Run it after changing PGlite's version,
 // and remove the old release's file.
 import { PGlite } from '@electric-sql/pglite';
@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants } from 'node:zlib';
-import { pgliteVersion, TEMPLATE_FOLDER, templateFileName } from '../dist/src/database/embedded-template.js';
+import { pgliteVersion, TEMPLATE_FOLDER, templateFileName } from '../dist/src/infra/database/embedded-template.js';
 
 const db = await PGlite.create();
 const tar = Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer());

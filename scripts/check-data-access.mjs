@@ -1,4 +1,4 @@
-// SQL lives only in repositories: outside `*.repository.ts` and src/database/ (connection,
+// SQL lives only in repositories: outside `*.repository.ts` and src/infra/database/ (connection,
 // migrations, entities), no file of src may run a statement. dependency-cruiser keeps TypeORM's
 // values out of those files (.dependency-cruiser.cjs); this finds what it cannot see, a statement
 // run on an EntityManager that a transaction handed over. Run by `npm run lint:deps`.
@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const ALLOWED = [/\.repository\.ts$/, /^src\/database\//, /\.spec\.ts$/];
+const ALLOWED = [/\.repository\.ts$/, /^src\/infra\/database\//, /\.spec\.ts$/];
 const STATEMENTS = [
   [/\.query\s*\(/, 'a query'],
   [/\bcreateQueryBuilder\s*\(/, 'a query builder'],
@@ -38,4 +38,4 @@ if (problems.length > 0) {
   console.error(`\n${problems.length} statement(s) outside repositories (see docs/architecture.md).`);
   process.exit(1);
 }
-console.log('Data access: every statement of src is in a repository or src/database/.');
+console.log('Data access: every statement of src is in a repository or src/infra/database/.');

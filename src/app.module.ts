@@ -1,72 +1,73 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { LibraryAuthGuard } from '@auth-rbac/nest-guard/internal';
-import { CookieOriginGuard } from './auth/cookie-origin.guard.js';
-import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
-import { EnvelopeInterceptor } from './common/envelope.interceptor.js';
-import { AppValidationPipe } from './common/validation.pipe.js';
-import { AccountModule } from './account/account.module.js';
-import { SecondFactorEnrolmentGuard } from './account/second-factor-enrolment.guard.js';
-import { AuditModule } from './audit/audit.module.js';
-import { AuthModule } from './auth/auth.module.js';
-import { IntrospectionModule } from './introspection/introspection.module.js';
-import { OAuthModule } from './oauth/oauth.module.js';
-import { ServiceAuthGuardModule } from './core/principal/service-guard.js';
-import { PersonOnlyGuard } from './core/clients/person-only.guard.js';
 import { AppConfig } from './config/app-config.js';
 import { AppConfigModule } from './config/config.module.js';
-import { DatabaseModule } from './database/database.module.js';
-import { FirstStartSeeder, SeedModule } from './core/seeds/seed.module.js';
-import { HealthModule } from './health/health.module.js';
-import { ConsolePageModule } from './console-page/console-page.module.js';
-import { ContentsModule } from './contents/contents.module.js';
-import { LimitsModule } from './limits/limits.module.js';
-import { RateLimitGuard } from './limits/rate-limit.guard.js';
-import { LoggingModule } from './logging/logging.module.js';
-import { MetricsModule } from './metrics-endpoint/metrics.module.js';
-import { OtpModule } from './otp/otp.module.js';
-import { RbacModule } from './rbac/rbac.module.js';
-import { ResetPageModule } from './reset-page/reset-page.module.js';
-import { PasskeyPageModule } from './passkey-page/passkey-page.module.js';
-import { SettingsModule } from './settings/settings.module.js';
-import { UserAdministrationModule } from './users/user-administration.module.js';
-import { RedisModule } from './redis/redis.module.js';
+import { DatabaseModule } from './infra/database/database.module.js';
+import { RedisModule } from './infra/redis/redis.module.js';
+import { LoggingModule } from './infra/telemetry/logging.module.js';
+import { AccountModule } from './account/index.js';
+import { AuditModule } from './audit/index.js';
+import { ContentsModule } from './contents/index.js';
+import { EmailCodeModule } from './email-code/index.js';
+import { IntrospectionModule } from './introspection/index.js';
+import { MobileOtpModule } from './mobile-otp/index.js';
+import { OidcModule } from './oidc/index.js';
+import { OpsModule } from './ops/index.js';
+import { PasswordResetModule } from './password-reset/index.js';
+import { FirstStartSeeder, RbacModule } from './rbac/index.js';
+import { SecondFactorModule } from './second-factor/index.js';
+import { SessionsModule } from './sessions/index.js';
+import { SettingsModule } from './settings/index.js';
+import { TokensModule } from './tokens/index.js';
+import { UsersModule } from './users/index.js';
+import { AdminListConcurrencyInterceptor } from './middleware/admin-list-concurrency.interceptor.js';
+import { AllExceptionsFilter } from './middleware/all-exceptions.filter.js';
+import { CookieOriginGuard } from './middleware/cookie-origin.guard.js';
+import { EnvelopeInterceptor } from './middleware/envelope.interceptor.js';
+import { LimitsModule } from './middleware/limits.module.js';
+import { PersonOnlyGuard } from './middleware/person-only.guard.js';
+import { PrivilegeRefusalAuditInterceptor } from './middleware/privilege-refusal-audit.interceptor.js';
+import { RateLimitGuard } from './middleware/rate-limit.guard.js';
+import { SecondFactorEnrolmentGuard } from './middleware/second-factor-enrolment.guard.js';
+import { ServiceAuthGuardModule } from './middleware/service-guard.js';
+import { AppValidationPipe } from './middleware/validation.pipe.js';
 
+/**
+ * The application: infrastructure, one module per capability, and the request pipeline. Every
+ * global guard, interceptor, filter and pipe is registered here, in the order it runs.
+ */
 @Module({
   imports: [
+    // Infrastructure.
     AppConfigModule,
     LoggingModule,
     DatabaseModule,
     RedisModule,
-    AuditModule,
+    // The pipeline's own providers: the throttler's options, the guard package configured.
     LimitsModule,
-    SeedModule,
-    HealthModule,
-    AuthModule,
     ServiceAuthGuardModule,
-    IntrospectionModule,
-    OAuthModule,
-    OtpModule,
-    RbacModule,
-    UserAdministrationModule,
+    // Capabilities.
+    AuditModule,
     SettingsModule,
-    ContentsModule,
+    RbacModule,
+    TokensModule,
+    SecondFactorModule,
+    SessionsModule,
+    EmailCodeModule,
+    MobileOtpModule,
+    PasswordResetModule,
     AccountModule,
-    MetricsModule,
-    ResetPageModule,
-    PasskeyPageModule,
-    ConsolePageModule,
+    UsersModule,
+    OidcModule,
+    IntrospectionModule,
+    ContentsModule,
+    OpsModule,
   ],
   providers: [
-    {
-      provide: APP_PIPE,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => new AppValidationPipe(config.defaultPhoneRegion),
-    },
-    { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
-    { provide: APP_FILTER, useClass: AllExceptionsFilter },
-    // In this order: how often (before any work, so floods of bad tokens count too), who is calling, then may they.
-    // First of all: a cross-origin write riding on a cookie is refused before it costs anything.
+    // Guards, in this order: how often (before any work, so floods of bad tokens count too), who
+    // is calling, then may they. First of all, a cross-origin write riding on a cookie is refused
+    // before it costs anything.
     { provide: APP_GUARD, useClass: CookieOriginGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
     // Who is calling, then may they: the guard package's one guard does both.
@@ -75,6 +76,19 @@ import { RedisModule } from './redis/redis.module.js';
     { provide: APP_GUARD, useClass: PersonOnlyGuard },
     // After the caller is known: REQUIRE_2FA_FOR_PRIVILEGED confines an account without a second factor.
     { provide: APP_GUARD, useClass: SecondFactorEnrolmentGuard },
+    // Interceptors, outermost first: the `{success, data}` envelope; the audit of a refusal by the
+    // privilege policy; the cap on a caller's concurrent admin list requests.
+    { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+    { provide: APP_INTERCEPTOR, useClass: PrivilegeRefusalAuditInterceptor },
+    { provide: APP_INTERCEPTOR, useClass: AdminListConcurrencyInterceptor },
+    // Every body and parameter is validated; unknown fields are refused.
+    {
+      provide: APP_PIPE,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => new AppValidationPipe(config.defaultPhoneRegion),
+    },
+    // Every error leaves as `{success: false, error}`; anything unexpected as INTERNAL_ERROR.
+    { provide: APP_FILTER, useClass: AllExceptionsFilter },
     FirstStartSeeder,
   ],
 })

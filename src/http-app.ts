@@ -10,8 +10,8 @@ import type { FastifyInstance } from 'fastify';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { frameworkErrorHandler, useIntrospectionFormParser, useStrictJsonParser } from './common/request-parsing.js';
 import { AppConfig } from './config/app-config.js';
-import { setUpOpenApi } from './docs/openapi.js';
-import { countRequest } from './metrics/request-metrics.js';
+import { setUpOpenApi } from './ops/index.js';
+import { countRequest } from './infra/telemetry/request-metrics.js';
 
 /** Request ids from a client are kept only when they look like ids, never as free text for logs. */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -133,7 +133,7 @@ export async function createApp(
   return app;
 }
 
-/** Nest's `Logger` (every `new Logger('X').log(...)`) writes through pino (src/logging/) from now on. */
+/** Nest's `Logger` (every `new Logger('X').log(...)`) writes through pino (src/infra/telemetry/) from now on. */
 export function useStructuredLogs(app: INestApplication): void {
   app.useLogger(new QuietStartupLogger(app.get(PinoLogger)));
 }

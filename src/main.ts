@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { AppModule } from './app.module.js';
 import { loadAppConfig } from './config/app-config.js';
 import { createApp } from './http-app.js';
-import { oneLine, StartupLogger } from './logging/startup-logger.js';
+import { oneLine, StartupLogger } from './infra/telemetry/startup-logger.js';
 import { logStartupBanner } from './startup-banner.js';
 import { checkTokenSigning } from './startup-self-check.js';
 

@@ -2,9 +2,9 @@ import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
 import type { AppConfig } from './config/app-config.js';
-import { DatabaseEndpoint } from './database/database-endpoint.js';
-import { SettingsService } from './core/settings/settings.service.js';
-import { UsersRepository } from './core/users/users.repository.js';
+import { DatabaseEndpoint } from './infra/database/database-endpoint.js';
+import { SettingsService } from './settings/index.js';
+import { AccessRepository } from './rbac/index.js';
 
 /** Where a URL points, without its credentials. */
 function withoutCredentials(url: string): string {
@@ -49,7 +49,7 @@ export async function logStartupBanner(app: NestFastifyApplication, config: AppC
       describe('email_code', 'AUTH_EMAIL_CODE', stored.emailCode, config.loginMethods.emailCode),
   );
   if (stored.emailPassword && stored.mobileOtp) {
-    const unreachable = await app.get(UsersRepository).countPrivilegedWithoutMobile();
+    const unreachable = await app.get(AccessRepository).countPrivilegedWithoutMobile();
     if (unreachable > 0) {
       logger.warn(
         `${unreachable} administrator account(s) have no mobile: the second factor cannot apply to them ` +

@@ -1,8 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { oneLine } from './logging/startup-logger.js';
-import { oneFactor } from './core/sessions/authentication-methods.js';
-import { TokenService } from './core/sessions/token.service.js';
+import { oneLine } from './infra/telemetry/startup-logger.js';
+import { oneFactor, TokenService } from './tokens/index.js';
 
 /** The service cannot do its one job: it must not start, let alone report itself ready. */
 export class StartupCheckError extends Error {

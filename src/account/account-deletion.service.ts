@@ -2,13 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { AppException } from '../common/app-exception.js';
-import { AuditLog } from '../core/audit/audit-log.service.js';
-import { AuthzVersions } from '../core/authz/authz-versions.js';
-import { RolesRepository } from '../core/roles/roles.repository.js';
-import type { ClientInfo } from '../core/sessions/session.service.js';
-import { invalidToken } from '../core/sessions/token.service.js';
-import { UsersRepository } from '../core/users/users.repository.js';
-import { Transactions } from '../database/transactions.js';
+import { AuditLog } from '../audit/index.js';
+import { AuthzVersions, RolesRepository } from '../rbac/index.js';
+import type { ClientInfo } from '../common/client-info.js';
+import { invalidToken } from '../tokens/index.js';
+import { UsersRepository } from '../identity/index.js';
+import { Transactions } from '../infra/database/transactions.js';
 
 /**
  * The holder deletes their own account (GDPR Art. 17). In one transaction the user row goes, and
@@ -33,8 +32,7 @@ export class AccountDeletionService {
       await this.roles.lockRoleByName(manager, SystemRoles.Admin);
       const account = await this.users.lockAccount(manager, user.id);
       if (!account) throw invalidToken();
-      const holdsAdmin = (await this.users.rolesOf(manager, user.id)).some((role) => role.name === SystemRoles.Admin);
-      if (holdsAdmin && (await this.users.countOtherEnabledHolders(manager, user.id, SystemRoles.Admin)) === 0) {
+      if (await this.users.isLastEnabledHolder(manager, user.id, SystemRoles.Admin)) {
         throw new AppException('CONFLICT', 'The last administrator cannot delete their account.');
       }
       await this.users.deleteAccount(manager, user.id, account.email);

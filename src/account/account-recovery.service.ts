@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { AuditLog } from '../core/audit/audit-log.service.js';
-import { SessionsRepository } from '../core/sessions/sessions.repository.js';
+import { AuditLog } from '../audit/index.js';
+import { SessionsRepository } from '../tokens/index.js';
 import { AppException } from '../common/app-exception.js';
 import { normalizeEmail } from '../common/normalize.js';
-import { AuthzVersions } from '../core/authz/authz-versions.js';
-import { UsersRepository } from '../core/users/users.repository.js';
-import { SecondFactorsRepository } from '../core/second-factor/second-factors.repository.js';
-import { Transactions } from '../database/transactions.js';
+import { AuthzVersions } from '../rbac/index.js';
+import { UsersRepository } from '../identity/index.js';
+import { SecondFactorsRepository } from '../second-factor/index.js';
+import { Transactions } from '../infra/database/transactions.js';
 
 /**
  * An operator's help for a locked-out account, from the command line (no HTTP, no token): end

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AuditLog } from '../core/audit/audit-log.service.js';
-import type { ClientInfo } from '../core/sessions/session.service.js';
-import { SessionsRepository } from '../core/sessions/sessions.repository.js';
-import { AuthzVersions } from '../core/authz/authz-versions.js';
-import { notFound } from '../core/authz/rbac-errors.js';
-import { Transactions } from '../database/transactions.js';
+import { AuditLog } from '../audit/index.js';
+import type { ClientInfo } from '../common/client-info.js';
+import { SessionsRepository } from '../tokens/index.js';
+import { AuthzVersions, notFound } from '../rbac/index.js';
+import { Transactions } from '../infra/database/transactions.js';
+import type { SessionRef } from '../common/session-ref.js';
 
 export interface SessionResponse {
   id: string;
@@ -29,19 +29,24 @@ export class AccountSessionsService {
     private readonly audit: AuditLog,
   ) {}
 
-  async list(userId: string, currentSessionId?: string): Promise<{ items: SessionResponse[]; total: number }> {
+  /** The user's live sessions; `current` marks the caller's own one, when they list their own. */
+  async list(userId: string, caller: SessionRef): Promise<{ items: SessionResponse[]; total: number }> {
     const rows = await this.sessions.findLiveOfUser(this.transactions.manager, userId);
-    const items = rows.map((row) => ({ ...row, current: row.id === currentSessionId }));
+    const current = caller.userId === userId ? caller.sessionId : undefined;
+    const items = rows.map((row) => ({
+      id: row.id,
+      created_at: row.createdAt,
+      last_used_at: row.lastUsedAt,
+      ip: row.ip,
+      user_agent: row.userAgent,
+      current: row.id === current,
+    }));
     return { items, total: items.length };
   }
 
   /** Ends one live session of the user; any other id (someone else's, ended, unknown) is 404. */
-  async revokeOne(
-    userId: string,
-    sessionId: string,
-    actorId: string,
-    client: ClientInfo,
-  ): Promise<Record<string, never>> {
+  async revokeOne(session: SessionRef, actorId: string, client: ClientInfo): Promise<Record<string, never>> {
+    const { userId, sessionId } = session;
     const rows = await this.sessions.revoke(
       this.transactions.manager,
       { sessionId, userId },
@@ -62,11 +67,11 @@ export class AccountSessionsService {
 
   /** Ends every live session of the user but `keepSessionId` (all of them when absent). */
   async revokeOthers(
-    userId: string,
-    keepSessionId: string | undefined,
+    owner: { userId: string; keepSessionId?: string },
     actorId: string,
     client: ClientInfo,
   ): Promise<{ revoked: number }> {
+    const { userId, keepSessionId } = owner;
     const rows = await this.sessions.revoke(
       this.transactions.manager,
       { userId, exceptSessionId: keepSessionId },

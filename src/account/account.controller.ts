@@ -1,10 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post, Req, Res } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { setAuthCookies } from '../core/sessions/auth-cookies.js';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { withAuthCookies } from '../tokens/index.js';
 import { AppConfig } from '../config/app-config.js';
-import { clientOf } from '../core/sessions/client-info.js';
-import { CurrentUser } from '@auth-rbac/nest-guard';
-import { Public, RequireFreshAuth } from '@auth-rbac/nest-guard';
+import { CurrentUser, Public, RequireFreshAuth } from '@auth-rbac/nest-guard';
 import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js';
 import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 import { UuidParam } from '../common/uuid-param.js';
@@ -26,6 +24,7 @@ import { PasswordChangeService } from './password-change.service.js';
 import { ProfileService } from './profile.service.js';
 import { TotpEnrolmentService } from './totp-enrolment.service.js';
 import { AccountDeletionService } from './account-deletion.service.js';
+import { Client, type ClientInfo } from '../common/client-info.js';
 
 /** The signed-in person's own account: every route needs their access token and no permission. */
 @Controller('account')
@@ -49,13 +48,12 @@ export class AccountController {
   async reauthenticate(
     @CurrentUser() user: AuthUser,
     @Body() dto: ReauthenticateDto,
-    @Req() request: FastifyRequest,
+    @Client() client: ClientInfo,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const outcome = await this.reauthentication.handle(user, dto, clientOf(request));
+    const outcome = await this.reauthentication.handle(user, dto, client);
     if (!('tokens' in outcome)) return outcome;
-    setAuthCookies(reply, outcome.tokens, this.config);
-    return outcome.response;
+    return withAuthCookies(reply, outcome, this.config);
   }
 
   @Get()
@@ -65,8 +63,8 @@ export class AccountController {
   }
 
   @Patch()
-  update(@CurrentUser() user: AuthUser, @Body() dto: UpdateAccountDto, @Req() request: FastifyRequest) {
-    return this.profile.rename(user, dto.name, clientOf(request));
+  update(@CurrentUser() user: AuthUser, @Body() dto: UpdateAccountDto, @Client() client: ClientInfo) {
+    return this.profile.rename(user, dto.name, client);
   }
 
   /** The holder deletes their own account: everything of it goes, audit events keep its id. */
@@ -75,57 +73,57 @@ export class AccountController {
   delete(
     @CurrentUser() user: AuthUser,
     @Body(EmptyBodyPipe) _body: Record<string, never>,
-    @Req() request: FastifyRequest,
+    @Client() client: ClientInfo,
   ): Promise<Record<string, never>> {
-    return this.deletion.delete(user, clientOf(request));
+    return this.deletion.delete(user, client);
   }
 
   @Post('password')
   @HttpCode(HttpStatus.OK)
-  changePassword(@CurrentUser() user: AuthUser, @Body() dto: ChangePasswordDto, @Req() request: FastifyRequest) {
-    return this.passwordChange.change(user, dto, clientOf(request));
+  changePassword(@CurrentUser() user: AuthUser, @Body() dto: ChangePasswordDto, @Client() client: ClientInfo) {
+    return this.passwordChange.change(user, dto, client);
   }
 
   @Post('email')
   @RequireFreshAuth()
   @HttpCode(HttpStatus.OK)
-  changeEmail(@CurrentUser() user: AuthUser, @Body() dto: ChangeEmailDto, @Req() request: FastifyRequest) {
-    return this.emailChange.request(user, dto.email, clientOf(request));
+  changeEmail(@CurrentUser() user: AuthUser, @Body() dto: ChangeEmailDto, @Client() client: ClientInfo) {
+    return this.emailChange.request(user, dto.email, client);
   }
 
   /** The link from the mail: whoever holds it proves they read the new address; no session needed. */
   @Public()
   @Post('email/confirm')
   @HttpCode(HttpStatus.OK)
-  confirmEmail(@Body() dto: ConfirmEmailChangeDto, @Req() request: FastifyRequest) {
-    return this.emailChange.confirm(dto.token, clientOf(request));
+  confirmEmail(@Body() dto: ConfirmEmailChangeDto, @Client() client: ClientInfo) {
+    return this.emailChange.confirm(dto.token, client);
   }
 
   /** The cancel link from the notice to the old address: whoever reads that mailbox may stop the change. */
   @Public()
   @Post('email/cancel')
   @HttpCode(HttpStatus.OK)
-  cancelEmailChange(@Body() dto: ConfirmEmailChangeDto, @Req() request: FastifyRequest) {
-    return this.emailChange.cancel(dto.token, clientOf(request));
+  cancelEmailChange(@Body() dto: ConfirmEmailChangeDto, @Client() client: ClientInfo) {
+    return this.emailChange.cancel(dto.token, client);
   }
 
   @Post('mobile')
   @RequireFreshAuth()
   @HttpCode(HttpStatus.OK)
-  changeMobile(@CurrentUser() user: AuthUser, @Body() dto: ChangeMobileDto, @Req() request: FastifyRequest) {
-    return this.mobileChange.request(user, dto.mobile, clientOf(request));
+  changeMobile(@CurrentUser() user: AuthUser, @Body() dto: ChangeMobileDto, @Client() client: ClientInfo) {
+    return this.mobileChange.request(user, dto.mobile, client);
   }
 
   @Post('mobile/confirm')
   @RequireFreshAuth()
   @HttpCode(HttpStatus.OK)
-  confirmMobile(@CurrentUser() user: AuthUser, @Body() dto: ConfirmCodeDto, @Req() request: FastifyRequest) {
-    return this.mobileChange.confirm(user, dto.code, clientOf(request));
+  confirmMobile(@CurrentUser() user: AuthUser, @Body() dto: ConfirmCodeDto, @Client() client: ClientInfo) {
+    return this.mobileChange.confirm(user, dto.code, client);
   }
 
   @Get('sessions')
   listSessions(@CurrentUser() user: AuthUser) {
-    return this.sessions.list(user.id, user.sessionId);
+    return this.sessions.list(user.id, { userId: user.id, sessionId: user.sessionId });
   }
 
   @Post('sessions/revoke-others')
@@ -133,15 +131,15 @@ export class AccountController {
   async revokeOtherSessions(
     @CurrentUser() user: AuthUser,
     @Body(EmptyBodyPipe) _body: Record<string, never>,
-    @Req() request: FastifyRequest,
+    @Client() client: ClientInfo,
   ) {
-    await this.sessions.revokeOthers(user.id, user.sessionId, user.id, clientOf(request));
+    await this.sessions.revokeOthers({ userId: user.id, keepSessionId: user.sessionId }, user.id, client);
     return {};
   }
 
   @Delete('sessions/:id')
-  revokeSession(@CurrentUser() user: AuthUser, @UuidParam() id: string, @Req() request: FastifyRequest) {
-    return this.sessions.revokeOne(user.id, id, user.id, clientOf(request));
+  revokeSession(@CurrentUser() user: AuthUser, @UuidParam() id: string, @Client() client: ClientInfo) {
+    return this.sessions.revokeOne({ userId: user.id, sessionId: id }, user.id, client);
   }
 
   @Post('totp')
@@ -151,17 +149,17 @@ export class AccountController {
   startTotp(
     @CurrentUser() user: AuthUser,
     @Body(EmptyBodyPipe) _body: Record<string, never>,
-    @Req() request: FastifyRequest,
+    @Client() client: ClientInfo,
   ) {
-    return this.totp.start(user, clientOf(request));
+    return this.totp.start(user, client);
   }
 
   @Post('totp/confirm')
   @RequireFreshAuth()
   @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
-  confirmTotp(@CurrentUser() user: AuthUser, @Body() dto: ConfirmCodeDto, @Req() request: FastifyRequest) {
-    return this.totp.confirm(user, dto.code, clientOf(request));
+  confirmTotp(@CurrentUser() user: AuthUser, @Body() dto: ConfirmCodeDto, @Client() client: ClientInfo) {
+    return this.totp.confirm(user, dto.code, client);
   }
 
   /** Needs a fresh proof that includes a second factor (`amr` with `otp` or `mfa`). */
@@ -170,8 +168,8 @@ export class AccountController {
   disableTotp(
     @CurrentUser() user: AuthUser,
     @Body(EmptyBodyPipe) _body: Record<string, never>,
-    @Req() request: FastifyRequest,
+    @Client() client: ClientInfo,
   ) {
-    return this.totp.disable(user, clientOf(request));
+    return this.totp.disable(user, client);
   }
 }

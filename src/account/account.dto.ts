@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsObject, IsString, Length, Matches, ValidateIf, ValidateNested } from 'class-validator';
 import { UnlessAbsent } from '../common/unless-absent.js';
-import { IsNewPassword, MatchesField } from '../core/passwords/password-rules.js';
+import { IsNewPassword, MatchesField } from '../identity/index.js';
 import { IsAccountEmail, IsAccountMobile, IsPasskeyName, IsPersonName } from '../common/contact-fields.js';
 import { AuthenticationResponseDto, RegistrationResponseDto } from '../common/webauthn-json.dto.js';
 

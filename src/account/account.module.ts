@@ -1,62 +1,46 @@
 import { Module } from '@nestjs/common';
-import { AuthRepositoriesModule } from '../core/sessions/auth-repositories.module.js';
-import { SessionsModule } from '../core/sessions/sessions.module.js';
-import { TwoFactorModule } from '../core/second-factor/two-factor.module.js';
-import { PasswordModule } from '../core/passwords/password.module.js';
-import { LockoutModule } from '../core/lockout/lockout.module.js';
-import { MailModule } from '../outbox/mail.module.js';
-import { OtpCoreModule } from '../core/otp/otp-core.module.js';
-import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
-import { IdentityChangeModule } from '../core/identity/identity-change.module.js';
-import { UsersModule } from '../core/users/users.module.js';
-import { AccountChangesRepository } from '../core/users/account-changes.repository.js';
+import { IdentityModule } from '../identity/index.js';
+import { MessagingModule } from '../infra/messaging/messaging.module.js';
+import { LockoutModule } from '../lockout/index.js';
+import { RbacModule } from '../rbac/index.js';
+import { SecondFactorModule } from '../second-factor/index.js';
+import { TokensModule } from '../tokens/index.js';
+import { AccountDeletionService } from './account-deletion.service.js';
+import { AccountRecoveryService } from './account-recovery.service.js';
 import { AccountSessionsService } from './account-sessions.service.js';
-import { EmailChangeService } from './email-change.service.js';
-import { MobileChangeService } from './mobile-change.service.js';
 import { AccountController } from './account.controller.js';
-import { AdminSessionsController } from './admin-sessions.controller.js';
-import { AdminSessionsService } from './admin-sessions.service.js';
+import { EmailChangeService } from './email-change.service.js';
+import { EmailVerificationController } from './email-verification.controller.js';
+import { EmailVerificationTokensRepository } from './email-verification-tokens.repository.js';
+import { EmailVerificationService } from './email-verification.service.js';
+import { IdentityChangeService } from './identity-change.service.js';
+import { MobileChangeService } from './mobile-change.service.js';
+import { PasskeyEnrolmentService } from './passkey-enrolment.service.js';
+import { PasskeysController } from './passkeys.controller.js';
 import { PasswordChangeService } from './password-change.service.js';
 import { ProfileService } from './profile.service.js';
 import { ReauthenticationService } from './reauthentication.service.js';
-import { SecondFactorModule } from '../core/second-factor/second-factor.module.js';
 import { TotpEnrolmentService } from './totp-enrolment.service.js';
-import { AccountDeletionService } from './account-deletion.service.js';
-import { RolesModule } from '../core/roles/roles.module.js';
-import { PasskeyEnrolmentService } from './passkey-enrolment.service.js';
-import { PasskeysController } from './passkeys.controller.js';
 
-/** The signed-in person's own account: profile, password, contact details, sessions, second factors. */
+/** The account holder's own side: profile, credentials, factors, sessions, verification, deletion. */
 @Module({
-  imports: [
-    SessionsModule,
-    TwoFactorModule,
-    UsersModule,
-    PasswordModule,
-    AuthRepositoriesModule,
-    IdentityChangeModule,
-    RbacCoreModule,
-    LockoutModule,
-    SecondFactorModule,
-    MailModule,
-    OtpCoreModule,
-    RolesModule,
-  ],
-  controllers: [AccountController, PasskeysController, AdminSessionsController],
+  imports: [TokensModule, SecondFactorModule, IdentityModule, RbacModule, LockoutModule, MessagingModule],
+  controllers: [AccountController, PasskeysController, EmailVerificationController],
   providers: [
     ProfileService,
     PasswordChangeService,
     ReauthenticationService,
     AccountSessionsService,
-    AdminSessionsService,
     TotpEnrolmentService,
     PasskeyEnrolmentService,
-    AccountChangesRepository,
     EmailChangeService,
     MobileChangeService,
     AccountDeletionService,
+    AccountRecoveryService,
+    IdentityChangeService,
+    EmailVerificationService,
+    EmailVerificationTokensRepository,
   ],
-  // The enrolment guard is registered globally by AppModule and needs the sign-in's second-factor rules.
-  exports: [AccountSessionsService, UsersModule, TwoFactorModule],
+  exports: [AccountSessionsService, IdentityChangeService, EmailVerificationService, AccountRecoveryService],
 })
 export class AccountModule {}

@@ -1,19 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { AuditLog } from '../core/audit/audit-log.service.js';
-import type { ClientInfo } from '../core/sessions/session.service.js';
-import { sha256Hex } from '../core/sessions/token-hash.js';
+import { AuditLog } from '../audit/index.js';
+import type { ClientInfo } from '../common/client-info.js';
+import { sha256Hex } from '../common/token-hash.js';
 import { AppException } from '../common/app-exception.js';
 import { asConflict } from '../common/unique-violation.js';
 import { rateLimited } from '../common/rate-limited.js';
 import { AppConfig } from '../config/app-config.js';
-import { MailService } from '../outbox/mail.service.js';
+import { MailService } from '../infra/messaging/mail.service.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { IdentityChangeService } from '../core/identity/identity-change.service.js';
-import { UsersRepository } from '../core/users/users.repository.js';
-import { AccountChangesRepository } from '../core/users/account-changes.repository.js';
-import { Transactions } from '../database/transactions.js';
-import { SessionsRepository } from '../core/sessions/sessions.repository.js';
+import { IdentityChangeService } from './identity-change.service.js';
+import { UsersRepository, AccountChangesRepository } from '../identity/index.js';
+import { Transactions } from '../infra/database/transactions.js';
+import { SessionsRepository } from '../tokens/index.js';
 
 /**
  * The holder changes their email in two steps: a link (32 random bytes, only its SHA-256 stored)

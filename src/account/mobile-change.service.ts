@@ -1,21 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
-import { AuditLog } from '../core/audit/audit-log.service.js';
-import type { ClientInfo } from '../core/sessions/session.service.js';
+import { AuditLog } from '../audit/index.js';
+import type { ClientInfo } from '../common/client-info.js';
 import { AppException } from '../common/app-exception.js';
 import { asConflict } from '../common/unique-violation.js';
 import { clientAddressKey } from '../common/client-address.js';
 import { AppConfig } from '../config/app-config.js';
-import { OtpCodes } from '../core/otp/otp-codes.js';
-import { assertCodeRequestAllowed } from '../core/otp/otp-send-limits.js';
-import { lockMobileForSending } from '../core/otp/otp-codes.repository.js';
-import { SmsService } from '../outbox/sms.service.js';
+import { OtpCodes, assertCodeRequestAllowed, lockMobileForSending } from '../second-factor/index.js';
+import { SmsService } from '../infra/messaging/sms.service.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { IdentityChangeService } from '../core/identity/identity-change.service.js';
-import { UsersRepository } from '../core/users/users.repository.js';
-import { AccountChangesRepository } from '../core/users/account-changes.repository.js';
-import { Transactions } from '../database/transactions.js';
-import { SessionsRepository } from '../core/sessions/sessions.repository.js';
+import { IdentityChangeService } from './identity-change.service.js';
+import { UsersRepository, AccountChangesRepository } from '../identity/index.js';
+import { Transactions } from '../infra/database/transactions.js';
+import { SessionsRepository } from '../tokens/index.js';
 
 const MAX_ATTEMPTS = 3;
 

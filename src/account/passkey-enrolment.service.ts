@@ -5,13 +5,12 @@ import type {
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import { AuditLog } from '../core/audit/audit-log.service.js';
-import { AuthzVersions } from '../core/authz/authz-versions.js';
-import type { ClientInfo } from '../core/sessions/session.service.js';
+import { AuditLog } from '../audit/index.js';
+import { AuthzVersions } from '../rbac/index.js';
+import type { ClientInfo } from '../common/client-info.js';
 import { AppException } from '../common/app-exception.js';
-import { PasskeysRepository } from '../core/second-factor/passkeys.repository.js';
-import { PasskeysService, passkeyView, type PasskeyView } from '../core/second-factor/passkeys.service.js';
-import { UsersRepository } from '../core/users/users.repository.js';
+import { PasskeysRepository, PasskeysService, passkeyView, type PasskeyView } from '../second-factor/index.js';
+import { UsersRepository } from '../identity/index.js';
 import type { RegisterPasskeyDto } from './account.dto.js';
 
 /** `amr` values that let a session remove a passkey: a passkey was among its last proof, or two factors were. */

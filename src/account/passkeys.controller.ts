@@ -1,12 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post } from '@nestjs/common';
 import { CurrentUser, RequireFreshAuth, type AuthUser } from '@auth-rbac/nest-guard';
 import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js';
 import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 import { UuidParam } from '../common/uuid-param.js';
-import { clientOf } from '../core/sessions/client-info.js';
 import { RegisterPasskeyDto, RenamePasskeyDto } from './account.dto.js';
 import { PasskeyEnrolmentService } from './passkey-enrolment.service.js';
+import { Client, type ClientInfo } from '../common/client-info.js';
 
 /** The holder's passkeys (WebAuthn), and the options of a re-authentication with one. */
 @Controller('account')
@@ -24,8 +23,8 @@ export class PasskeysController {
   @Post('passkeys')
   @RequireFreshAuth()
   @AllowedBeforeEnrolment()
-  register(@CurrentUser() user: AuthUser, @Body() dto: RegisterPasskeyDto, @Req() request: FastifyRequest) {
-    return this.passkeys.register(user, dto, clientOf(request));
+  register(@CurrentUser() user: AuthUser, @Body() dto: RegisterPasskeyDto, @Client() client: ClientInfo) {
+    return this.passkeys.register(user, dto, client);
   }
 
   @Get('passkeys')
@@ -39,16 +38,16 @@ export class PasskeysController {
     @CurrentUser() user: AuthUser,
     @UuidParam() id: string,
     @Body() dto: RenamePasskeyDto,
-    @Req() request: FastifyRequest,
+    @Client() client: ClientInfo,
   ) {
-    return this.passkeys.rename(user, id, dto.name, clientOf(request));
+    return this.passkeys.rename(user, id, dto.name, client);
   }
 
   /** Needs a fresh proof that held a passkey or two factors (`amr` with `hwk` or `mfa`). */
   @Delete('passkeys/:id')
   @RequireFreshAuth()
-  remove(@CurrentUser() user: AuthUser, @UuidParam() id: string, @Req() request: FastifyRequest) {
-    return this.passkeys.remove(user, id, clientOf(request));
+  remove(@CurrentUser() user: AuthUser, @UuidParam() id: string, @Client() client: ClientInfo) {
+    return this.passkeys.remove(user, id, client);
   }
 
   @Post('reauthenticate/options')

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { PasswordHasher } from '../core/passwords/password-hasher.js';
-import type { ClientInfo } from '../core/sessions/session.service.js';
+import { PasswordHasher } from '../identity/index.js';
+import type { ClientInfo } from '../common/client-info.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { IdentityChangeService } from '../core/identity/identity-change.service.js';
+import { IdentityChangeService } from './identity-change.service.js';
 import type { ChangePasswordDto } from './account.dto.js';
 import { ReauthenticationService } from './reauthentication.service.js';
 

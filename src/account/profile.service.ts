@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { ClientInfo } from '../core/sessions/session.service.js';
-import { invalidToken } from '../core/sessions/token.service.js';
+import type { ClientInfo } from '../common/client-info.js';
+import { invalidToken } from '../tokens/index.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { IdentityChangeService } from '../core/identity/identity-change.service.js';
-import { UsersRepository } from '../core/users/users.repository.js';
+import { IdentityChangeService } from './identity-change.service.js';
+import { UsersRepository } from '../identity/index.js';
 
 export interface AccountResponse {
   id: string;
@@ -26,7 +26,8 @@ export class ProfileService {
   async get(user: AuthUser): Promise<AccountResponse> {
     const profile = await this.users.findCallerProfile(user.id);
     if (!profile) throw invalidToken();
-    return { ...profile, roles: user.roles, permissions: user.permissions };
+    const { emailVerified, ...identity } = profile;
+    return { ...identity, email_verified: emailVerified, roles: user.roles, permissions: user.permissions };
   }
 
   /** A name change ends nothing; it still goes through the one change operation, which audits it. */

@@ -1,39 +1,37 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { AuditLog } from '../core/audit/audit-log.service.js';
-import { PasswordHasher } from '../core/passwords/password-hasher.js';
+import { AuditLog } from '../audit/index.js';
+import { PasswordHasher, UsersRepository } from '../identity/index.js';
 import {
   SessionService,
   tokenPairResponse,
-  type ClientInfo,
   type IssuedSession,
-} from '../core/sessions/session.service.js';
-import { AppException } from '../common/app-exception.js';
-import { clientAddressKey } from '../common/client-address.js';
-import { AppConfig } from '../config/app-config.js';
-import { LoginLockout, lockoutSubject } from '../core/lockout/login-lockout.service.js';
-import { UsersRepository } from '../core/users/users.repository.js';
-import {
   afterReauthentication,
   userVerifyingPasskey,
   type AuthenticationMethod,
-} from '../core/sessions/authentication-methods.js';
-import { TotpService } from '../core/second-factor/totp.service.js';
-import { RecoveryCodesService } from '../core/second-factor/recovery-codes.service.js';
-import { OtpCodes } from '../core/otp/otp-codes.js';
-import { checkOtp } from '../core/otp/otp-check.js';
-import { assertCodeRequestAllowed } from '../core/otp/otp-send-limits.js';
+} from '../tokens/index.js';
+import { AppException } from '../common/app-exception.js';
+import { clientAddressKey } from '../common/client-address.js';
+import { AppConfig } from '../config/app-config.js';
+import { LoginLockout, lockoutSubject } from '../lockout/index.js';
 import {
+  TotpService,
+  RecoveryCodesService,
+  OtpCodes,
+  checkOtp,
+  assertCodeRequestAllowed,
   insertReauthCode,
   lockLatestReauthCode,
   lockMobileForSending,
   replaceLiveReauthCodes,
-} from '../core/otp/otp-codes.repository.js';
-import { SmsService } from '../outbox/sms.service.js';
-import { Transactions } from '../database/transactions.js';
+  PasskeysService,
+  passkeyRefusal,
+} from '../second-factor/index.js';
+import { SmsService } from '../infra/messaging/sms.service.js';
+import { Transactions } from '../infra/database/transactions.js';
 import type { ReauthenticateDto } from './account.dto.js';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
-import { PasskeysService, passkeyRefusal } from '../core/second-factor/passkeys.service.js';
+import type { ClientInfo } from '../common/client-info.js';
 
 /**
  * One proof of presence. A new kind of proof is one more member here, one more case in

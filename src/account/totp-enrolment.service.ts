@@ -1,14 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { AuditLog } from '../core/audit/audit-log.service.js';
-import type { ClientInfo } from '../core/sessions/session.service.js';
+import { AuditLog } from '../audit/index.js';
+import type { ClientInfo } from '../common/client-info.js';
 import { AppException } from '../common/app-exception.js';
-import { AuthzVersions } from '../core/authz/authz-versions.js';
+import { AuthzVersions } from '../rbac/index.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { ReauthenticationService } from './reauthentication.service.js';
-import { RecoveryCodesService } from '../core/second-factor/recovery-codes.service.js';
-import { SecondFactorsRepository } from '../core/second-factor/second-factors.repository.js';
-import { TotpService, type TotpEnrolment } from '../core/second-factor/totp.service.js';
-import { Transactions } from '../database/transactions.js';
+import {
+  RecoveryCodesService,
+  SecondFactorsRepository,
+  TotpService,
+  type TotpEnrolment,
+} from '../second-factor/index.js';
+import { Transactions } from '../infra/database/transactions.js';
 
 /** The holder's side of the authenticator app: start, confirm with a first code, turn off. */
 @Injectable()

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
-import { AuditEventsRepository } from '../core/audit/audit-events.repository.js';
+import { AuditEventsRepository } from './audit-events.repository.js';
 
 const DAY_MS = 24 * 60 * 60_000;
 /** Rows per DELETE: each batch is its own short transaction, so no lock is held for long. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { pageOf, pageOffset, type Page } from '../common/pagination.dto.js';
 import type { ListAuditEventsQuery } from './audit.dto.js';
-import { AuditEventsRepository, type AuditEventRow } from '../core/audit/audit-events.repository.js';
+import { AuditEventsRepository, type AuditEventRow } from './audit-events.repository.js';
 
 /** The audit trail as administrators read it. */
 @Injectable()

@@ -1,7 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { AdminList } from '../common/admin-list.decorator.js';
-import { Permissions } from '@auth-rbac/nest-guard';
-import { RequirePermissions } from '@auth-rbac/nest-guard';
+import { Permissions, RequirePermissions } from '@auth-rbac/nest-guard';
 import { ListAuditEventsQuery } from './audit.dto.js';
 import { AuditTrailService } from './audit-trail.service.js';
 

@@ -1,21 +1,26 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
-import { AuditCoreModule } from '../core/audit/audit-core.module.js';
-import { AuditController } from './audit.controller.js';
-import { PrivilegeRefusalAuditInterceptor } from './privilege-refusal-audit.interceptor.js';
+import { OutboxObserver } from '../infra/messaging/outbox-observer.js';
+import { AuditEventsRepository } from './audit-events.repository.js';
+import { AuditLog } from './audit-log.service.js';
 import { AuditRetention } from './audit-retention.service.js';
 import { AuditTrailService } from './audit-trail.service.js';
+import { AuditController } from './audit.controller.js';
+import { OutboxAuditing } from './outbox-auditing.js';
 
-/** Global: every feature records its events through AuditLog, and the outbox reports to its observer. */
+/**
+ * Global: every capability records its events through AuditLog, and the outbox reports deliveries
+ * to its observer. The retention's timer is unreferenced, so a CLI command that imports this ends.
+ */
 @Global()
 @Module({
-  imports: [AuditCoreModule],
   controllers: [AuditController],
   providers: [
+    AuditLog,
+    AuditEventsRepository,
+    { provide: OutboxObserver, useClass: OutboxAuditing },
     AuditRetention,
     AuditTrailService,
-    { provide: APP_INTERCEPTOR, useClass: PrivilegeRefusalAuditInterceptor },
   ],
-  exports: [AuditCoreModule],
+  exports: [AuditLog, AuditEventsRepository, OutboxObserver],
 })
 export class AuditModule {}

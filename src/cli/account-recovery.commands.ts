@@ -1,5 +1,5 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { AccountRecoveryService } from '../account/account-recovery.service.js';
+import { AccountRecoveryService } from '../account/index.js';
 
 interface EmailOption {
   email: string;

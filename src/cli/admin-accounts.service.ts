@@ -1,20 +1,18 @@
 import { Injectable } from '@nestjs/common';
+import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import { AuditLog } from '../core/audit/audit-log.service.js';
-import { RegisterDto } from '../auth/auth.dto.js';
-import { PasswordHasher } from '../core/passwords/password-hasher.js';
+import { AuditLog } from '../audit/index.js';
+import { RegisterDto } from '../sessions/index.js';
+import { PasswordHasher, UsersRepository } from '../identity/index.js';
 import type { IdentityTransformOptions } from '../common/contact-fields.js';
 import { normalizeEmail } from '../common/normalize.js';
 import { AppConfig } from '../config/app-config.js';
-import { AuthzVersions } from '../core/authz/authz-versions.js';
-import { RolesRepository } from '../core/roles/roles.repository.js';
-import { UsersRepository } from '../core/users/users.repository.js';
-import { Transactions } from '../database/transactions.js';
+import { AuthzVersions, RolesRepository } from '../rbac/index.js';
+import { Transactions } from '../infra/database/transactions.js';
 import { uniqueViolationField } from '../common/unique-violation.js';
 import { AppException } from '../common/app-exception.js';
-import type { AdminUserRow } from '../core/users/users.repository.js';
-import { UserDisablingService } from '../users/user-disabling.service.js';
+import { UserDisablingService, type UserResponse } from '../users/index.js';
 
 /** A refusal the CLI prints as its one line before exiting with status 1. */
 export class CliError extends Error {
@@ -61,7 +59,7 @@ export class AdminAccountsService {
         this.users.insertWithRole(
           manager,
           { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash, emailVerified: true },
-          'admin',
+          SystemRoles.Admin,
         ),
       );
     } catch (error) {
@@ -73,7 +71,7 @@ export class AdminAccountsService {
       type: 'user.create',
       targetType: 'user',
       targetId: user.id,
-      details: { via: 'cli', roles: ['admin'] },
+      details: { via: 'cli', roles: [SystemRoles.Admin] },
     });
     return { id: user.id, email: user.email };
   }
@@ -96,7 +94,7 @@ export class AdminAccountsService {
   }
 
   /** As the API's disable, with the operator for actor: the last enabled administrator stays enabled. */
-  async disableUser(email: string, options: { reason?: string; until?: string }): Promise<AdminUserRow> {
+  async disableUser(email: string, options: { reason?: string; until?: string }): Promise<UserResponse> {
     const user = await this.findUser(email);
     let until: Date | null = null;
     if (options.until !== undefined) {
@@ -110,7 +108,7 @@ export class AdminAccountsService {
     return this.asCliError(() => this.disabling.disable(user.id, { reason: options.reason ?? null, until }, null));
   }
 
-  async enableUser(email: string): Promise<AdminUserRow> {
+  async enableUser(email: string): Promise<UserResponse> {
     const user = await this.findUser(email);
     return this.asCliError(() => this.disabling.enable(user.id, null));
   }

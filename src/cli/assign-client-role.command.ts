@@ -1,5 +1,5 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { ClientRolesService } from '../core/clients/client-roles.service.js';
+import { ClientRolesService } from '../oidc/index.js';
 
 interface AssignClientRoleOptions {
   client: string;

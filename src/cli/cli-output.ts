@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { oneLine } from '../logging/startup-logger.js';
+import { oneLine } from '../infra/telemetry/startup-logger.js';
 
 /**
  * Nest's messages while a command starts, as one plain line each on standard error: warnings

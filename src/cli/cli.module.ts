@@ -1,16 +1,13 @@
-import { RolesModule } from '../core/roles/roles.module.js';
 import { Module, type Provider, type Type } from '@nestjs/common';
-import { AccountRecoveryModule } from '../account/account-recovery.module.js';
-import { AuditModule } from '../audit/audit.module.js';
-import { PasswordModule } from '../core/passwords/password.module.js';
+import { AccountModule } from '../account/index.js';
+import { AuditModule } from '../audit/index.js';
+import { IdentityModule } from '../identity/index.js';
 import { AppConfigModule } from '../config/config.module.js';
-import { DatabaseModule } from '../database/database.module.js';
-import { SeedModule } from '../core/seeds/seed.module.js';
-import { ClientsCoreModule } from '../core/clients/clients-core.module.js';
+import { DatabaseModule } from '../infra/database/database.module.js';
+import { OidcModule } from '../oidc/index.js';
 import { RevokeSessionsCommand, ResetSecondFactorCommand } from './account-recovery.commands.js';
-import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
-import { RedisModule } from '../redis/redis.module.js';
-import { UsersModule } from '../core/users/users.module.js';
+import { RbacModule } from '../rbac/index.js';
+import { RedisModule } from '../infra/redis/redis.module.js';
 import {
   AssignRoleCommand,
   CreateAdminCommand,
@@ -18,7 +15,7 @@ import {
   EnableUserCommand,
   ListRolesCommand,
 } from './account.commands.js';
-import { UserDisablingModule } from '../users/user-disabling.module.js';
+import { UsersModule } from '../users/index.js';
 import { AdminAccountsService } from './admin-accounts.service.js';
 import { CreateClientCommand } from './create-client.command.js';
 import { AssignClientRoleCommand } from './assign-client-role.command.js';
@@ -52,17 +49,14 @@ const MIGRATION_COMMAND_CLASSES: Type[] = [MigrateCommand, MigrateStatusCommand]
 @Module({
   imports: [
     AppConfigModule,
-    RolesModule,
     DatabaseModule,
-    SeedModule,
-    ClientsCoreModule,
-    AccountRecoveryModule,
     RedisModule,
     AuditModule,
-    PasswordModule,
+    IdentityModule,
+    RbacModule,
+    OidcModule,
+    AccountModule,
     UsersModule,
-    RbacCoreModule,
-    UserDisablingModule,
   ],
   providers: [AdminAccountsService, ...DATABASE_COMMANDS],
 })

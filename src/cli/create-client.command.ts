@@ -1,5 +1,5 @@
 import { Command, CommandRunner } from 'nest-commander';
-import { ServiceClientsService } from '../core/clients/service-clients.service.js';
+import { ServiceClientsService } from '../oidc/index.js';
 
 /** `create-client <id>`: an introspection client; its secret is printed once and stored only as a hash. */
 @Command({

@@ -1,8 +1,8 @@
 import { Command, CommandRunner } from 'nest-commander';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
-import { appliedMigrations } from '../database/migration-status.js';
-import { createStandaloneDataSource } from '../database/standalone-data-source.js';
+import { appliedMigrations } from '../infra/database/migration-status.js';
+import { createStandaloneDataSource } from '../infra/database/standalone-data-source.js';
 
 /** Runs `work` on a data source of its own that never runs migrations by itself. */
 async function withDataSource<T>(config: AppConfig, work: (dataSource: DataSource) => Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { RolesRepository } from '../core/roles/roles.repository.js';
+import { RolesRepository } from '../rbac/index.js';
 
 interface ExportOptions {
   format?: string;

@@ -1,14 +1,8 @@
 import { Command, CommandRunner } from 'nest-commander';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, createPrivateKey, createPublicKey } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { publicVerificationKey, type TokenAlgorithm } from '@auth-rbac/nest-guard/internal';
-import { createPrivateKey, createPublicKey } from 'node:crypto';
-import {
-  generatePrivateKeyPem,
-  previousKeysFileOf,
-  privateKeyFileOf,
-  writePrivateFile,
-} from '../core/sessions/signing-keys.js';
+import { generatePrivateKeyPem, previousKeysFileOf, privateKeyFileOf, writePrivateFile } from '../tokens/index.js';
 import { AppConfig } from '../config/app-config.js';
 
 /**

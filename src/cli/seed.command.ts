@@ -1,7 +1,6 @@
 import { Command, CommandRunner } from 'nest-commander';
 import { AppConfig } from '../config/app-config.js';
-import { reportGeneratedPasswords } from '../core/seeds/seed-report.js';
-import { SeedService } from '../core/seeds/seed.service.js';
+import { reportGeneratedPasswords, SeedService } from '../rbac/index.js';
 
 @Command({ name: 'seed', description: 'Seed the default roles, permissions and accounts (idempotent)' })
 export class SeedCommand extends CommandRunner {

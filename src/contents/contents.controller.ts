@@ -1,9 +1,7 @@
 import { Body, Controller, Delete, Get, Post, Put, Query } from '@nestjs/common';
-import { CurrentUser } from '@auth-rbac/nest-guard';
+import { CurrentUser, Permissions, RequirePermissions } from '@auth-rbac/nest-guard';
 import { UuidParam } from '../common/uuid-param.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { Permissions } from '@auth-rbac/nest-guard';
-import { RequirePermissions } from '@auth-rbac/nest-guard';
 import { CreateContentDto, ListContentsQuery, UpdateContentDto } from './contents.dto.js';
 import { ContentsService } from './contents.service.js';
 

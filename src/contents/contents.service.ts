@@ -1,5 +1,5 @@
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { isServiceCaller } from '../core/clients/client-tokens.service.js';
+import { isServiceCaller } from '../oidc/index.js';
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../common/app-exception.js';
 import { pageOf, pageOffset } from '../common/pagination.dto.js';

@@ -2,11 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { AppException } from '../common/app-exception.js';
 import { rateLimited } from '../common/rate-limited.js';
-import {
-  ClientAuthentication,
-  ClientAuthenticationError,
-  type ClientEndpoint,
-} from '../core/clients/client-authentication.js';
+import { ClientAuthentication, ClientAuthenticationError, type ClientEndpoint } from '../oidc/index.js';
 
 /** A compact JWS of the service is far smaller; anything longer is not one of its tokens. */
 const MAX_TOKEN_LENGTH = 8192;

@@ -1,12 +1,9 @@
 import { Module } from '@nestjs/common';
-import { ClientsCoreModule } from '../core/clients/clients-core.module.js';
-import { SecurityEventsModule } from '../core/events/security-events.module.js';
-import { SecurityEventFeed } from '../core/events/security-event-feed.js';
-import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
-import { RolesModule } from '../core/roles/roles.module.js';
-import { SessionsModule } from '../core/sessions/sessions.module.js';
-import { TwoFactorModule } from '../core/second-factor/two-factor.module.js';
-import { LimitsModule } from '../limits/limits.module.js';
+import { EventsModule, SecurityEventFeed } from '../events/index.js';
+import { OidcModule } from '../oidc/index.js';
+import { RbacModule } from '../rbac/index.js';
+import { SecondFactorModule } from '../second-factor/index.js';
+import { TokensModule } from '../tokens/index.js';
 import { IntrospectionRequests } from './introspection-requests.js';
 import { IntrospectionController } from './introspection.controller.js';
 import { IntrospectionService } from './introspection.service.js';
@@ -17,15 +14,7 @@ import { SecurityEventsController } from './security-events.controller.js';
 
 /** Other services asking about tokens (POST /api/auth/introspect) and following the event stream. */
 @Module({
-  imports: [
-    LimitsModule,
-    RbacCoreModule,
-    ClientsCoreModule,
-    TwoFactorModule,
-    SecurityEventsModule,
-    SessionsModule,
-    RolesModule,
-  ],
+  imports: [RbacModule, OidcModule, SecondFactorModule, EventsModule, TokensModule],
   controllers: [IntrospectionController, SecurityEventsController],
   providers: [
     IntrospectionRequests,

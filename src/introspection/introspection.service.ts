@@ -1,10 +1,8 @@
-import { AnyAudienceVerifier } from '../core/sessions/any-audience-verifier.js';
+import { AnyAudienceVerifier, isUuid } from '../tokens/index.js';
 import { HttpException, Injectable } from '@nestjs/common';
-import { principalOfSession } from '../core/principal/service-guard.js';
-import { PrincipalService } from '../core/principal/principal.service.js';
-import { ClientTokensService } from '../core/clients/client-tokens.service.js';
-import { isUuid } from '../core/sessions/token.service.js';
-import { PrincipalRules } from '../core/second-factor/principal-rules.js';
+import { principalOfSession, ClientTokensService } from '../oidc/index.js';
+import { PrincipalService } from '../rbac/index.js';
+import { PrincipalRules } from '../second-factor/index.js';
 
 export type IntrospectionResponse =
   | { active: false }
@@ -49,7 +47,7 @@ export class IntrospectionService {
       throw error;
     }
     if (!claims) return { active: false };
-    const found = await principalOfSession(this.principals, this.clientTokens, claims.userId, claims.sessionId);
+    const found = await principalOfSession(this.principals, this.clientTokens, claims);
     if (!found) return { active: false };
     // The service's own rules, by the same function its enrolment guard uses: a privileged account
     // that must enrol a second factor is answered with no role and no permission.

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { RolesRepository } from '../core/roles/roles.repository.js';
+import { RolesRepository } from '../rbac/index.js';
 
 /** The names of the service's permissions, sorted: what consumers' typed permissions are made of. */
 @Injectable()

@@ -3,9 +3,8 @@ import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config/app-config.js';
-import { SecurityEventFeed } from '../core/events/security-event-feed.js';
-import { SecurityEventsRepository, type StoredSecurityEvent } from '../core/events/security-events.repository.js';
-import { SigningKeys } from '../core/sessions/signing-keys.js';
+import { SecurityEventFeed, SecurityEventsRepository, type StoredSecurityEvent } from '../events/index.js';
+import { SigningKeys } from '../tokens/index.js';
 
 /** A comment line this often keeps proxies from closing an idle stream and tells the reader it is alive. */
 export const KEEP_ALIVE_MS = 15_000;

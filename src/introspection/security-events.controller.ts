@@ -1,7 +1,7 @@
 import { Public } from '@auth-rbac/nest-guard';
 import { Controller, Get, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SkipRateLimits } from '../limits/rate-limit.guard.js';
+import { SkipRateLimits } from '../common/rate-limits.js';
 import { IntrospectionRequests } from './introspection-requests.js';
 import { PermissionNamesService } from './permission-names.service.js';
 import { SecurityEventStream } from './security-event-stream.js';

@@ -1,10 +1,8 @@
 import { Body, Controller, Delete, Get, Post, Put } from '@nestjs/common';
-import { CurrentUser } from '@auth-rbac/nest-guard';
+import { CurrentUser, Permissions, RequirePermissions } from '@auth-rbac/nest-guard';
 import { AdminList } from '../common/admin-list.decorator.js';
 import { UuidParam } from '../common/uuid-param.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { Permissions } from '@auth-rbac/nest-guard';
-import { RequirePermissions } from '@auth-rbac/nest-guard';
 import { PermissionsService } from './permissions.service.js';
 import { CreatePermissionDto, UpdatePermissionDto } from './rbac.dto.js';
 

@@ -1,16 +1,16 @@
-import { SecurityEventsRepository } from '../core/events/security-events.repository.js';
+import { SecurityEventsRepository } from '../events/index.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AuditLog } from '../core/audit/audit-log.service.js';
-import { assertMayActOn, type PolicyActor } from '../core/authz/privilege-refusal.js';
+import { AuditLog } from '../audit/index.js';
+import { assertMayActOn, type PolicyActor } from './privilege-refusal.js';
 import { asConflict } from '../common/unique-violation.js';
-import { AuthzVersions } from '../core/authz/authz-versions.js';
-import { RolesRepository } from '../core/roles/roles.repository.js';
+import { AuthzVersions } from './authz-versions.js';
+import { RolesRepository } from './roles.repository.js';
 import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import type { CreatePermissionDto, UpdatePermissionDto } from './rbac.dto.js';
-import { notFound, systemProtected } from '../core/authz/rbac-errors.js';
+import { notFound, systemProtected } from './rbac-errors.js';
 import { toPermissionResponse, type PermissionResponse } from './rbac.responses.js';
-import { Transactions } from '../database/transactions.js';
+import { Transactions } from '../infra/database/transactions.js';
 
 /**
  * Permissions (`resource.action`). The admin role holds every one, including new ones. Editing or

@@ -1,18 +1,29 @@
-import { SecurityEventsModule } from '../core/events/security-events.module.js';
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/index.js';
+import { IdentityModule } from '../identity/index.js';
+import { AccessRepository } from './access.repository.js';
+import { AuthzVersions } from './authz-versions.js';
 import { PermissionsController } from './permissions.controller.js';
 import { PermissionsService } from './permissions.service.js';
-import { RbacCoreModule } from '../core/principal/rbac-core.module.js';
+import { PrincipalService } from './principal.service.js';
 import { RolesController } from './roles.controller.js';
+import { RolesRepository } from './roles.repository.js';
 import { RolesService } from './roles.service.js';
-import { RolesModule } from '../core/roles/roles.module.js';
-import { ClientsCoreModule } from '../core/clients/clients-core.module.js';
-import { ClientRolesController } from './client-roles.controller.js';
+import { SeedService } from './seeds/seed.service.js';
 
-/** Administration of roles and permissions, and of the roles of service clients. */
+/** Roles, permissions, what an account may do (the principal), the privilege policy, and the seeds. */
 @Module({
-  imports: [SecurityEventsModule, RbacCoreModule, RolesModule, ClientsCoreModule],
-  controllers: [RolesController, PermissionsController, ClientRolesController],
-  providers: [RolesService, PermissionsService],
+  imports: [IdentityModule, EventsModule],
+  controllers: [RolesController, PermissionsController],
+  providers: [
+    RolesRepository,
+    AccessRepository,
+    AuthzVersions,
+    PrincipalService,
+    RolesService,
+    PermissionsService,
+    SeedService,
+  ],
+  exports: [RolesRepository, AccessRepository, AuthzVersions, PrincipalService, SeedService],
 })
 export class RbacModule {}

@@ -1,5 +1,4 @@
-import type { Permission } from '../database/entities/permission.entity.js';
-import type { Role } from '../database/entities/role.entity.js';
+import type { PermissionRow, RoleWithPermissionsRow } from './roles.repository.js';
 
 export interface PermissionResponse {
   id: string;
@@ -23,7 +22,7 @@ export interface RoleResponse {
   permissions: { id: string; name: string }[];
 }
 
-export function toPermissionResponse(permission: Permission): PermissionResponse {
+export function toPermissionResponse(permission: PermissionRow): PermissionResponse {
   return {
     id: permission.id,
     name: permission.name,
@@ -36,7 +35,7 @@ export function toPermissionResponse(permission: Permission): PermissionResponse
   };
 }
 
-export function toRoleResponse(role: Role): RoleResponse {
+export function toRoleResponse(role: RoleWithPermissionsRow): RoleResponse {
   return {
     id: role.id,
     name: role.name,
@@ -45,7 +44,7 @@ export function toRoleResponse(role: Role): RoleResponse {
     is_system: role.isSystem,
     created_at: role.createdAt,
     updated_at: role.updatedAt,
-    permissions: (role.permissions ?? [])
+    permissions: role.permissions
       .map((permission) => ({ id: permission.id, name: permission.name }))
       .sort((a, b) => a.name.localeCompare(b.name)),
   };

@@ -1,20 +1,20 @@
-import { SecurityEventsRepository } from '../core/events/security-events.repository.js';
+import { SecurityEventsRepository } from '../events/index.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AuditLog } from '../core/audit/audit-log.service.js';
+import { AuditLog } from '../audit/index.js';
 import {
   assertAdminRoleKeepsEveryPermission,
   assertMayActOn,
   assertMayGrant,
   type PolicyActor,
-} from '../core/authz/privilege-refusal.js';
+} from './privilege-refusal.js';
 import { asConflict } from '../common/unique-violation.js';
-import { AuthzVersions } from '../core/authz/authz-versions.js';
+import { AuthzVersions } from './authz-versions.js';
 import type { CreateRoleDto, UpdateRoleDto } from './rbac.dto.js';
-import { notFound, systemProtected, unknownIds } from '../core/authz/rbac-errors.js';
+import { notFound, systemProtected, unknownIds } from './rbac-errors.js';
 import { toRoleResponse, type RoleResponse } from './rbac.responses.js';
-import { RolesRepository, type RoleChanges } from '../core/roles/roles.repository.js';
-import { Transactions } from '../database/transactions.js';
+import { RolesRepository, type RoleChanges } from './roles.repository.js';
+import { Transactions } from '../infra/database/transactions.js';
 
 /**
  * Roles and their permission sets. System roles keep their name but may change permissions, except

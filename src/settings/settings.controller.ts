@@ -1,10 +1,8 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
-import { CurrentUser } from '@auth-rbac/nest-guard';
+import { CurrentUser, Permissions, RequirePermissions } from '@auth-rbac/nest-guard';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { Permissions } from '@auth-rbac/nest-guard';
-import { RequirePermissions } from '@auth-rbac/nest-guard';
 import { UpdateSettingsDto } from './settings.dto.js';
-import { SettingsService } from '../core/settings/settings.service.js';
+import { SettingsService } from './settings.service.js';
 
 @Controller('admin/settings')
 export class SettingsController {

@@ -1,10 +1,13 @@
 import { Module } from '@nestjs/common';
-import { SettingsCoreModule } from '../core/settings/settings-core.module.js';
 import { SettingsController } from './settings.controller.js';
+import { settingsVersionProvider } from './settings-version.js';
+import { SettingsRepository } from './settings.repository.js';
+import { SettingsService } from './settings.service.js';
 
-/** `/api/admin/settings`: reading and changing the login-method flags. */
+/** The settings an administrator changes at run time (GET/PATCH /api/settings), cached per version. */
 @Module({
-  imports: [SettingsCoreModule],
   controllers: [SettingsController],
+  providers: [SettingsRepository, SettingsService, settingsVersionProvider],
+  exports: [SettingsService],
 })
 export class SettingsModule {}

@@ -1,23 +1,28 @@
-import { SecurityEventsRepository } from '../core/events/security-events.repository.js';
+import { SecurityEventsRepository } from '../events/index.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { PasswordHasher } from '../core/passwords/password-hasher.js';
-import { AuditLog } from '../core/audit/audit-log.service.js';
-import { assertMayActOn } from '../core/authz/privilege-refusal.js';
-import type { ClientInfo } from '../core/sessions/session.service.js';
+import { PasswordHasher, UsersRepository } from '../identity/index.js';
+import { AuditLog } from '../audit/index.js';
+import {
+  assertMayActOn,
+  assertMayGrant,
+  AuthzVersions,
+  notFound,
+  RolesRepository,
+  AccessRepository,
+} from '../rbac/index.js';
+import type { ClientInfo } from '../common/client-info.js';
 import { AppException } from '../common/app-exception.js';
-import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { SystemRoles } from '@auth-rbac/nest-guard/internal';
-import { notFound } from '../core/authz/rbac-errors.js';
 import { asConflict } from '../common/unique-violation.js';
 import { pageOf, pageOffset, type Page } from '../common/pagination.dto.js';
 import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './users.dto.js';
-import { IdentityChangeService } from '../core/identity/identity-change.service.js';
-import { UsersRepository, type AdminUserRow } from '../core/users/users.repository.js';
-import { RolesRepository } from '../core/roles/roles.repository.js';
-import { Transactions } from '../database/transactions.js';
+import { IdentityChangeService } from '../account/index.js';
+import { Transactions } from '../infra/database/transactions.js';
 
-export type UserResponse = AdminUserRow;
+import { toUserResponse, type UserResponse } from './user-response.js';
+
+export type { UserResponse };
 
 /** Users as administrators see them: never a password or hash. */
 @Injectable()
@@ -25,6 +30,7 @@ export class UserAdministrationService {
   constructor(
     private readonly transactions: Transactions,
     private readonly users: UsersRepository,
+    private readonly access: AccessRepository,
     private readonly passwords: PasswordHasher,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
@@ -35,26 +41,36 @@ export class UserAdministrationService {
 
   async list(query: ListUsersQuery): Promise<Page<UserResponse>> {
     const { items, total } = await this.users.findAdminPage(query.search, query.limit, pageOffset(query));
-    return pageOf(query, items, total);
+    return pageOf(query, items.map(toUserResponse), total);
   }
 
   async get(id: string, manager?: EntityManager): Promise<UserResponse> {
     const user = await this.users.findAdminUser(id, manager);
     if (!user) throw notFound('User');
-    return user;
+    return toUserResponse(user);
   }
 
   async create(dto: CreateUserDto, actorId: string): Promise<UserResponse> {
     const passwordHash = await this.passwords.hash(dto.password);
     // An address an administrator typed counts as verified, as one changed by an administrator does.
     const user = await this.conflictsAsHttp(() =>
-      this.transactions.run((manager) =>
-        this.users.insertWithRole(
+      this.transactions.run(async (manager) => {
+        const created = await this.users.insertWithRole(
           manager,
           { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash, emailVerified: true },
           SystemRoles.User,
-        ),
-      ),
+        );
+        // The new account holds what the `user` role holds: a grant like any other ("grant ⊆ own").
+        const actor = await this.access.findEffectiveAccess(actorId, manager);
+        const granted = await this.access.findEffectiveAccess(created.id, manager);
+        assertMayGrant(
+          { id: actorId, permissions: actor?.permissions ?? [] },
+          { type: 'user', id: created.id },
+          granted?.permissions ?? [],
+          'user.create',
+        );
+        return created;
+      }),
     );
     await this.audit.record({ type: 'user.create', actorId, targetType: 'user', targetId: user.id });
     return this.get(user.id);
@@ -83,7 +99,8 @@ export class UserAdministrationService {
       await this.roles.lockRoleByName(manager, SystemRoles.Admin);
       await this.get(id, manager);
       await this.assertMayActOnUser(manager, actorId, id, 'user.delete');
-      if (await this.users.isOnlyHolder(manager, id, SystemRoles.Admin)) {
+      // A disabled holder cannot administer: the admin role stays with an enabled account.
+      if (await this.users.isLastEnabledHolder(manager, id, SystemRoles.Admin)) {
         throw new AppException('CONFLICT', 'The last administrator cannot be deleted.');
       }
       await this.users.deleteUser(manager, id);
@@ -108,8 +125,8 @@ export class UserAdministrationService {
     targetId: string,
     action: string,
   ): Promise<void> {
-    const actor = await this.users.findEffectiveAccess(actorId, manager);
-    const target = await this.users.findEffectiveAccess(targetId, manager);
+    const actor = await this.access.findEffectiveAccess(actorId, manager);
+    const target = await this.access.findEffectiveAccess(targetId, manager);
     if (!target) return; // the method's own lookup answers 404
     assertMayActOn(
       { id: actorId, permissions: actor?.permissions ?? [] },

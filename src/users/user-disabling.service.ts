@@ -2,14 +2,13 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import { AppException } from '../common/app-exception.js';
-import { AuditLog } from '../core/audit/audit-log.service.js';
-import { assertMayActOn } from '../core/authz/privilege-refusal.js';
-import { notFound } from '../core/authz/rbac-errors.js';
-import { IdentityChangeService } from '../core/identity/identity-change.service.js';
-import { RolesRepository } from '../core/roles/roles.repository.js';
-import type { ClientInfo } from '../core/sessions/session.service.js';
-import { UsersRepository, type AdminUserRow } from '../core/users/users.repository.js';
-import { Transactions } from '../database/transactions.js';
+import { AuditLog } from '../audit/index.js';
+import { assertMayActOn, notFound, RolesRepository, AccessRepository } from '../rbac/index.js';
+import { IdentityChangeService } from '../account/index.js';
+import type { ClientInfo } from '../common/client-info.js';
+import { UsersRepository } from '../identity/index.js';
+import { toUserResponse, type UserResponse } from './user-response.js';
+import { Transactions } from '../infra/database/transactions.js';
 
 /** Who disables: an administrator (judged by the privilege policy), or the operator at the CLI (`null`). */
 export type DisablingActor = { id: string } | null;
@@ -30,6 +29,7 @@ export class UserDisablingService {
   constructor(
     private readonly transactions: Transactions,
     private readonly users: UsersRepository,
+    private readonly access: AccessRepository,
     private readonly roles: RolesRepository,
     private readonly identityChange: IdentityChangeService,
     private readonly audit: AuditLog,
@@ -40,7 +40,7 @@ export class UserDisablingService {
     disabling: Disabling,
     actor: DisablingActor,
     client: ClientInfo = {},
-  ): Promise<AdminUserRow> {
+  ): Promise<UserResponse> {
     const until = disabling.until ?? null;
     if (until !== null && until.getTime() <= Date.now()) {
       throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
@@ -52,8 +52,7 @@ export class UserDisablingService {
       // that would each leave the other as the last administrator take turns.
       await this.roles.lockRoleByName(manager, SystemRoles.Admin);
       await this.lockTarget(manager, userId, actor, 'user.disable');
-      const holdsAdmin = (await this.users.rolesOf(manager, userId)).some((role) => role.name === SystemRoles.Admin);
-      if (holdsAdmin && (await this.users.countOtherEnabledHolders(manager, userId, SystemRoles.Admin)) === 0) {
+      if (await this.users.isLastEnabledHolder(manager, userId, SystemRoles.Admin)) {
         throw new AppException('CONFLICT', 'The last enabled administrator cannot be disabled.');
       }
       await this.users.setDisabled(manager, userId, { until, reason: disabling.reason ?? null });
@@ -69,10 +68,10 @@ export class UserDisablingService {
       client,
       details: { until: until?.toISOString() ?? null, ...(actor ? {} : { via: 'cli' }) },
     });
-    return user!;
+    return toUserResponse(user!);
   }
 
-  async enable(userId: string, actor: DisablingActor, client: ClientInfo = {}): Promise<AdminUserRow> {
+  async enable(userId: string, actor: DisablingActor, client: ClientInfo = {}): Promise<UserResponse> {
     const user = await this.transactions.run(async (manager) => {
       await this.lockTarget(manager, userId, actor, 'user.enable');
       await this.users.clearDisabled(manager, userId);
@@ -87,15 +86,15 @@ export class UserDisablingService {
       client,
       ...(actor ? {} : { details: { via: 'cli' } }),
     });
-    return user!;
+    return toUserResponse(user!);
   }
 
   /** The account, locked; 404 when there is none; "target ⊆ own" for an administrator. */
   private async lockTarget(manager: EntityManager, userId: string, actor: DisablingActor, action: string) {
     if (!(await this.users.lockUserRow(manager, userId))) throw notFound('User');
     if (!actor) return;
-    const own = await this.users.findEffectiveAccess(actor.id, manager);
-    const target = await this.users.findEffectiveAccess(userId, manager);
+    const own = await this.access.findEffectiveAccess(actor.id, manager);
+    const target = await this.access.findEffectiveAccess(userId, manager);
     assertMayActOn(
       { id: actor.id, permissions: own?.permissions ?? [] },
       { type: 'user', id: userId },

@@ -1,16 +1,22 @@
-import { SecurityEventsRepository } from '../core/events/security-events.repository.js';
+import { SecurityEventsRepository } from '../events/index.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AuditLog } from '../core/audit/audit-log.service.js';
-import { assertMayActOn, assertMayAssignAdminRole, assertMayGrant } from '../core/authz/privilege-refusal.js';
+import { AuditLog } from '../audit/index.js';
+import {
+  assertMayActOn,
+  assertMayAssignAdminRole,
+  assertMayGrant,
+  AuthzVersions,
+  notFound,
+  unknownIds,
+  RolesRepository,
+  AccessRepository,
+} from '../rbac/index.js';
 import { AppException } from '../common/app-exception.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { AuthzVersions } from '../core/authz/authz-versions.js';
 import { SystemRoles } from '@auth-rbac/nest-guard/internal';
-import { notFound, unknownIds } from '../core/authz/rbac-errors.js';
-import { RolesRepository } from '../core/roles/roles.repository.js';
-import { UsersRepository } from '../core/users/users.repository.js';
-import { Transactions } from '../database/transactions.js';
+import { UsersRepository } from '../identity/index.js';
+import { Transactions } from '../infra/database/transactions.js';
 
 type RoleRef = { id: string; name: string };
 
@@ -26,6 +32,7 @@ export class UserRolesService {
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
     private readonly users: UsersRepository,
+    private readonly access: AccessRepository,
     private readonly rolesRepository: RolesRepository,
     private readonly events: SecurityEventsRepository,
   ) {}
@@ -76,7 +83,8 @@ export class UserRolesService {
       const losesAdmin =
         current.some((role) => role.name === SystemRoles.Admin) &&
         !next.some((role) => role.name === SystemRoles.Admin);
-      if (losesAdmin && (await this.users.isOnlyHolder(manager, userId, SystemRoles.Admin))) {
+      // A disabled holder cannot administer: the admin role stays with an enabled account.
+      if (losesAdmin && (await this.users.countOtherEnabledHolders(manager, userId, SystemRoles.Admin)) === 0) {
         throw new AppException('CONFLICT', 'The last administrator cannot lose the admin role.');
       }
       await this.users.setRoles(
@@ -109,7 +117,7 @@ export class UserRolesService {
     current: RoleRef[],
     next: RoleRef[],
   ): Promise<void> {
-    const target = await this.users.findEffectiveAccess(userId, manager);
+    const target = await this.access.findEffectiveAccess(userId, manager);
     assertMayActOn(actor, userTarget(userId), target?.permissions ?? [], 'user.roles');
     const held = new Set(current.map((role) => role.id));
     const added = next.filter((role) => !held.has(role.id)).map((role) => role.id);

@@ -1,18 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
-import { clientOf } from '../core/sessions/client-info.js';
-import { CurrentUser } from '@auth-rbac/nest-guard';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query } from '@nestjs/common';
+import { CurrentUser, Permissions, RequirePermissions } from '@auth-rbac/nest-guard';
 import { AdminList } from '../common/admin-list.decorator.js';
 import { AppException } from '../common/app-exception.js';
 import { UuidParam } from '../common/uuid-param.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { Permissions } from '@auth-rbac/nest-guard';
-import { RequirePermissions } from '@auth-rbac/nest-guard';
 import { UserAdministrationService } from './user-administration.service.js';
 import { UserRolesService } from './user-roles.service.js';
 import { CreateUserDto, DisableUserDto, ListUsersQuery, RoleIdsDto, UpdateUserDto } from './users.dto.js';
 import { UserDisablingService } from './user-disabling.service.js';
 import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
+import { Client, type ClientInfo } from '../common/client-info.js';
 
 @Controller('admin/users')
 export class UsersController {
@@ -47,10 +44,10 @@ export class UsersController {
     @CurrentUser() actor: AuthUser,
     @UuidParam() id: string,
     @Body() dto: UpdateUserDto,
-    @Req() request: FastifyRequest,
+    @Client() client: ClientInfo,
   ) {
     assertMayEditUsers(actor);
-    return this.users.update(id, dto, actor.id, clientOf(request));
+    return this.users.update(id, dto, actor.id, client);
   }
 
   @Delete(':id')
@@ -66,10 +63,10 @@ export class UsersController {
     @CurrentUser() actor: AuthUser,
     @UuidParam() id: string,
     @Body() dto: DisableUserDto,
-    @Req() request: FastifyRequest,
+    @Client() client: ClientInfo,
   ) {
     const until = dto.until === undefined ? null : new Date(dto.until);
-    return this.disabling.disable(id, { reason: dto.reason, until }, actor, clientOf(request));
+    return this.disabling.disable(id, { reason: dto.reason, until }, actor, client);
   }
 
   @Post(':id/enable')
@@ -79,9 +76,9 @@ export class UsersController {
     @CurrentUser() actor: AuthUser,
     @UuidParam() id: string,
     @Body(EmptyBodyPipe) _body: Record<string, never>,
-    @Req() request: FastifyRequest,
+    @Client() client: ClientInfo,
   ) {
-    return this.disabling.enable(id, actor, clientOf(request));
+    return this.disabling.enable(id, actor, client);
   }
 
   @Post(':id/roles')

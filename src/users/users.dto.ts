@@ -9,8 +9,7 @@ import {
   Matches,
   MaxLength,
 } from 'class-validator';
-import { NewAccountFields } from '../core/users/new-account-fields.js';
-import { IsNewPassword } from '../core/passwords/password-rules.js';
+import { NewAccountFields, IsNewPassword } from '../identity/index.js';
 import { IsAccountEmail, IsAccountMobile, IsPersonName } from '../common/contact-fields.js';
 import { PageQuery } from '../common/pagination.dto.js';
 import { UnlessAbsent } from '../common/unless-absent.js';

@@ -8,8 +8,8 @@ import { useTestApp } from '../support/fixture.js';
 import { call, callerWithPermissions } from '../support/rbac-factory.js';
 import type { SmsReceiver } from '../support/sms-receiver.js';
 import { createTestConfig } from '../support/test-config.js';
-import { PasswordHasher } from '../../src/core/passwords/password-hasher.js';
-import { SeedService } from '../../src/core/seeds/seed.service.js';
+import { PasswordHasher } from '../../src/identity/password-hasher.js';
+import { SeedService } from '../../src/rbac/seeds/seed.service.js';
 
 const ARTIFACTS = path.resolve(import.meta.dirname, '../artifacts');
 const ADMIN = { email: 'console-admin@example.com', password: 'Juniper-Harbour-Quartz-73', mobile: uniqueMobile() };

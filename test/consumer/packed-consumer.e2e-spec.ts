@@ -5,9 +5,13 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { IntrospectionService } from '../../src/introspection/introspection.service.js';
-import { actorWithPermissions, actorWithRoles, type Actor } from '../rbac/rbac-kit.js';
+import {
+  callerWithOnlyPermissions,
+  callerWithRoles,
+  type Caller,
+  roleWithPermissions,
+} from '../support/rbac-factory.js';
 import { logout, sleep } from '../support/auth-factory.js';
-import { roleWithPermissions } from '../support/rbac-factory.js';
 import { createTestApp } from '../support/test-app.js';
 import { installConsumer, installedNestVersion, startConsumer, type RunningConsumer } from './consumer-support.js';
 
@@ -88,7 +92,7 @@ describe.each([
     let auth: { app: NestFastifyApplication; url: string };
     let consumer: RunningConsumer;
     let db: DataSource;
-    let admin: Actor;
+    let admin: Caller;
 
     beforeAll(async () => {
       folder = await installConsumer(nestMajor);
@@ -105,7 +109,7 @@ describe.each([
         // tests are in revocation-events.e2e-spec.ts.
         AUTH_REVOCATION: 'introspection',
       });
-      admin = await actorWithRoles(auth.app, db, ['admin']);
+      admin = await callerWithRoles(auth.app, db, ['admin']);
     }, 600_000);
 
     afterAll(async () => {
@@ -124,7 +128,7 @@ describe.each([
     });
 
     it('answers 403 to a plain user on a @RequirePermissions route, and 200 to the admin', async () => {
-      const plain = await actorWithRoles(auth.app, db, ['user']);
+      const plain = await callerWithRoles(auth.app, db, ['user']);
       const refused = await reports(plain.token);
       expect(refused.status).toBe(403);
       expect(await refused.json()).toEqual({
@@ -150,7 +154,7 @@ describe.each([
     });
 
     it('refuses the token within cacheTtlMs after logout', async () => {
-      const viewer = await actorWithPermissions(auth.app, db, ['contents.view']);
+      const viewer = await callerWithOnlyPermissions(auth.app, db, ['contents.view']);
       expect((await reports(viewer.token)).status).toBe(200);
       expect((await logout(auth.app, viewer.token)).status).toBe(200);
       await sleep(CACHE_TTL_MS + 100);
@@ -160,7 +164,7 @@ describe.each([
     });
 
     it('sees a role change within cacheTtlMs', async () => {
-      const person = await actorWithRoles(auth.app, db, ['user']);
+      const person = await callerWithRoles(auth.app, db, ['user']);
       expect((await reports(person.token)).status).toBe(403);
       const role = await roleWithPermissions(db, ['contents.view']);
       const granted = await request(auth.app.getHttpServer())
@@ -226,8 +230,8 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
     try {
       const db = auth.app.get(DataSource);
       const role = await roleWithPermissions(db, ['contents.view']);
-      const users: Actor[] = [];
-      for (let i = 0; i < USERS; i++) users.push(await actorWithRoles(auth.app, db, [role.name]));
+      const users: Caller[] = [];
+      for (let i = 0; i < USERS; i++) users.push(await callerWithRoles(auth.app, db, [role.name]));
       // Every introspection the consumer makes, counted where the service answers it.
       const introspection = auth.app.get(IntrospectionService);
       const answer = introspection.introspect.bind(introspection);
@@ -279,7 +283,7 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
     try {
       const db = before.app.get(DataSource);
       const role = await roleWithPermissions(db, ['contents.view']);
-      const oldUser = await actorWithRoles(before.app, db, [role.name]);
+      const oldUser = await callerWithRoles(before.app, db, [role.name]);
       const get = (token: string) =>
         fetch(`${consumer.baseUrl}/reports`, { headers: { authorization: `Bearer ${token}` } }).then(
           (res) => res.status,
@@ -292,7 +296,7 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
         while (!stop) during.push(await get(oldUser.token));
       })();
       switchable.target = after.url;
-      const newUser = await actorWithRoles(after.app, db, [role.name]);
+      const newUser = await callerWithRoles(after.app, db, [role.name]);
       expect(await get(newUser.token)).toBe(200);
       await sleep(500);
       expect(await get(oldUser.token)).toBe(200);
@@ -323,7 +327,7 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
     });
     try {
       const { createHmac, createPrivateKey, createPublicKey, sign } = await import('node:crypto');
-      const admin = await actorWithRoles(auth.app, auth.app.get(DataSource), ['admin']);
+      const admin = await callerWithRoles(auth.app, auth.app.get(DataSource), ['admin']);
       const [headerPart, payloadPart] = admin.token.split('.');
       const header = JSON.parse(Buffer.from(headerPart, 'base64url').toString()) as Record<string, unknown>;
       const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');

@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { TOTP, URI } from 'otpauth';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { actorWithRoles } from '../rbac/rbac-kit.js';
+import { callerWithRoles } from '../support/rbac-factory.js';
 import { sleep } from '../support/auth-factory.js';
 import { createTestApp } from '../support/test-app.js';
 import { installConsumer, startConsumer, type RunningConsumer } from './consumer-support.js';
@@ -45,7 +45,7 @@ describe('the packed guard in another service, with REQUIRE_2FA_FOR_PRIVILEGED',
     fetch(`${consumer.baseUrl}/reports`, { headers: { authorization: `Bearer ${token}` } });
 
   it('refuses an administrator without a second factor, and lets it in once it has enrolled', async () => {
-    const admin = await actorWithRoles(auth, db, ['admin']);
+    const admin = await callerWithRoles(auth, db, ['admin']);
     const refused = await reports(admin.token);
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('FORBIDDEN');

@@ -8,9 +8,8 @@ import { promisify } from 'node:util';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { IntrospectionService } from '../../src/introspection/introspection.service.js';
-import { actorWithRoles, type Actor } from '../rbac/rbac-kit.js';
+import { callerWithRoles, type Caller, roleWithPermissions } from '../support/rbac-factory.js';
 import { logout, sleep } from '../support/auth-factory.js';
-import { roleWithPermissions } from '../support/rbac-factory.js';
 import { resetTokenFrom, SmtpSink } from '../support/smtp-sink.js';
 import { createTestApp } from '../support/test-app.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
@@ -98,7 +97,7 @@ describe.each([
     let folder: string;
     let auth: Auth;
     let consumer: RunningConsumer;
-    let admin: Actor;
+    let admin: Caller;
     let viewerRole: { id: string; name: string };
 
     beforeAll(async () => {
@@ -112,7 +111,7 @@ describe.each([
         ...(algorithm === 'HS256' ? { AUTH_JWT_SECRET: TEST_JWT_SECRET } : {}),
       });
       await within(10_000, async () => (await authHealth(consumer)).fresh);
-      admin = await actorWithRoles(auth.app, auth.db, ['admin']);
+      admin = await callerWithRoles(auth.app, auth.db, ['admin']);
       viewerRole = await roleWithPermissions(auth.db, ['contents.view']);
     }, 600_000);
 
@@ -124,7 +123,7 @@ describe.each([
     it(`refuses a logged-out token within 1 s (p99 of ${TRIALS} logouts), and steady traffic makes no introspection call`, async () => {
       const delays: number[] = [];
       for (let i = 0; i < TRIALS; i++) {
-        const viewer = await actorWithRoles(auth.app, auth.db, [viewerRole.name]);
+        const viewer = await callerWithRoles(auth.app, auth.db, [viewerRole.name]);
         expect(await status(consumer, viewer.token)).toBe(200);
         const before = auth.introspections();
         for (let j = 0; j < 20; j++) expect(await status(consumer, viewer.token)).toBe(200);
@@ -138,7 +137,7 @@ describe.each([
     it(`refuses a removed role within 1 s (p99 of ${TRIALS})`, async () => {
       const delays: number[] = [];
       for (let i = 0; i < TRIALS; i++) {
-        const person = await actorWithRoles(auth.app, auth.db, ['user', viewerRole.name]);
+        const person = await callerWithRoles(auth.app, auth.db, ['user', viewerRole.name]);
         expect(await status(consumer, person.token)).toBe(200);
         const removed = await request(auth.app.getHttpServer())
           .delete(`/api/admin/users/${person.id}/roles/${viewerRole.id}`)
@@ -152,7 +151,7 @@ describe.each([
     it(`refuses every token of a user within 1 s of a password reset (p99 of ${TRIALS})`, async () => {
       const delays: number[] = [];
       for (let i = 0; i < TRIALS; i++) {
-        const person = await actorWithRoles(auth.app, auth.db, [viewerRole.name]);
+        const person = await callerWithRoles(auth.app, auth.db, [viewerRole.name]);
         expect(await status(consumer, person.token)).toBe(200);
         const server = auth.app.getHttpServer();
         expect((await request(server).post('/api/auth/forgot-password').send({ email: person.email })).status).toBe(
@@ -206,8 +205,8 @@ describe('revocation by events in a packed Nest 12 consumer: a lost stream, fail
   it('falls back to introspection while the stream is cut, then recovers and replays what it missed', async () => {
     const consumer = await consumerVia();
     const role = await roleWithPermissions(auth.db, ['contents.view']);
-    const during = await actorWithRoles(auth.app, auth.db, [role.name]);
-    const missed = await actorWithRoles(auth.app, auth.db, [role.name]);
+    const during = await callerWithRoles(auth.app, auth.db, [role.name]);
+    const missed = await callerWithRoles(auth.app, auth.db, [role.name]);
     expect(await status(consumer, during.token)).toBe(200);
     expect(await status(consumer, missed.token)).toBe(200);
     const connections = proxy.connections.length;
@@ -234,7 +233,7 @@ describe('revocation by events in a packed Nest 12 consumer: a lost stream, fail
 
   it('answers 503 under failClosed while the stream lags, and serves again once it is back', async () => {
     const consumer = await consumerVia({ AUTH_FAIL_CLOSED: 'true' });
-    const viewer = await actorWithRoles(auth.app, auth.db, [
+    const viewer = await callerWithRoles(auth.app, auth.db, [
       (await roleWithPermissions(auth.db, ['contents.view'])).name,
     ]);
     expect(await status(consumer, viewer.token)).toBe(200);
@@ -252,7 +251,7 @@ describe('revocation by events in a packed Nest 12 consumer: a lost stream, fail
 
   it('ignores and logs a forged event, an unsigned one and one signed with an HMAC of the public key', async () => {
     const consumer = await consumerVia();
-    const viewer = await actorWithRoles(auth.app, auth.db, [
+    const viewer = await callerWithRoles(auth.app, auth.db, [
       (await roleWithPermissions(auth.db, ['contents.view'])).name,
     ]);
     expect(await status(consumer, viewer.token)).toBe(200);

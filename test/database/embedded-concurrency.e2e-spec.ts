@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../src/database/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../../src/infra/database/embedded-postgres.js';
 
 describe('the embedded database under concurrent connections', () => {
   it('keeps parameterised queries and transactions of many connections apart', async () => {

@@ -3,8 +3,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../src/database/embedded-postgres.js';
-import { pgliteVersion, templatePath } from '../../src/database/embedded-template.js';
+import { startEmbeddedPostgres } from '../../src/infra/database/embedded-postgres.js';
+import { pgliteVersion, templatePath } from '../../src/infra/database/embedded-template.js';
 
 async function serverVersion(url: string): Promise<string> {
   const client = new pg.Client({ connectionString: url });

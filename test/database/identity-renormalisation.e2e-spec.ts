@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { RenormaliseIdentities1764320000000 } from '../../src/database/migrations/1764320000000-renormalise-identities.js';
+import { RenormaliseIdentities1764320000000 } from '../../src/infra/database/migrations/1764320000000-renormalise-identities.js';
 import { withDatabase } from '../support/test-database.js';
 
 /**

@@ -1,4 +1,4 @@
-import { startEmbeddedPostgres } from '../../src/database/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../../src/infra/database/embedded-postgres.js';
 import { createDatabase, testDataSource, type TestDatabase } from '../support/test-database.js';
 
 const TABLES = [

@@ -2,7 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { connect, type Socket } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { createPGliteSocketServer } from '../../src/database/pglite-socket-server.js';
+import { createPGliteSocketServer } from '../../src/infra/database/pglite-socket-server.js';
 
 /** One frontend message of the PostgreSQL protocol: a type letter, a length, a body. */
 function message(type: string, ...parts: Buffer[]): Buffer {
@@ -134,7 +134,7 @@ describe("the embedded database's socket server", () => {
     }
   }
 
-  // Why src/database/pglite-socket-server.ts exists. When a newer pglite-socket fails this test,
+  // Why src/infra/database/pglite-socket-server.ts exists. When a newer pglite-socket fails this test,
   // it keeps exchanges apart on its own: drop our wrapper.
   it("pglite-socket's server alone binds a connection's parameters to another connection's statement", async () => {
     const answers = await serve(new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 4 }));

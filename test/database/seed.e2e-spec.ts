@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
-import { PasswordHasher } from '../../src/core/passwords/password-hasher.js';
+import { PasswordHasher } from '../../src/identity/password-hasher.js';
 import type { AppConfig } from '../../src/config/app-config.js';
-import { describePermission, SEEDED_PERMISSIONS } from '../../src/core/seeds/seed-data.js';
-import { SeedService } from '../../src/core/seeds/seed.service.js';
+import { describePermission, SEEDED_PERMISSIONS } from '../../src/rbac/seeds/seed-data.js';
+import { SeedService } from '../../src/rbac/seeds/seed.service.js';
 import { createTestConfig } from '../support/test-config.js';
 import { withDatabase } from '../support/test-database.js';
 

@@ -5,7 +5,7 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { logout } from '../support/auth-factory.js';
 import { useTestApp } from '../support/fixture.js';
-import { actorWithRoles, roleWithPermissions } from '../rbac/rbac-kit.js';
+import { callerWithRoles, roleWithPermissions } from '../support/rbac-factory.js';
 import { openSse, type SseReader } from '../support/sse-reader.js';
 import type { EventSourceMessage } from 'eventsource-parser';
 
@@ -60,7 +60,7 @@ describe('GET /api/auth/events: signed security events, from every instance, wit
     const reader = await open(apps[0]);
     expect(reader.status).toBe(200);
     await reader.next((message) => message.event === 'ready');
-    const person = await actorWithRoles(apps[1], db, ['user']);
+    const person = await callerWithRoles(apps[1], db, ['user']);
     const sid = (JSON.parse(Buffer.from(person.token.split('.')[1], 'base64url').toString()) as { sid: string }).sid;
     expect((await logout(apps[1], person.token)).status).toBe(200);
     const message = await reader.next((m) => m.event === 'session-revoked' && m.data.length > 0, 3_000);
@@ -81,7 +81,7 @@ describe('GET /api/auth/events: signed security events, from every instance, wit
   it('streams every one of many concurrent logouts on two instances, each once, in id order', async () => {
     const reader = await open(apps[0]);
     const from = (await reader.next((message) => message.event === 'ready')) && reader.messages.length;
-    const people = await Promise.all(Array.from({ length: 30 }, (_, i) => actorWithRoles(apps[i % 2], db, ['user'])));
+    const people = await Promise.all(Array.from({ length: 30 }, (_, i) => callerWithRoles(apps[i % 2], db, ['user'])));
     const statuses = await Promise.all(people.map((person, i) => logout(apps[i % 2], person.token)));
     expect(new Set(statuses.map((res) => res.status))).toEqual(new Set([200]));
     await reader.next(
@@ -107,8 +107,8 @@ describe('GET /api/auth/events: signed security events, from every instance, wit
   it('tells a role assignment and a role change, in id order', async () => {
     const reader = await open(apps[1]);
     await reader.next((message) => message.event === 'ready');
-    const admin = await actorWithRoles(apps[0], db, ['admin']);
-    const person = await actorWithRoles(apps[0], db, ['user']);
+    const admin = await callerWithRoles(apps[0], db, ['admin']);
+    const person = await callerWithRoles(apps[0], db, ['user']);
     const role = await roleWithPermissions(db, ['contents.view']);
     const server = apps[0].getHttpServer();
     expect(
@@ -139,8 +139,8 @@ describe('GET /api/auth/events: signed security events, from every instance, wit
   it('tells the end of every session of a user as a credential-change with not_before', async () => {
     const reader = await open(apps[0]);
     await reader.next((message) => message.event === 'ready');
-    const admin = await actorWithRoles(apps[0], db, ['admin']);
-    const person = await actorWithRoles(apps[0], db, ['user']);
+    const admin = await callerWithRoles(apps[0], db, ['admin']);
+    const person = await callerWithRoles(apps[0], db, ['user']);
     const before = Math.floor(Date.now() / 1000);
     const res = await request(apps[0].getHttpServer())
       .delete(`/api/admin/users/${person.id}/sessions`)
@@ -170,8 +170,8 @@ describe('GET /api/auth/events: signed security events, from every instance, wit
     const first = await open(apps[0]);
     const ready = await first.next((message) => message.event === 'ready');
     first.close();
-    const a = await actorWithRoles(apps[1], db, ['user']);
-    const b = await actorWithRoles(apps[1], db, ['user']);
+    const a = await callerWithRoles(apps[1], db, ['user']);
+    const b = await callerWithRoles(apps[1], db, ['user']);
     await logout(apps[1], a.token);
     await logout(apps[1], b.token);
     const again = await open(apps[1], { ...AUTH, 'last-event-id': ready.id! });

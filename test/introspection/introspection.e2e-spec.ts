@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { ServiceClientsService } from '../../src/core/clients/service-clients.service.js';
+import { ServiceClientsService } from '../../src/oidc/service-clients.service.js';
 import { logout, registerUser } from '../support/auth-factory.js';
 import { callerWithPermissions } from '../support/rbac-factory.js';
 import { useTestApp } from '../support/fixture.js';

@@ -95,7 +95,7 @@ describe('the OpenAPI document, checked like a linter', () => {
 /**
  * Calls every documented route with realistic good and bad inputs, and fails on any status the
  * document does not declare for that route. A new route needs calls here (the last test says
- * which are missing) and its statuses in src/docs/route-answers.ts.
+ * which are missing) and its statuses in src/ops/openapi/route-answers.ts.
  */
 describe('the OpenAPI document against the answers of the running service', () => {
   const fixture = useTestApp({

@@ -2,22 +2,22 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { useTestApp } from '../support/fixture.js';
-import { actorWithPermissions, actorWithRoles, call, idOf, type Actor } from './rbac-kit.js';
+import { callerWithOnlyPermissions, callerWithRoles, call, idOf, type Caller } from '../support/rbac-factory.js';
 
 const unique = (label: string) => `${label}-${randomUUID().slice(0, 8)}`;
 
 describe('role, permission and user administration', () => {
   let app: NestFastifyApplication;
   let db: DataSource;
-  let admin: Actor;
+  let admin: Caller;
 
   const fixture = useTestApp();
   beforeAll(async () => {
     ({ app, db } = fixture);
-    admin = await actorWithRoles(app, db, ['admin']);
+    admin = await callerWithRoles(app, db, ['admin']);
   });
 
-  const as = (actor: Actor) => ({
+  const as = (actor: Caller) => ({
     get: (path: string) => call(app, 'get', path, actor.token),
     post: (path: string, body: object) => call(app, 'post', path, actor.token, body),
     put: (path: string, body: object) => call(app, 'put', path, actor.token, body),
@@ -373,7 +373,7 @@ describe('role, permission and user administration', () => {
     });
 
     it('signs a user out everywhere when an administrator sets their password', async () => {
-      const victim = await actorWithRoles(app, db, ['user']);
+      const victim = await callerWithRoles(app, db, ['user']);
       expect((await call(app, 'get', '/api/auth/me', victim.token)).status).toBe(200);
       await as(admin).put(`/api/admin/users/${victim.id}`, { password: 'Fresh-Quartz-Meadow-77' });
       expect((await call(app, 'get', '/api/auth/me', victim.token)).status).toBe(401);
@@ -382,8 +382,8 @@ describe('role, permission and user administration', () => {
 
   describe('handler-level checks', () => {
     it('refuses editing a user without users.edit, saying so', async () => {
-      const viewer = await actorWithPermissions(app, db, ['users.view']);
-      const target = await actorWithRoles(app, db, ['user']);
+      const viewer = await callerWithOnlyPermissions(app, db, ['users.view']);
+      const target = await callerWithRoles(app, db, ['user']);
       const res = await call(app, 'put', `/api/admin/users/${target.id}`, viewer.token, { name: 'Nope' });
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('FORBIDDEN');
@@ -391,8 +391,8 @@ describe('role, permission and user administration', () => {
     });
 
     it('refuses assigning the admin role without roles.edit, saying so, and changes nothing', async () => {
-      const editor = await actorWithPermissions(app, db, ['users.edit']);
-      const target = await actorWithRoles(app, db, ['user']);
+      const editor = await callerWithOnlyPermissions(app, db, ['users.edit']);
+      const target = await callerWithRoles(app, db, ['user']);
       const adminRole = await idOf(db, 'roles', 'admin');
       for (const res of [
         await call(app, 'post', `/api/admin/users/${target.id}/roles`, editor.token, { role_ids: [adminRole] }),
@@ -405,8 +405,8 @@ describe('role, permission and user administration', () => {
     });
 
     it('lets users.edit assign other roles, and only someone holding what admin carries assign admin', async () => {
-      const editor = await actorWithPermissions(app, db, ['users.edit']);
-      const target = await actorWithRoles(app, db, ['user']);
+      const editor = await callerWithOnlyPermissions(app, db, ['users.edit']);
+      const target = await callerWithRoles(app, db, ['user']);
       const custom = await as(admin).post('/api/admin/roles', { name: unique('plain') });
       const add = await call(app, 'post', `/api/admin/users/${target.id}/roles`, editor.token, {
         role_ids: [custom.body.data.id],
@@ -419,13 +419,13 @@ describe('role, permission and user administration', () => {
       // Nobody grants what they do not hold: admin carries every permission, so users.edit with
       // roles.edit is not enough; a holder of admin is.
       const adminRole = await idOf(db, 'roles', 'admin');
-      const rolesEditor = await actorWithPermissions(app, db, ['users.edit', 'roles.edit']);
+      const rolesEditor = await callerWithOnlyPermissions(app, db, ['users.edit', 'roles.edit']);
       const refused = await call(app, 'post', `/api/admin/users/${target.id}/roles`, rolesEditor.token, {
         role_ids: [adminRole],
       });
       expect(refused.status).toBe(403);
       expect(refused.body.error.code).toBe('FORBIDDEN');
-      const superEditor = await actorWithRoles(app, db, ['admin']);
+      const superEditor = await callerWithRoles(app, db, ['admin']);
       const grant = await call(app, 'post', `/api/admin/users/${target.id}/roles`, superEditor.token, {
         role_ids: [adminRole],
       });
@@ -440,7 +440,7 @@ describe('role, permission and user administration', () => {
 
   describe('user-role assignment', () => {
     it('adds idempotently, replaces the set, and removes one role', async () => {
-      const target = await actorWithRoles(app, db, ['user']);
+      const target = await callerWithRoles(app, db, ['user']);
       const a = (await as(admin).post('/api/admin/roles', { name: unique('a') })).body.data;
       const b = (await as(admin).post('/api/admin/roles', { name: unique('b') })).body.data;
       const userRole = await idOf(db, 'roles', 'user');
@@ -459,7 +459,7 @@ describe('role, permission and user administration', () => {
     });
 
     it('refuses unknown role ids with 400 and changes nothing', async () => {
-      const target = await actorWithRoles(app, db, ['user']);
+      const target = await callerWithRoles(app, db, ['user']);
       const a = (await as(admin).post('/api/admin/roles', { name: unique('a') })).body.data;
       const res = await as(admin).post(`/api/admin/users/${target.id}/roles`, { role_ids: [a.id, randomUUID()] });
       expect(res.status).toBe(400);
@@ -472,7 +472,7 @@ describe('role, permission and user administration', () => {
     it('answers an unknown user or role in the path with 404 and a bad body with 400', async () => {
       const a = (await as(admin).post('/api/admin/roles', { name: unique('a') })).body.data;
       expect((await as(admin).post(`/api/admin/users/${randomUUID()}/roles`, { role_ids: [a.id] })).status).toBe(404);
-      const target = await actorWithRoles(app, db, ['user']);
+      const target = await callerWithRoles(app, db, ['user']);
       expect((await as(admin).delete(`/api/admin/users/${target.id}/roles/${randomUUID()}`)).status).toBe(404);
       expect((await as(admin).delete(`/api/admin/users/${target.id}/roles/nope`)).status).toBe(400);
       for (const body of [

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { me, registerUser } from '../support/auth-factory.js';
 import { useTestApp } from '../support/fixture.js';
 import { testRedisUrl, useRedis } from '../support/redis.js';
-import { actorWithPermissions, actorWithRoles, call, roleWithPermissions } from './rbac-kit.js';
+import { callerWithOnlyPermissions, callerWithRoles, call, roleWithPermissions } from '../support/rbac-factory.js';
 
 /** A Redis database of this file's own: FLUSHDB here touches nothing another test uses. */
 const REDIS_INDEX = 7;
@@ -27,7 +27,7 @@ describe('cached callers after Redis loses its data', () => {
   });
 
   it('sees a removed role and a password change at once after a FLUSHDB', async () => {
-    const admin = await actorWithRoles(app, db, ['admin']);
+    const admin = await callerWithRoles(app, db, ['admin']);
     const viewers = await roleWithPermissions(db, ['users.view'], 'flush-viewers');
     const readers = await roleWithPermissions(db, ['contents.view'], 'flush-readers');
     const first = await registerUser(app);
@@ -75,10 +75,10 @@ describe('cached callers after Redis loses its data', () => {
   });
 
   it('sees an emptied role after a FLUSHDB, however the counters read afterwards', async () => {
-    const admin = await actorWithRoles(app, db, ['admin']);
+    const admin = await callerWithRoles(app, db, ['admin']);
     // Granted in SQL and signed in afresh: nothing bumps a counter before the caller is cached,
     // so every counter this caller depends on reads "never bumped" both before and after.
-    const viewer = await actorWithPermissions(app, db, ['users.view']);
+    const viewer = await callerWithOnlyPermissions(app, db, ['users.view']);
     const role = (
       await db.query(`SELECT r.id FROM roles r JOIN user_roles ur ON ur.role_id = r.id WHERE ur.user_id = $1`, [
         viewer.id,

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { logout, me, registerUser, uniqueMobile } from '../support/auth-factory.js';
 import { useTestApp, useTestDatabase } from '../support/fixture.js';
 import { testRedisUrl, useRedis } from '../support/redis.js';
-import { actorWithRoles, call, idOf, roleWithPermissions } from './rbac-kit.js';
+import { callerWithRoles, call, idOf, roleWithPermissions } from '../support/rbac-factory.js';
 
 /** A Redis database of this file's own, so its counters and epoch are nobody else's. */
 const REDIS_INDEX = 9;
@@ -71,7 +71,7 @@ describe('the caller cache', () => {
     });
 
     it('answers a warm permission-guarded request with no statement of the guard', async () => {
-      const admin = await actorWithRoles(app, db, ['admin']);
+      const admin = await callerWithRoles(app, db, ['admin']);
       expect((await call(app, 'get', '/api/admin/settings', admin.token)).status).toBe(200);
       counter.reset();
       const warm = await call(app, 'get', '/api/admin/settings', admin.token);
@@ -81,7 +81,7 @@ describe('the caller cache', () => {
     });
 
     it('sees a permission taken from a role at the next request', async () => {
-      const admin = await actorWithRoles(app, db, ['admin']);
+      const admin = await callerWithRoles(app, db, ['admin']);
       const viewers = await roleWithPermissions(db, ['users.view', 'contents.view'], 'cache-viewers');
       const user = await registerUser(app);
       await grantThroughApi(app, admin.token, user.id, viewers.id);
@@ -104,7 +104,7 @@ describe('the caller cache', () => {
     });
 
     it('sees a role removed from the user at the next request', async () => {
-      const admin = await actorWithRoles(app, db, ['admin']);
+      const admin = await callerWithRoles(app, db, ['admin']);
       const viewers = await roleWithPermissions(db, ['users.view'], 'cache-viewers');
       const user = await registerUser(app);
       await grantThroughApi(app, admin.token, user.id, viewers.id);
@@ -126,7 +126,7 @@ describe('the caller cache', () => {
     });
 
     it('shows a changed name at the next request', async () => {
-      const admin = await actorWithRoles(app, db, ['admin']);
+      const admin = await callerWithRoles(app, db, ['admin']);
       const user = await registerUser(app);
       expect((await me(app, user.tokens.access_token)).body.data.name).toBe('Test User');
       expect((await call(app, 'put', `/api/admin/users/${user.id}`, admin.token, { name: 'Renamed' })).status).toBe(
@@ -163,7 +163,7 @@ describe('the caller cache', () => {
     });
 
     it('sees on one instance, at the next request, a permission change made on the other', async () => {
-      const admin = await actorWithRoles(first, db, ['admin']);
+      const admin = await callerWithRoles(first, db, ['admin']);
       const viewers = await roleWithPermissions(db, ['users.view', 'contents.view'], 'cache-viewers');
       const user = await registerUser(first);
       await grantThroughApi(first, admin.token, user.id, viewers.id);

@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DataSource } from 'typeorm';
 import { useTestApp } from '../support/fixture.js';
 import { TEST_REDIS_URL, useRedis } from '../support/redis.js';
-import { actorWithRoles, call, roleWithPermissions } from './rbac-kit.js';
+import { callerWithRoles, call, roleWithPermissions } from '../support/rbac-factory.js';
 
 const SETUPS: [string, { redis: boolean }][] = [
   ['without Redis (PostgreSQL read on every request)', { redis: false }],
@@ -31,10 +31,10 @@ describe.each(SETUPS)('effective permissions on two instances %s', (_name, { red
     ((await call(app, 'get', '/api/auth/me', token)).body.data.permissions as string[]).sort();
 
   it('are the union over all roles, and follow every change on the very next request anywhere', async () => {
-    const admin = await actorWithRoles(first, db, ['admin']);
+    const admin = await callerWithRoles(first, db, ['admin']);
     const viewer = await roleWithPermissions(db, ['contents.view']);
     const people = await roleWithPermissions(db, ['users.view', 'contents.view']);
-    const member = await actorWithRoles(first, db, [viewer.name, people.name]);
+    const member = await callerWithRoles(first, db, [viewer.name, people.name]);
 
     expect(await permissionsOn(second, member.token)).toEqual(['contents.view', 'users.view']);
     // Warm both instances' caches.
@@ -71,8 +71,8 @@ describe.each(SETUPS)('effective permissions on two instances %s', (_name, { red
   });
 
   it('drop a deleted user at once on every instance', async () => {
-    const admin = await actorWithRoles(first, db, ['admin']);
-    const member = await actorWithRoles(first, db, ['user']);
+    const admin = await callerWithRoles(first, db, ['admin']);
+    const member = await callerWithRoles(first, db, ['user']);
     expect((await call(second, 'get', '/api/auth/me', member.token)).status).toBe(200);
     expect((await call(first, 'delete', `/api/admin/users/${member.id}`, admin.token)).status).toBe(200);
     await expectPublished(member.id);
@@ -81,7 +81,7 @@ describe.each(SETUPS)('effective permissions on two instances %s', (_name, { red
   });
 
   it('follow a permission created and deleted on another instance for admins', async () => {
-    const admin = await actorWithRoles(first, db, ['admin']);
+    const admin = await callerWithRoles(first, db, ['admin']);
     const name = `audit${Date.now().toString(36)}.view`;
     expect(await permissionsOn(second, admin.token)).not.toContain(name);
     const before = await globalVersion();

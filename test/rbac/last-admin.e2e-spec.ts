@@ -1,12 +1,12 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DataSource } from 'typeorm';
-import { PasswordHasher } from '../../src/core/passwords/password-hasher.js';
-import { SeedService } from '../../src/core/seeds/seed.service.js';
+import { PasswordHasher } from '../../src/identity/password-hasher.js';
+import { SeedService } from '../../src/rbac/seeds/seed.service.js';
 import { loginTokens, registerUser } from '../support/auth-factory.js';
 import { createTestApp } from '../support/test-app.js';
 import { createTestConfig } from '../support/test-config.js';
 import { withDatabase } from '../support/test-database.js';
-import { call } from './rbac-kit.js';
+import { call } from '../support/rbac-factory.js';
 
 const ADMIN = { email: 'only-admin@example.com', password: 'Plum-Orbit-Lantern-42' };
 const SEED_ENV = {

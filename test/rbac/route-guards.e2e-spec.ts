@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { useTestApp } from '../support/fixture.js';
-import { actorWithPermissions, actorWithRoles, call, type Actor } from './rbac-kit.js';
+import { callerWithOnlyPermissions, callerWithRoles, call, type Caller } from '../support/rbac-factory.js';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
 
@@ -13,7 +13,7 @@ interface RouteCase {
   setup: (ctx: {
     db: DataSource;
     app: NestFastifyApplication;
-    actor?: Actor;
+    actor?: Caller;
   }) => Promise<{ path: string; body?: object; ok: number }>;
   permission: string[];
 }
@@ -26,7 +26,7 @@ async function customRole(db: DataSource) {
 }
 
 /** A new permission; given an actor, held by it too (nobody edits or deletes a permission they lack). */
-async function customPermission(db: DataSource, holder?: Actor) {
+async function customPermission(db: DataSource, holder?: Caller) {
   const [{ id }] = await db.query(`INSERT INTO permissions (name) VALUES ($1) RETURNING id`, [`${unique('res')}.view`]);
   if (holder) {
     await db.query(
@@ -177,12 +177,12 @@ const ROUTES: RouteCase[] = [
 describe('every administration route is guarded', () => {
   let app: NestFastifyApplication;
   let db: DataSource;
-  let nobody: Actor;
+  let nobody: Caller;
 
   const fixture = useTestApp();
   beforeAll(async () => {
     ({ app, db } = fixture);
-    nobody = await actorWithRoles(app, db, ['user']);
+    nobody = await callerWithRoles(app, db, ['user']);
   });
 
   describe.each(ROUTES.map((route) => [route.name, route] as const))('%s', (_name, route) => {
@@ -202,7 +202,7 @@ describe('every administration route is guarded', () => {
     });
 
     it(`is allowed with ${route.permission.join(', ')}`, async () => {
-      const actor = await actorWithPermissions(app, db, route.permission);
+      const actor = await callerWithOnlyPermissions(app, db, route.permission);
       const { path, body, ok } = await route.setup({ db, app, actor });
       const res = await call(app, route.method, path, actor.token, body);
       expect(res.status).toBe(ok);
@@ -216,7 +216,7 @@ describe('every administration route is guarded', () => {
   });
 
   it('refuses an actor holding a different permission than the route needs', async () => {
-    const viewer = await actorWithPermissions(app, db, ['users.view']);
+    const viewer = await callerWithOnlyPermissions(app, db, ['users.view']);
     expect((await call(app, 'get', '/api/admin/users', viewer.token)).status).toBe(200);
     expect((await call(app, 'post', '/api/admin/roles', viewer.token, { name: unique('no') })).status).toBe(403);
     expect((await call(app, 'delete', `/api/admin/users/${await plainUser(db)}`, viewer.token)).status).toBe(403);

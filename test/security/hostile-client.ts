@@ -84,8 +84,9 @@ const CODE_FORMAT = /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/;
 /**
  * Every error code a response may carry and the status it travels with, as the contract's table
  * writes them (docs/CONTRACT.md, "Wire conventions"), and three it does not list there:
- * CONFIRMATION_TOKEN_INVALID (the contract's email-change endpoint), UNSUPPORTED_MEDIA_TYPE (the
- * README's decisions) and METHOD_NOT_ALLOWED (a known path with a method it does not serve).
+ * CONFIRMATION_TOKEN_INVALID (the contract's email-change endpoint), UNSUPPORTED_MEDIA_TYPE
+ * (docs/decisions/027-unsupported-media-type.md) and METHOD_NOT_ALLOWED (a known path with a
+ * method it does not serve).
  */
 
 const CONTRACT_CODES: Record<string, number> = {

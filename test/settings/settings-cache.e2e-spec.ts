@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { SettingsRepository } from '../../src/core/settings/settings.repository.js';
-import { SettingsService } from '../../src/core/settings/settings.service.js';
+import { SettingsRepository } from '../../src/settings/settings.repository.js';
+import { SettingsService } from '../../src/settings/settings.service.js';
 import {
   DisabledVersionCounters,
   InProcessVersionCounters,
   RedisVersionCounters,
-} from '../../src/redis/version-counters.js';
-import { SettingsVersion } from '../../src/core/settings/settings-version.js';
+} from '../../src/infra/redis/version-counters.js';
+import { SettingsVersion } from '../../src/settings/settings-version.js';
 import { useTestDatabase } from '../support/fixture.js';
 import { refuseFlushOutsideTestRedis, TEST_REDIS_URL, testRedisUrl } from '../support/redis.js';
 import { createTestConfig } from '../support/test-config.js';

@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { actorWithPermissions, actorWithRoles, roleWithPermissions } from '../rbac/rbac-kit.js';
+import { callerWithOnlyPermissions, callerWithRoles, roleWithPermissions } from '../support/rbac-factory.js';
 import { decodeJwt, me, refresh, registerUser, uniqueMobile } from '../support/auth-factory.js';
 import { useTestApp } from '../support/fixture.js';
 
@@ -133,7 +133,7 @@ describe('standard endpoints: discovery, token, revocation, userinfo', () => {
 
     it('carries the permissions of the roles given to the client: the guard, introspection and the admin API agree', async () => {
       const role = await roleWithPermissions(db, ['users.view']);
-      const admin = await actorWithRoles(app, db, ['admin']);
+      const admin = await callerWithRoles(app, db, ['admin']);
       const given = await request(server())
         .post(`/api/admin/clients/${BILLING.id}/roles`)
         .set('authorization', `Bearer ${admin.token}`)
@@ -201,7 +201,7 @@ describe('standard endpoints: discovery, token, revocation, userinfo', () => {
     });
 
     it('lets nobody give a client a permission they lack, nor the admin role without roles.edit', async () => {
-      const editor = await actorWithPermissions(app, db, ['roles.edit', 'roles.view']);
+      const editor = await callerWithOnlyPermissions(app, db, ['roles.edit', 'roles.view']);
       const strong = await roleWithPermissions(db, ['users.delete']);
       const refused = await request(server())
         .post(`/api/admin/clients/${ORDERS.id}/roles`)
@@ -209,7 +209,7 @@ describe('standard endpoints: discovery, token, revocation, userinfo', () => {
         .send({ role_ids: [strong.id] });
       expect(refused.status).toBe(403);
       expect(refused.body.error.code).toBe('FORBIDDEN');
-      const plain = await actorWithPermissions(app, db, ['users.view']);
+      const plain = await callerWithOnlyPermissions(app, db, ['users.view']);
       const notAllowed = await request(server())
         .post(`/api/admin/clients/${ORDERS.id}/roles`)
         .set('authorization', `Bearer ${plain.token}`)

@@ -7,7 +7,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../dist/src/database/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../../dist/src/infra/database/embedded-postgres.js';
 
 // The service's code run here (embedded databases, migrations, seeding) logs only what is wrong:
 // a line per test database would bury the tests' own output. Apps under test log on their own terms.

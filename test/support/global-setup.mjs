@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { PasswordHasher } from '../../dist/src/core/passwords/password-hasher.js';
+import { PasswordHasher } from '../../dist/src/identity/password-hasher.js';
 import { buildAppConfig } from '../../dist/src/config/app-config.js';
 import { parseEnvironment } from '../../dist/src/config/environment.js';
-import { buildDataSourceOptions } from '../../dist/src/database/data-source-options.js';
-import { SeedService } from '../../dist/src/core/seeds/seed.service.js';
+import { buildDataSourceOptions } from '../../dist/src/infra/database/data-source-options.js';
+import { SeedService } from '../../dist/src/rbac/seeds/seed.service.js';
 import { prepareTemplates } from './databases.mjs';
 import { startTestRedis } from './redis-server.mjs';
 

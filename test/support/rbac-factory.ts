@@ -55,6 +55,39 @@ export async function callerWithPermissions(
   return { ...user, tokens, token: tokens.access_token };
 }
 
+/**
+ * A registered user holding exactly `roles` (by name, the `user` role only if named), signed in
+ * afresh so that the session's caller is loaded after the grant.
+ */
+export async function callerWithRoles(app: NestFastifyApplication, db: DataSource, roles: string[]): Promise<Caller> {
+  const user = await registerUser(app);
+  await db.query(`DELETE FROM user_roles WHERE user_id = $1`, [user.id]);
+  if (roles.length > 0) {
+    await db.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = ANY($2)`, [
+      user.id,
+      roles,
+    ]);
+  }
+  const tokens = await loginTokens(app, user);
+  return { ...user, tokens, token: tokens.access_token };
+}
+
+/** A caller whose only role (not even `user`) holds exactly these permissions. */
+export async function callerWithOnlyPermissions(
+  app: NestFastifyApplication,
+  db: DataSource,
+  permissions: string[],
+): Promise<Caller> {
+  const role = await roleWithPermissions(db, permissions);
+  return callerWithRoles(app, db, [role.name]);
+}
+
+/** The id of a role or permission, by name. */
+export async function idOf(db: DataSource, table: 'roles' | 'permissions', name: string): Promise<string> {
+  const [row] = await db.query(`SELECT id FROM ${table} WHERE name = $1`, [name]);
+  return row.id;
+}
+
 type Method = 'get' | 'post' | 'put' | 'delete';
 
 /** One request, with a bearer token when given and a JSON body when given. */

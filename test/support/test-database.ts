@@ -1,10 +1,10 @@
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions } from '../../src/database/data-source-options.js';
+import { buildDataSourceOptions } from '../../src/infra/database/data-source-options.js';
 import type { Template, TestDatabase } from './databases.mjs';
 
 export type { Template, TestDatabase };
 
-/** What the e2e project's environment (database-environment.mjs) offers each test file. */
+/** What the environment of the e2e and medium projects (database-environment.mjs) offers each test file. */
 interface TestDatabases {
   file(): Promise<TestDatabase>;
   create(template: Template): Promise<TestDatabase>;
@@ -12,7 +12,8 @@ interface TestDatabases {
 
 function testDatabases(): TestDatabases {
   const databases = (globalThis as { testDatabases?: TestDatabases }).testDatabases;
-  if (!databases) throw new Error('Databases exist only in the e2e project (its environment makes them).');
+  if (!databases)
+    throw new Error('Databases exist only in the e2e and medium projects (their environment makes them).');
   return databases;
 }
 

@@ -70,7 +70,7 @@ describe('AuthGuardModule.forRootAsync in a Nest application (guard behaviour)',
           useFactory: (config: ConsumerConfig) => ({
             secret: config.secret,
             issuer: 'https://auth.example.com',
-            permissionsFrom: { query: async (userId: string) => config.people.get(userId) ?? null },
+            permissionsFrom: { query: async ({ userId }) => config.people.get(userId) ?? null },
           }),
         }),
       ],

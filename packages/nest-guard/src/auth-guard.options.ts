@@ -78,7 +78,7 @@ export interface RemotePermissionsOptions extends CacheOptions {
 /** Load the caller yourself, e.g. from a database or a cache you already have. */
 export interface QueryPermissionsOptions extends CacheOptions {
   /** The caller of a live session, or null when the session is revoked or expired or the user is gone. */
-  query: (userId: string, sessionId: string) => Promise<PrincipalRecord | null>;
+  query: (session: { userId: string; sessionId: string }) => Promise<PrincipalRecord | null>;
 }
 
 /** The caller as the auth service knows it. */

@@ -52,7 +52,7 @@ describe('@RequireFreshAuth and @RequireSecondFactor', () => {
           secret: SECRET,
           issuer: ISSUER,
           reauthMaxAgeSeconds: 120,
-          permissionsFrom: { query: async (userId: string) => people.get(userId) ?? null },
+          permissionsFrom: { query: async ({ userId }) => people.get(userId) ?? null },
         }),
       ],
       controllers: [StepUpController],

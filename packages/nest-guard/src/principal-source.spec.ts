@@ -132,7 +132,7 @@ describe('query principal source', () => {
   it('reads the database on every request by default, and through a query function too', async () => {
     let asked = 0;
     const claims = claimsFor();
-    const source = createPrincipalSource({ permissionsFrom: { query: async (userId) => (asked++, row(userId)) } });
+    const source = createPrincipalSource({ permissionsFrom: { query: async ({ userId }) => (asked++, row(userId)) } });
     await source.load('t.o.k', claims);
     await source.load('t.o.k', claims);
     expect(asked).toBe(2);

@@ -229,7 +229,8 @@ export function createPrincipalSource(
   if (!isQuery(from)) throw new Error('AuthGuardModule: `permissionsFrom` needs one of `url` or `query`.');
   // These sources need claims verified here: a source that cannot verify is a configuration error.
   return new CachedPrincipalSource(
-    (_token, claims) => (claims ? from.query(claims.userId, claims.sessionId) : Promise.resolve(null)),
+    (_token, claims) =>
+      claims ? from.query({ userId: claims.userId, sessionId: claims.sessionId }) : Promise.resolve(null),
     from.cacheTtlMs ?? 0,
     maxEntries,
   );

@@ -1,0 +1,5 @@
+export { AccountRecoveryService } from './account-recovery.service.js';
+export { AccountSessionsService, type SessionResponse } from './account-sessions.service.js';
+export { AccountModule } from './account.module.js';
+export { EmailVerificationService } from './email-verification.service.js';
+export { IdentityChangeService } from './identity-change.service.js';

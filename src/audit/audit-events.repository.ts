@@ -1,0 +1,123 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { underAdminStatementTimeout } from '../infra/database/admin-statement-timeout.js';
+
+export interface AuditEventRow {
+  id: string;
+  type: string;
+  actor_id: string | null;
+  target_type: string | null;
+  target_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  details: Record<string, unknown>;
+  created_at: Date;
+}
+
+export interface AuditEventFilter {
+  /** Events the user did or that were done to them. */
+  userId?: string;
+  type?: string;
+  actorId?: string;
+  /** The object an event was done to (any type: the column is text). */
+  targetId?: string;
+  /** Created at or after. */
+  from?: Date;
+  /** Created at or before. */
+  to?: Date;
+}
+
+/** One event as the table stores it. */
+export interface AuditRow {
+  type: string;
+  actorId: string | null;
+  targetType: string | null;
+  targetId: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  details: Record<string, unknown>;
+}
+
+/** The audit table's queries: the writer's insert, the admin list and the retention's deletion. */
+@Injectable()
+export class AuditEventsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Plain SQL: TypeORM's insert would build it anew each time and read back the generated id and
+   * time. A statement of another table that writes its event with its change (the session
+   * statements) holds its own copy of this insert.
+   */
+  async insert(row: AuditRow): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO audit_events (type, actor_id, target_type, target_id, ip, user_agent, details)
+       SELECT $1::text, $2::uuid, $3::text, $4::text, $5::text, $6::text, $7::jsonb`,
+      [row.type, row.actorId, row.targetType, row.targetId, row.ip, row.userAgent, JSON.stringify(row.details)],
+    );
+  }
+
+  /**
+   * A page of events, newest first, and the number matching, under the admin statement timeout.
+   * The page is read from the created_at indexes (by type, actor or target when filtered); the
+   * total is a plain count(*), not TypeORM's count(DISTINCT id), which sorts every id.
+   */
+  findPage(
+    filter: AuditEventFilter,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: AuditEventRow[]; total: number }> {
+    const conditions: string[] = [];
+    const params: unknown[] = [];
+    if (filter.userId) {
+      // Two parameters: one is compared with a uuid column, the other with a text one.
+      params.push(filter.userId, filter.userId);
+      conditions.push(`(actor_id = $${params.length - 1}::uuid OR target_id = $${params.length})`);
+    }
+    if (filter.type) {
+      params.push(filter.type);
+      conditions.push(`type = $${params.length}`);
+    }
+    if (filter.actorId) {
+      params.push(filter.actorId);
+      conditions.push(`actor_id = $${params.length}::uuid`);
+    }
+    if (filter.targetId) {
+      params.push(filter.targetId);
+      conditions.push(`target_id = $${params.length}`);
+    }
+    if (filter.from) {
+      params.push(filter.from);
+      conditions.push(`created_at >= $${params.length}`);
+    }
+    if (filter.to) {
+      params.push(filter.to);
+      // Inclusive to the millisecond, the precision the API writes times in.
+      conditions.push(`created_at < $${params.length}::timestamptz + interval '1 millisecond'`);
+    }
+    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+    return underAdminStatementTimeout(this.dataSource, async (manager) => {
+      const [{ total }] = await manager.query(`SELECT count(*)::int AS total FROM audit_events ${where}`, params);
+      const items: AuditEventRow[] = await manager.query(
+        `SELECT id, type, actor_id, target_type, target_id, ip, user_agent, details, created_at FROM audit_events ${where}
+          ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+        [...params, limit, offset],
+      );
+      return { items, total };
+    });
+  }
+
+  /**
+   * Deletes at most `limit` events created before `cutoff`, oldest first (IDX_audit_events_created_at),
+   * in one short statement. SKIP LOCKED: instances deleting at the same time take disjoint rows
+   * instead of waiting on each other's.
+   */
+  async deleteBatchCreatedBefore(cutoff: Date, limit: number): Promise<number> {
+    // TypeORM answers a DELETE with [rows, affected].
+    const [, deleted]: [unknown[], number] = await this.dataSource.query(
+      `DELETE FROM audit_events WHERE id IN (
+         SELECT id FROM audit_events WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [cutoff, limit],
+    );
+    return deleted;
+  }
+}

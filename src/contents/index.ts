@@ -1,0 +1,1 @@
+export { ContentsModule } from './contents.module.js';

@@ -1,0 +1,38 @@
+import { Body, Controller, HttpCode, HttpStatus, Post, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { Public } from '@auth-rbac/nest-guard';
+import { AppConfig } from '../config/app-config.js';
+import { withAuthCookies } from '../tokens/index.js';
+import { EmailCodeRequestDto, VerifyEmailCodeDto } from './email-code.dto.js';
+import { EmailCodeService } from './email-code.service.js';
+import { Client, type ClientInfo } from '../common/client-info.js';
+
+/** Sign-in by a code mailed to the account's address (the `email_code` settings flag). */
+@Controller('auth')
+export class EmailCodeController {
+  constructor(
+    private readonly emailCodes: EmailCodeService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Public()
+  @Post('email-code')
+  @HttpCode(HttpStatus.OK)
+  send(@Body() dto: EmailCodeRequestDto, @Client() client: ClientInfo) {
+    return this.emailCodes.send(dto.email, client);
+  }
+
+  @Public()
+  @Post('verify-email-code')
+  @HttpCode(HttpStatus.OK)
+  async verify(
+    @Body() dto: VerifyEmailCodeDto,
+    @Client() client: ClientInfo,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const outcome = await this.emailCodes.verify(dto.email, dto.code, client);
+    // A two-factor challenge carries a temp token only: no session, no cookies yet.
+    if ('challenge' in outcome) return outcome.challenge;
+    return withAuthCookies(reply, outcome, this.config);
+  }
+}

@@ -1,0 +1,1 @@
+export { EmailCodeModule } from './email-code.module.js';

@@ -1,0 +1,109 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+
+/**
+ * What other services are told (OpenID Shared Signals / CAEP names): a session ended, every
+ * session of a user ended (`not_before`: tokens issued before it are dead), the roles of a user
+ * changed, the permissions of a role changed, the signing keys changed.
+ */
+export type SecurityEvent =
+  | { type: 'session-revoked'; sid: string; sub: string }
+  | { type: 'credential-change'; sub: string; not_before: number }
+  | { type: 'assignment-change'; sub: string }
+  | { type: 'role-change'; role: string }
+  | { type: 'keys-rotated'; kid: string };
+
+export type SecurityEventType = SecurityEvent['type'];
+
+/** One stored event: its id orders the stream. */
+export interface StoredSecurityEvent {
+  id: string;
+  type: SecurityEventType;
+  payload: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/**
+ * The security events table. Ids become visible in id order (see the migration), so a reader that
+ * goes by id misses nothing.
+ */
+@Injectable()
+export class SecurityEventsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Writes events in the caller's transaction; they are seen when it commits. */
+  async append(manager: EntityManager, events: readonly SecurityEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const params: unknown[] = [];
+    const rows = events.map(({ type, ...payload }) => {
+      params.push(type, JSON.stringify(payload));
+      return `($${params.length - 1}, $${params.length}::jsonb)`;
+    });
+    await manager.query(`INSERT INTO security_events (type, payload) VALUES ${rows.join(', ')}`, params);
+  }
+
+  /** A `role-change` for every role that holds the permission (before it is renamed or deleted). */
+  async appendRoleChangesOfPermission(manager: EntityManager, permissionId: string): Promise<void> {
+    await manager.query(
+      `INSERT INTO security_events (type, payload)
+         SELECT 'role-change', jsonb_build_object('role', r.name)
+           FROM role_permissions rp JOIN roles r ON r.id = rp.role_id
+          WHERE rp.permission_id = $1 ORDER BY r.name`,
+      [permissionId],
+    );
+  }
+
+  /**
+   * `keys-rotated` for the key that signs now, unless it was already told (by another instance, or
+   * before a restart while the event is kept): one event per new key.
+   */
+  async appendKeysRotatedUnlessTold(kid: string): Promise<boolean> {
+    const [, count]: [unknown, number] = await this.dataSource.query(
+      `INSERT INTO security_events (type, payload)
+         SELECT 'keys-rotated', jsonb_build_object('kid', $1::text)
+          WHERE NOT EXISTS (SELECT 1 FROM security_events WHERE type = 'keys-rotated' AND payload->>'kid' = $1)`,
+      [kid],
+    );
+    return count > 0;
+  }
+
+  /**
+   * Events after `afterId`, in id order, at most `limit`. The order names the bigint column: a bare
+   * `ORDER BY id` would sort by the `id::text` output column, so "10" before "2", and a reader
+   * would skip every event that sorts after a larger one.
+   */
+  async findAfter(afterId: string, limit: number): Promise<StoredSecurityEvent[]> {
+    const rows: { id: string; type: SecurityEventType; payload: Record<string, unknown>; created_at: Date }[] =
+      await this.dataSource.query(
+        `SELECT e.id::text AS id, e.type, e.payload, e.created_at FROM security_events e
+          WHERE e.id > $1 ORDER BY e.id LIMIT $2`,
+        [afterId, limit],
+      );
+    return rows.map((row) => ({ id: row.id, type: row.type, payload: row.payload, createdAt: row.created_at }));
+  }
+
+  /** The newest id (0 when there is none): a new stream starts after it. */
+  async lastId(): Promise<string> {
+    const [row]: { id: string }[] = await this.dataSource.query(
+      `SELECT COALESCE(max(id), 0)::text AS id FROM security_events`,
+    );
+    return row.id;
+  }
+
+  /** The oldest id still kept, null when the table is empty: events are deleted oldest first. */
+  async oldestId(): Promise<string | null> {
+    const [row]: { id: string | null }[] = await this.dataSource.query(
+      `SELECT min(id)::text AS id FROM security_events`,
+    );
+    return row.id;
+  }
+
+  /** Drops events older than `before`, which no token they could concern outlives. */
+  async deleteOlderThan(before: Date): Promise<number> {
+    const [, count]: [unknown, number] = await this.dataSource.query(
+      `DELETE FROM security_events WHERE created_at < $1`,
+      [before],
+    );
+    return count;
+  }
+}

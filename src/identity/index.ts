@@ -1,0 +1,13 @@
+export { AccountChangesRepository } from './account-changes.repository.js';
+export { assertMaySignIn, isDisabled, type AccountStatus } from './account-status.js';
+export { IdentityModule } from './identity.module.js';
+export { NewAccountFields } from './new-account-fields.js';
+export { PasswordHasher } from './password-hasher.js';
+export { IsNewPassword, MatchesField, PasswordLength } from './password-rules.js';
+export {
+  UsersRepository,
+  type AccountChanges,
+  type AdminUserRow,
+  type SignInAccount,
+  type UserWithPassword,
+} from './users.repository.js';

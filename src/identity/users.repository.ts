@@ -1,0 +1,404 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { underAdminStatementTimeout } from '../infra/database/admin-statement-timeout.js';
+import { accountStatusColumns, type AccountStatus } from './account-status.js';
+
+/**
+ * A row of `users`, the one shape the table's statements answer in: every column aliased to its
+ * camelCase name (`password_hash AS "passwordHash"`). Reads of part of it are `Pick`s of it.
+ */
+export interface UserRow {
+  id: string;
+  name: string;
+  email: string;
+  mobile: string | null;
+  passwordHash: string;
+  emailVerifiedAt: Date | null;
+  disabledAt: Date | null;
+  disabledUntil: Date | null;
+  disabledReason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Who a user is: the columns every read of an account starts with. */
+export type UserIdentityRow = Pick<UserRow, 'id' | 'name' | 'email' | 'mobile'>;
+
+export interface UserWithPassword {
+  id: string;
+  name: string;
+  email: string;
+  mobile: string | null;
+  passwordHash: string;
+  /** A confirmed authenticator app: read with the credentials, so a sign-in needs no second look. */
+  hasTotp: boolean;
+  emailVerified: boolean;
+  disabledAt: Date | null;
+  disabledUntil: Date | null;
+  /** Whether the account holds a passkey: then its password alone never earns tokens. */
+  hasPasskey: boolean;
+}
+
+/** An account about to receive a session: who it is, and whether it may sign in. */
+export type SignInAccount = { id: string; name: string; email: string; mobile: string | null } & AccountStatus;
+
+export interface NewUser {
+  name: string;
+  email: string;
+  mobile: string | null;
+  passwordHash: string;
+  /** Set for addresses someone vouched for (an administrator, the operator); a registration proves its own. */
+  emailVerified?: boolean;
+}
+
+/** What a user may do: role names and the union of their roles' permissions. */
+/** The fields of an account its holder or an administrator may change. */
+export interface AccountChanges {
+  name?: string;
+  email?: string;
+  /** `null` removes the number. */
+  mobile?: string | null;
+  passwordHash?: string;
+}
+
+/** A user as administrators see them: never a password or hash. */
+export type AdminUserRow = UserIdentityRow &
+  Pick<UserRow, 'disabledAt' | 'disabledUntil' | 'disabledReason' | 'createdAt' | 'updatedAt'> & {
+    emailVerified: boolean;
+    /** Disabled now: set, and not past its end. */
+    disabled: boolean;
+    roles: { id: string; name: string }[];
+  };
+
+/** The caller's own record, as `/api/auth/me` and `GET /api/account` show it. */
+export type CallerProfileRow = UserIdentityRow & { emailVerified: boolean };
+
+/** The columns of the admin user record beside id, name, email and mobile, over `users` aliased `u`. */
+const adminStatusColumns = (u: string) => `${u}.email_verified_at IS NOT NULL AS "emailVerified",
+       (${u}.disabled_at IS NOT NULL AND (${u}.disabled_until IS NULL OR ${u}.disabled_until > now())) AS disabled,
+       ${u}.disabled_at AS "disabledAt", ${u}.disabled_until AS "disabledUntil", ${u}.disabled_reason AS "disabledReason"`;
+
+/** The roles of the user `p.id`, by name: a correlated subquery run once per row of a page. */
+const ROLES_OF_P = `COALESCE((
+    SELECT json_agg(json_build_object('id', r.id, 'name', r.name) ORDER BY r.name)
+      FROM user_roles ur JOIN roles r ON r.id = ur.role_id
+     WHERE ur.user_id = p.id), '[]')`;
+
+/**
+ * `search` matches a fragment of the email or the name, case-insensitively, through the trigram
+ * indexes (lower(email), name); LIKE's wildcards in it are matched literally.
+ */
+function searchCondition(search: string | undefined): { where: string; params: unknown[] } {
+  if (!search) return { where: '', params: [] };
+  const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return { where: `WHERE lower(u.email) LIKE lower($1) OR u.name ILIKE $1`, params: [pattern] };
+}
+
+/**
+ * One page of the admin users list. The page's ids come first, in (created_at, id) order from
+ * IDX_users_created_at_id (or from the trigram indexes for a search), and roles are joined for
+ * those rows only: the cost follows the page, not the table. Exported so the tests can EXPLAIN
+ * exactly what the service runs.
+ */
+export function adminUsersPageQuery(
+  search: string | undefined,
+  limit: number,
+  offset: number,
+): { sql: string; params: unknown[] } {
+  const { where, params } = searchCondition(search);
+  return {
+    sql: `SELECT p.id, p.name, p.email, p.mobile, p."emailVerified", p.disabled, p."disabledAt", p."disabledUntil",
+                 p."disabledReason", p."createdAt", p."updatedAt", ${ROLES_OF_P} AS roles
+            FROM (SELECT u.id, u.name, u.email, u.mobile, ${adminStatusColumns('u')},
+                         u.created_at AS "createdAt", u.updated_at AS "updatedAt" FROM users u ${where}
+                   ORDER BY u.created_at, u.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}) AS p
+           ORDER BY p."createdAt", p.id`,
+    params: [...params, limit, offset],
+  };
+}
+
+/** The account a sign-in names, as `UserWithPassword`, by its email or mobile (`$1`). */
+function userWithPasswordSql(column: 'email' | 'mobile'): string {
+  return `SELECT u.id, u.name, u.email, u.mobile, u.password_hash AS "passwordHash",
+                 EXISTS (SELECT 1 FROM totp_authenticators t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS "hasTotp",
+                 u.email_verified_at IS NOT NULL AS "emailVerified", ${accountStatusColumns('u')},
+                 EXISTS (SELECT 1 FROM passkeys p WHERE p.user_id = u.id) AS "hasPasskey"
+            FROM users u WHERE u.${column} = $1`;
+}
+
+@Injectable()
+export class UsersRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async findByEmailWithPassword(email: string): Promise<UserWithPassword | null> {
+    const [row]: UserWithPassword[] = await this.dataSource.query(userWithPasswordSql('email'), [email]);
+    return row ?? null;
+  }
+
+  /**
+   * Replaces a password hash only while it is still the one that was verified, so a rehash on
+   * sign-in never overwrites a password changed in the meantime.
+   */
+  async replacePasswordHash(userId: string, verifiedHash: string, newHash: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE users SET password_hash = $3, updated_at = CURRENT_TIMESTAMP WHERE id = $1 AND password_hash = $2`,
+      [userId, verifiedHash, newHash],
+    );
+  }
+
+  async findIdByEmail(email: string): Promise<Pick<UserRow, 'id' | 'email' | 'name'> | null> {
+    const [row]: Pick<UserRow, 'id' | 'email' | 'name'>[] = await this.dataSource.query(
+      `SELECT id, email, name FROM users WHERE email = $1 LIMIT 1`,
+      [email],
+    );
+    return row ?? null;
+  }
+
+  async findIdByMobile(mobile: string): Promise<Pick<UserRow, 'id'> | null> {
+    const [row]: Pick<UserRow, 'id'>[] = await this.dataSource.query(`SELECT id FROM users WHERE mobile = $1 LIMIT 1`, [
+      mobile,
+    ]);
+    return row ?? null;
+  }
+
+  /** Gives the user the role; false when they already held it. */
+  async addRole(userId: string, roleId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO user_roles (user_id, role_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING user_id`,
+      [userId, roleId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Inserts the user and links the named role, in the caller's transaction. */
+  async insertWithRole(manager: EntityManager, user: NewUser, roleName: string): Promise<SignInAccount> {
+    const [row] = await manager.query(
+      `INSERT INTO users (name, email, mobile, password_hash, email_verified_at)
+       VALUES ($1, $2, $3, $4, CASE WHEN $5::boolean THEN now() END)
+       RETURNING id, name, email, mobile, ${accountStatusColumns('users')}`,
+      [user.name, user.email, user.mobile, user.passwordHash, user.emailVerified === true],
+    );
+    await manager.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = $2`, [
+      row.id,
+      roleName,
+    ]);
+    return row as SignInAccount;
+  }
+
+  async findProfile(userId: string): Promise<UserIdentityRow | null> {
+    const [row]: UserIdentityRow[] = await this.dataSource.query(
+      `SELECT id, name, email, mobile FROM users WHERE id = $1 LIMIT 1`,
+      [userId],
+    );
+    return row ?? null;
+  }
+
+  /** The account a sign-in completes for (after its first factor), with what `assertMaySignIn` judges. */
+  async findSignInAccount(
+    userId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<SignInAccount | null> {
+    const [row]: SignInAccount[] = await manager.query(
+      `SELECT u.id, u.name, u.email, u.mobile, ${accountStatusColumns('u')} FROM users u WHERE u.id = $1`,
+      [userId],
+    );
+    return row ?? null;
+  }
+
+  /** The account an address names, with its status, for the email-code sign-in; null for none. */
+  async findSignInAccountByEmail(manager: EntityManager, email: string): Promise<SignInAccount | null> {
+    const [row]: SignInAccount[] = await manager.query(
+      `SELECT u.id, u.name, u.email, u.mobile, ${accountStatusColumns('u')} FROM users u WHERE u.email = $1`,
+      [email],
+    );
+    return row ?? null;
+  }
+
+  async isEmailVerified(userId: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    const [row]: { verified: boolean }[] = await manager.query(
+      `SELECT email_verified_at IS NOT NULL AS verified FROM users WHERE id = $1`,
+      [userId],
+    );
+    return row?.verified ?? false;
+  }
+
+  /**
+   * Marks the address verified while it is still the account's: `verified` when it was not yet,
+   * `already` when it was, `mismatch` when the account has another address (or is gone).
+   */
+  async markEmailVerified(
+    manager: EntityManager,
+    userId: string,
+    email: string,
+  ): Promise<'verified' | 'already' | 'mismatch'> {
+    const [, affected]: [unknown[], number] = await manager.query(
+      `UPDATE users SET email_verified_at = now(), updated_at = now()
+        WHERE id = $1 AND email = $2 AND email_verified_at IS NULL`,
+      [userId, email],
+    );
+    if (affected > 0) return 'verified';
+    const rows: unknown[] = await manager.query(`SELECT 1 FROM users WHERE id = $1 AND email = $2`, [userId, email]);
+    return rows.length > 0 ? 'already' : 'mismatch';
+  }
+
+  /** The caller's own record, as `/api/auth/me` and `GET /api/account` show it. */
+  async findCallerProfile(userId: string): Promise<CallerProfileRow | null> {
+    const [row]: CallerProfileRow[] = await this.dataSource.query(
+      `SELECT id, name, email, mobile, email_verified_at IS NOT NULL AS "emailVerified" FROM users WHERE id = $1`,
+      [userId],
+    );
+    return row ?? null;
+  }
+
+  /** Disables the account (`until` null: until an administrator enables it), in the caller's transaction. */
+  async setDisabled(
+    manager: EntityManager,
+    userId: string,
+    disabling: { until: Date | null; reason: string | null },
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE users SET disabled_at = now(), disabled_until = $2, disabled_reason = $3, updated_at = now() WHERE id = $1`,
+      [userId, disabling.until, disabling.reason],
+    );
+  }
+
+  async clearDisabled(manager: EntityManager, userId: string): Promise<void> {
+    await manager.query(
+      `UPDATE users SET disabled_at = NULL, disabled_until = NULL, disabled_reason = NULL, updated_at = now() WHERE id = $1`,
+      [userId],
+    );
+  }
+
+  /** Holders of the role other than `userId` that are enabled now. */
+  async countOtherEnabledHolders(manager: EntityManager, userId: string, roleName: string): Promise<number> {
+    const [{ count }] = await manager.query(
+      `SELECT count(*)::int AS count
+         FROM user_roles ur JOIN roles r ON r.id = ur.role_id JOIN users u ON u.id = ur.user_id
+        WHERE r.name = $1 AND u.id <> $2
+          AND (u.disabled_at IS NULL OR (u.disabled_until IS NOT NULL AND u.disabled_until <= now()))`,
+      [roleName, userId],
+    );
+    return count;
+  }
+
+  /**
+   * Whether the user holds the role and no other enabled account does: the last administrator,
+   * whom deleting or disabling would leave the service without one.
+   */
+  async isLastEnabledHolder(manager: EntityManager, userId: string, roleName: string): Promise<boolean> {
+    const holds = (await this.rolesOf(manager, userId)).some((role) => role.name === roleName);
+    return holds && (await this.countOtherEnabledHolders(manager, userId, roleName)) === 0;
+  }
+
+  /** The user's current name, email and mobile, locked for the rest of the caller's transaction. */
+  async lockAccount(manager: EntityManager, userId: string): Promise<UserIdentityRow | null> {
+    const [row]: UserIdentityRow[] = await manager.query(
+      `SELECT id, name, email, mobile FROM users WHERE id = $1 FOR UPDATE`,
+      [userId],
+    );
+    return row ?? null;
+  }
+
+  async updateAccount(manager: EntityManager, userId: string, changes: AccountChanges): Promise<void> {
+    const columns: [string, unknown][] = [
+      ['name', changes.name],
+      ['email', changes.email],
+      ['mobile', changes.mobile],
+      ['password_hash', changes.passwordHash],
+    ];
+    // Every new address was proved or vouched for: the holder confirmed its link, or an
+    // administrator typed it.
+    if (changes.email !== undefined) columns.push(['email_verified_at', new Date()]);
+    const params: unknown[] = [userId];
+    const sets = columns
+      .filter(([, value]) => value !== undefined)
+      .map(([column, value]) => {
+        params.push(value);
+        return `${column} = $${params.length}`;
+      });
+    await manager.query(`UPDATE users SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1`, params);
+  }
+
+  /** The user's email as it is now, read in the caller's transaction. */
+  async findEmail(manager: EntityManager, userId: string): Promise<string | null> {
+    const [row] = await manager.query(`SELECT email FROM users WHERE id = $1`, [userId]);
+    return row?.email ?? null;
+  }
+
+  /**
+   * A page of users with their roles and the number of users matching, under the admin statement
+   * timeout. The total counts users alone, never the role join.
+   */
+  findAdminPage(
+    search: string | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: AdminUserRow[]; total: number }> {
+    return underAdminStatementTimeout(this.dataSource, async (manager) => {
+      const { where, params } = searchCondition(search);
+      const [{ total }] = await manager.query(`SELECT count(*)::int AS total FROM users u ${where}`, params);
+      const page = adminUsersPageQuery(search, limit, offset);
+      const items: AdminUserRow[] = await manager.query(page.sql, page.params);
+      return { items, total };
+    });
+  }
+
+  /** One user with their roles, in the caller's transaction when given, else under the admin timeout. */
+  findAdminUser(id: string, manager?: EntityManager): Promise<AdminUserRow | null> {
+    const find = async (runner: EntityManager) => {
+      const [user]: AdminUserRow[] = await runner.query(
+        `SELECT p.id, p.name, p.email, p.mobile, ${adminStatusColumns('p')}, p.created_at AS "createdAt", p.updated_at AS "updatedAt",
+                ${ROLES_OF_P} AS roles FROM users p WHERE p.id = $1`,
+        [id],
+      );
+      return user ?? null;
+    };
+    return manager ? find(manager) : underAdminStatementTimeout(this.dataSource, find);
+  }
+
+  async deleteUser(manager: EntityManager, id: string): Promise<void> {
+    await manager.query(`DELETE FROM users WHERE id = $1`, [id]);
+  }
+
+  /**
+   * The account and everything that hangs on it (ON DELETE CASCADE), and the email codes asked for
+   * its address, which name no user when they were asked for by nobody's account.
+   */
+  async deleteAccount(manager: EntityManager, id: string, email: string): Promise<void> {
+    await manager.query(`DELETE FROM email_codes WHERE email = $1`, [email]);
+    await manager.query(`DELETE FROM users WHERE id = $1`, [id]);
+  }
+
+  /** The user's row id, locked until the caller's transaction ends; null when there is no such user. */
+  async lockUserRow(manager: EntityManager, userId: string): Promise<{ id: string } | null> {
+    const [user] = await manager.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, [userId]);
+    return user ?? null;
+  }
+
+  /**
+   * The user's roles, each kept from deletion until the caller's transaction ends: a role deleted
+   * meanwhile is waited for and left out, instead of being written back into the user's set.
+   */
+  rolesOf(manager: EntityManager, userId: string): Promise<{ id: string; name: string }[]> {
+    return manager.query(
+      `SELECT r.id, r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE ur.user_id = $1 FOR KEY SHARE OF r`,
+      [userId],
+    );
+  }
+
+  /** The user's role set becomes exactly these (existing) role ids. */
+  async setRoles(manager: EntityManager, userId: string, roleIds: string[]): Promise<void> {
+    await manager.query(`DELETE FROM user_roles WHERE user_id = $1`, [userId]);
+    if (roleIds.length > 0) {
+      await manager.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, unnest($2::uuid[])`, [userId, roleIds]);
+    }
+  }
+
+  /** The account holding this mobile (none or one: mobiles are unique), in the caller's transaction. */
+  findAccountsByMobile(manager: EntityManager, mobile: string): Promise<(SignInAccount & { mobile: string })[]> {
+    return manager.query(
+      `SELECT u.id, u.name, u.email, u.mobile, ${accountStatusColumns('u')} FROM users u WHERE u.mobile = $1`,
+      [mobile],
+    );
+  }
+}

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { PassThrough } from 'node:stream';
+import { pino, type DestinationStream, type LoggerOptions } from 'pino';
+import { buildAppConfig } from '../../config/app-config.js';
+import { parseEnvironment } from '../../config/environment.js';
+import { buildLoggerParams, logFormat, PINO_LEVELS } from './logging.module.js';
+
+const SECRET = 'A-Password-That-Must-Not-Show-91';
+
+function terminal(isTTY: boolean): PassThrough & { isTTY: boolean; text: () => string } {
+  const chunks: Buffer[] = [];
+  const stream = Object.assign(new PassThrough(), { isTTY, text: () => Buffer.concat(chunks).toString('utf8') });
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return stream;
+}
+
+const configFor = (env: Record<string, string>) =>
+  buildAppConfig(parseEnvironment({ JWT_SECRET: randomBytes(32).toString('base64url'), ...env }));
+
+/** Writes one line through the service's logger options to `output`, as the service would. */
+async function logOne(env: Record<string, string>, output: ReturnType<typeof terminal>): Promise<string> {
+  const [options, destination] = buildLoggerParams(configFor(env), output).pinoHttp as [
+    LoggerOptions,
+    DestinationStream,
+  ];
+  pino(options, destination).info(
+    { context: 'Probe', user: { email: 'ann@example.com', password: SECRET } },
+    'hello from the probe',
+  );
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  return output.text();
+}
+
+describe('log format', () => {
+  it('maps LOG_LEVEL to pino levels', () => {
+    expect(PINO_LEVELS).toEqual({
+      fatal: 'fatal',
+      error: 'error',
+      warn: 'warn',
+      log: 'info',
+      debug: 'debug',
+      verbose: 'trace',
+    });
+  });
+
+  it.each([
+    [{ APP_ENV: 'development' }, true, 'pretty'],
+    [{}, true, 'pretty'],
+    [{}, false, 'json'],
+    [{ APP_ENV: 'development' }, false, 'json'],
+    [{ APP_ENV: 'test' }, true, 'json'],
+    [{ APP_ENV: 'staging' }, true, 'json'],
+    [
+      { APP_ENV: 'production', SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: 'https://sms.example.com/send' },
+      true,
+      'json',
+    ],
+  ])('%j on a terminal: %s -> %s', (env, isTTY, format) => {
+    expect(logFormat(configFor(env as Record<string, string>), { isTTY })).toBe(format);
+  });
+
+  it('writes one JSON object a line when not pretty', async () => {
+    const text = await logOne({ APP_ENV: 'test' }, terminal(true));
+    const line = JSON.parse(text.trim()) as Record<string, unknown>;
+    expect(line).toMatchObject({
+      level: 'info',
+      msg: 'hello from the probe',
+      context: 'Probe',
+      user: { email: 'ann@example.com', password: '[Redacted]' },
+    });
+    expect(text).not.toContain(SECRET);
+  });
+
+  it('writes readable lines on a development terminal, with the same secrets censored', async () => {
+    const text = await logOne({ APP_ENV: 'development' }, terminal(true));
+    expect(text).toContain('hello from the probe');
+    expect(text).toContain('INFO');
+    expect(text).toContain('[Redacted]');
+    expect(text).not.toContain(SECRET);
+    expect(() => JSON.parse(text.trim())).toThrow();
+  });
+});

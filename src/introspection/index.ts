@@ -1,0 +1,1 @@
+export { IntrospectionModule } from './introspection.module.js';

@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { UserWithPassword } from '../identity/index.js';
+
+export interface AttemptCount {
+  failures: number;
+  retry_after: number | null;
+}
+
+/** Counts one attempt of `subject` (an SQL expression); `$2` is the window in seconds. */
+function countAttemptSql(subject: string): string {
+  return `INSERT INTO login_failures AS f (subject, failures, locked_until, last_attempt_at)
+          SELECT ${subject}, 1, NULL, now()
+          ON CONFLICT (subject) DO UPDATE SET
+            failures = CASE
+              WHEN f.locked_until > now() THEN f.failures
+              WHEN f.locked_until IS NOT NULL OR f.last_attempt_at <= now() - make_interval(secs => $2) THEN 1
+              ELSE f.failures + 1 END,
+            locked_until = CASE WHEN f.locked_until > now() THEN f.locked_until END,
+            last_attempt_at = CASE WHEN f.locked_until > now() THEN f.last_attempt_at ELSE now() END
+          RETURNING failures, ceil(extract(epoch FROM locked_until - now()))::int AS retry_after`;
+}
+
+/** The `login_failures` table: one row of consecutive failed password logins per subject. */
+@Injectable()
+export class LoginFailuresRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Seconds left of the subject's lock, or null when it is not locked. */
+  async secondsLocked(subject: string): Promise<number | null> {
+    const [row]: { retry_after: number }[] = await this.dataSource.query(
+      `SELECT ceil(extract(epoch FROM locked_until - now()))::int AS retry_after
+         FROM login_failures WHERE subject = $1 AND locked_until > now()`,
+      [subject],
+    );
+    return row ? row.retry_after : null;
+  }
+
+  /**
+   * Counts one attempt in one atomic upsert; a count older than `windowSeconds` starts over.
+   * Answers the count and, while a lock holds, the seconds left of it.
+   */
+  async count(subject: string, windowSeconds: number): Promise<AttemptCount> {
+    const [row]: AttemptCount[] = await this.dataSource.query(countAttemptSql('$1'), [subject, windowSeconds]);
+    return row!;
+  }
+
+  /**
+   * A sign-in's two first steps in one statement: reads the account `column` names, and counts
+   * the attempt for that account (`user:<id>`), or for `unknownSubject` when there is none.
+   */
+  async countSignIn(
+    column: 'email' | 'mobile',
+    value: string,
+    unknownSubject: string,
+    windowSeconds: number,
+  ): Promise<AttemptCount & { account: UserWithPassword | null }> {
+    const [row]: (AttemptCount & { account: UserWithPassword | null })[] = await this.dataSource.query(
+      `WITH account AS (
+              SELECT u.id, u.name, u.email, u.mobile, u.password_hash AS "passwordHash",
+                     EXISTS (SELECT 1 FROM totp_authenticators t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS "hasTotp",
+                     u.email_verified_at IS NOT NULL AS "emailVerified",
+                     u.disabled_at AS "disabledAt", u.disabled_until AS "disabledUntil",
+                     EXISTS (SELECT 1 FROM passkeys p WHERE p.user_id = u.id) AS "hasPasskey"
+                FROM users u WHERE u.${column} = $1),
+            counted AS (${countAttemptSql(`coalesce((SELECT 'user:' || id FROM account), $3)`)})
+       SELECT counted.failures, counted.retry_after, (SELECT to_jsonb(account) FROM account) AS account FROM counted`,
+      [value, windowSeconds, unknownSubject],
+    );
+    return row!;
+  }
+
+  /** Locks the subject for `seconds` once its count has reached `threshold`; answers whether it did. */
+  async lockIfReached(subject: string, threshold: number, seconds: number): Promise<boolean> {
+    // TypeORM answers an UPDATE with [rows, affected].
+    const [, locked]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE login_failures SET locked_until = now() + make_interval(secs => $3)
+        WHERE subject = $1 AND failures >= $2 AND (locked_until IS NULL OR locked_until <= now())`,
+      [subject, threshold, seconds],
+    );
+    return locked > 0;
+  }
+
+  /** Takes one attempt back from the subject's count, unless a lock holds (its count then stays). */
+  async uncount(subject: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE login_failures SET failures = failures - 1
+        WHERE subject = $1 AND failures > 0 AND (locked_until IS NULL OR locked_until <= now())`,
+      [subject],
+    );
+  }
+
+  async clear(subject: string): Promise<void> {
+    // The session's insert clears the count of a completed sign-in in its own statement.
+    await this.dataSource.query(`DELETE FROM login_failures WHERE subject = $1`, [subject]);
+  }
+
+  /** Removes rows with no attempt for `windowSeconds` and no live lock. */
+  async deleteStale(windowSeconds: number): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM login_failures
+        WHERE last_attempt_at <= now() - make_interval(secs => $1) AND (locked_until IS NULL OR locked_until <= now())`,
+      [windowSeconds],
+    );
+  }
+}

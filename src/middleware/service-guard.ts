@@ -1,0 +1,32 @@
+import { AuthGuardModule } from '@auth-rbac/nest-guard';
+import { OidcModule, ClientTokensService, principalOfSession } from '../oidc/index.js';
+import { PrincipalService, RbacModule } from '../rbac/index.js';
+import { TokensModule, SigningKeys } from '../tokens/index.js';
+import { AppConfig } from '../config/app-config.js';
+
+/**
+ * The service guards its own routes with the package other services import: one verification
+ * path and one set of decorators. Keys are the service's own (every key that still verifies), and
+ * the caller comes from PrincipalService, whose cache every revocation and authorization change
+ * invalidates on every instance; the package's own cache is off (`cacheTtlMs` 0). The guard is
+ * placed among the application's global guards by AppModule, after the rate limit.
+ */
+export const ServiceAuthGuardModule = AuthGuardModule.forRootAsync({
+  imports: [TokensModule, RbacModule, OidcModule],
+  inject: [SigningKeys, PrincipalService, ClientTokensService, AppConfig],
+  useFactory: (
+    keys: SigningKeys,
+    principals: PrincipalService,
+    clientTokens: ClientTokensService,
+    config: AppConfig,
+  ) => ({
+    keys,
+    issuer: keys.issuer,
+    // `@RequireFreshAuth()` on the service's own routes: REAUTH_MAX_AGE.
+    reauthMaxAgeSeconds: config.jwt.reauthMaxAge,
+    permissionsFrom: {
+      query: (session) => principalOfSession(principals, clientTokens, session),
+    },
+  }),
+  globalGuard: false,
+});

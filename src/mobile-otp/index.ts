@@ -1,0 +1,1 @@
+export { MobileOtpModule } from './mobile-otp.module.js';

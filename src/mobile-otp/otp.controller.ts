@@ -1,0 +1,54 @@
+import { Body, Controller, HttpCode, HttpStatus, Post, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { withAuthCookies } from '../tokens/index.js';
+import { Public } from '@auth-rbac/nest-guard';
+import { AppConfig } from '../config/app-config.js';
+import { MobileOtpService } from './mobile-otp.service.js';
+import { SendOtpDto, VerifyOtpDto, VerifyTwoFactorDto } from './otp.dto.js';
+import { TwoFactorService } from '../second-factor/index.js';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { Client, type ClientInfo } from '../common/client-info.js';
+
+@Controller('auth')
+@Public()
+export class OtpController {
+  constructor(
+    private readonly mobileOtp: MobileOtpService,
+    private readonly twoFactor: TwoFactorService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Post('send-otp')
+  @HttpCode(HttpStatus.OK)
+  sendOtp(@Body() dto: SendOtpDto, @Client() client: ClientInfo) {
+    return this.mobileOtp.send(dto.mobile, client);
+  }
+
+  @Post('verify-otp')
+  @HttpCode(HttpStatus.OK)
+  async verifyOtp(
+    @Body() dto: VerifyOtpDto,
+    @Client() client: ClientInfo,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const outcome = await this.mobileOtp.verify(dto.mobile, dto.otp, client);
+    // An account with a second factor gets a challenge (a temp token only): no session, no cookies yet.
+    return 'challenge' in outcome ? outcome.challenge : withAuthCookies(reply, outcome, this.config);
+  }
+
+  @Post('otp/verify-2fa')
+  @HttpCode(HttpStatus.OK)
+  async verifyTwoFactor(
+    @Body() dto: VerifyTwoFactorDto,
+    @Client() client: ClientInfo,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const issued = await this.twoFactor.verify(
+      dto.temp_token,
+      { code: dto.code, assertion: dto.assertion as AuthenticationResponseJSON | undefined },
+      client,
+      dto.method,
+    );
+    return withAuthCookies(reply, issued, this.config);
+  }
+}

@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+export interface ClientPrincipalRow {
+  roles: string[];
+  permissions: string[];
+}
+
+/**
+ * The service access tokens issued by the client-credentials grant (`client_tokens`): one row per
+ * token, whose id is the token's `sid`, so that revoking it ends it everywhere at once.
+ */
+@Injectable()
+export class ClientTokensRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** A new token row; rows expired for a day are removed on the way (they can verify nothing). */
+  async insert(clientId: string, expiresAt: Date): Promise<string> {
+    await this.dataSource.query(`DELETE FROM client_tokens WHERE expires_at < now() - interval '1 day'`);
+    const [row]: { id: string }[] = await this.dataSource.query(
+      `INSERT INTO client_tokens (client_id, expires_at) VALUES ($1, $2) RETURNING id`,
+      [clientId, expiresAt],
+    );
+    return row.id;
+  }
+
+  /**
+   * The roles and permissions of a live token of the client (not revoked, not expired), read with
+   * its client's roles in one statement; null when the token is not live.
+   */
+  async findPrincipalOfActiveToken(token: { tokenId: string; clientId: string }): Promise<ClientPrincipalRow | null> {
+    const rows: ClientPrincipalRow[] = await this.dataSource.query(
+      `SELECT COALESCE(array_agg(DISTINCT r.name) FILTER (WHERE r.name IS NOT NULL), '{}') AS roles,
+              COALESCE(array_agg(DISTINCT p.name) FILTER (WHERE p.name IS NOT NULL), '{}') AS permissions
+         FROM client_tokens t
+         LEFT JOIN client_roles cr ON cr.client_id = t.client_id
+         LEFT JOIN roles r ON r.id = cr.role_id
+         LEFT JOIN role_permissions rp ON rp.role_id = r.id
+         LEFT JOIN permissions p ON p.id = rp.permission_id
+        WHERE t.id = $1 AND t.client_id = $2 AND t.revoked_at IS NULL AND t.expires_at > now()
+        GROUP BY t.id`,
+      [token.tokenId, token.clientId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Ends a token; true when it was live. Its `session-revoked` event (`sid` the token's row, `sub`
+   * the client) is written in the same statement, so services following the event stream drop it.
+   */
+  async revoke(tokenId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `WITH revoked AS (
+         UPDATE client_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL
+         RETURNING id, client_id AS user_id
+       ), announced AS (
+         INSERT INTO security_events (type, payload)
+         SELECT 'session-revoked', jsonb_build_object('sid', id, 'sub', user_id) FROM revoked ORDER BY id)
+       SELECT id FROM revoked`,
+      [tokenId],
+    );
+    return rows.length > 0;
+  }
+}

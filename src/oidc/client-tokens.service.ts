@@ -1,0 +1,72 @@
+import type { PrincipalRecord } from '@auth-rbac/nest-guard/internal';
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { AppConfig } from '../config/app-config.js';
+import { SigningKeys } from '../tokens/index.js';
+import { ClientTokensRepository } from './client-tokens.repository.js';
+import type { SessionRef } from '../common/session-ref.js';
+
+/** A client id: letters, digits, dots, dashes, underscores (as `create-client` and SERVICE_CLIENTS allow). */
+const CLIENT_ID = /^[A-Za-z0-9._-]{1,100}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Whether a caller is a service client rather than a person: a person's id is a UUID, and the
+ * client-credentials grant serves no client whose id looks like one. Routes that act for a
+ * person refuse service callers (see PersonOnlyGuard).
+ */
+export function isServiceCaller(user: { id: string }): boolean {
+  return !UUID.test(user.id);
+}
+
+/** Whether the grant may serve this client: its id must not be mistaken for a person's. */
+export function mayHoldServiceTokens(clientId: string): boolean {
+  return CLIENT_ID.test(clientId) && !UUID.test(clientId);
+}
+
+export interface IssuedServiceToken {
+  accessToken: string;
+  expiresIn: number;
+}
+
+/**
+ * The client-credentials grant's service access tokens: `sub` and `client_id` the client,
+ * `token_type: "access"`, `sid` the token's own row (so a revocation ends it at once on every
+ * instance), ACCESS_TOKEN_EXPIRY long, no refresh token (RFC 6749 §4.4.3). Its permissions are
+ * those of the client's roles at the time of each request, read with the token's row.
+ */
+@Injectable()
+export class ClientTokensService {
+  constructor(
+    private readonly keys: SigningKeys,
+    private readonly tokens: ClientTokensRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** `audience`: the service the token is for, when the client asked for one; default ISSUER. */
+  async issue(clientId: string, audience?: string): Promise<IssuedServiceToken> {
+    const ttl = this.config.jwt.accessTokenTtl;
+    const sid = await this.tokens.insert(clientId, new Date(Date.now() + ttl * 1000));
+    const accessToken = await this.keys.sign(
+      { sub: clientId, client_id: clientId, token_type: 'access', sid, jti: randomUUID() },
+      ttl,
+      'access',
+      audience,
+    );
+    return { accessToken, expiresIn: ttl };
+  }
+
+  /** The caller of a live service token (`userId` its client, `sessionId` its row), or null (revoked, expired, not a client's token). */
+  async principal(caller: SessionRef): Promise<PrincipalRecord | null> {
+    const { userId: clientId, sessionId: tokenId } = caller;
+    if (!UUID.test(tokenId) || !mayHoldServiceTokens(clientId)) return null;
+    const row = await this.tokens.findPrincipalOfActiveToken({ tokenId, clientId });
+    if (!row) return null;
+    return { id: clientId, email: '', name: clientId, roles: row.roles, permissions: row.permissions };
+  }
+
+  /** Ends a service token (revocation); false when it was not live. */
+  revoke(tokenId: string): Promise<boolean> {
+    return UUID.test(tokenId) ? this.tokens.revoke(tokenId) : Promise.resolve(false);
+  }
+}

@@ -1,0 +1,27 @@
+import { Public } from '@auth-rbac/nest-guard';
+import { Controller, Get, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { SkipRateLimits } from '../common/rate-limits.js';
+import { DiscoveryService } from './discovery.service.js';
+
+/**
+ * `GET /.well-known/openid-configuration` and `/.well-known/oauth-authorization-server` (bare
+ * JSON): what standard clients read to find the keys and endpoints. Fetched rarely and cached by
+ * them, so it may be cached for five minutes, like the JWKS.
+ */
+@Public()
+@SkipRateLimits()
+@Controller('.well-known')
+export class DiscoveryController {
+  constructor(private readonly discovery: DiscoveryService) {}
+
+  @Get('openid-configuration')
+  openidConfiguration(@Res() reply: FastifyReply): void {
+    void reply.header('cache-control', 'public, max-age=300').send(this.discovery.discovery());
+  }
+
+  @Get('oauth-authorization-server')
+  authorizationServer(@Res() reply: FastifyReply): void {
+    void reply.header('cache-control', 'public, max-age=300').send(this.discovery.discovery());
+  }
+}

@@ -1,0 +1,57 @@
+import { CurrentUser, Public, type AuthUser } from '@auth-rbac/nest-guard';
+import { Controller, Get, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SkipRateLimits } from '../common/rate-limits.js';
+import { OAuthError } from './oauth-error.js';
+import { RevocationService } from './revocation.service.js';
+import { TokenEndpointService } from './token-endpoint.service.js';
+import { UserInfoService } from './userinfo.service.js';
+
+/**
+ * The standard endpoints for clients nobody here wrote: token (RFC 6749), revocation (RFC 7009)
+ * and userinfo (OpenID Connect Core §5.3). Their answers are the bare JSON of their RFCs, not
+ * the envelope. Token and revocation authenticate the calling client and are limited per client
+ * (TOKEN_RATE_PER_MINUTE), not by the per-address limits of the sign-in endpoints.
+ */
+@Controller('auth')
+export class OAuthController {
+  constructor(
+    private readonly tokenEndpoint: TokenEndpointService,
+    private readonly revocation: RevocationService,
+    private readonly userInfo: UserInfoService,
+  ) {}
+
+  @Public()
+  @SkipRateLimits()
+  @Post('token')
+  @HttpCode(HttpStatus.OK)
+  async token(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    await answer(reply, () => this.tokenEndpoint.token(request));
+  }
+
+  @Public()
+  @SkipRateLimits()
+  @Post('revoke')
+  @HttpCode(HttpStatus.OK)
+  async revoke(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    await answer(reply, async () => {
+      await this.revocation.revoke(request);
+      return {};
+    });
+  }
+
+  @Get('userinfo')
+  async userinfo(@CurrentUser() user: AuthUser, @Res() reply: FastifyReply): Promise<void> {
+    void reply.status(HttpStatus.OK).send(await this.userInfo.userinfo(user));
+  }
+}
+
+/** The result as 200, or an OAuthError in RFC 6749 §5.2's shape; anything else goes to the filter. */
+async function answer(reply: FastifyReply, run: () => Promise<object>): Promise<void> {
+  try {
+    void reply.status(HttpStatus.OK).send(await run());
+  } catch (error) {
+    if (!(error instanceof OAuthError)) throw error;
+    void reply.status(error.status).headers(error.headers).send(error.body());
+  }
+}

@@ -1,0 +1,101 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '../common/app-exception.js';
+import type { FastifyRequest } from 'fastify';
+import { AuditLog } from '../audit/index.js';
+import { ClientTokensService, mayHoldServiceTokens } from './client-tokens.service.js';
+import { SessionService } from '../tokens/index.js';
+import { AppConfig } from '../config/app-config.js';
+import { OAuthClients, parameter } from './oauth-clients.js';
+import { OAuthError } from './oauth-error.js';
+
+/**
+ * The audience a client asks its token for: `audience`, or RFC 8707's `resource`; a URI-like
+ * string without spaces. Unset: the token is for ISSUER.
+ */
+function requestedAudience(request: FastifyRequest): string | undefined {
+  const audience = parameter(request, 'audience', 255) ?? parameter(request, 'resource', 255);
+  if (audience !== undefined && !/^[\x21-\x7e]+$/.test(audience)) {
+    throw new OAuthError(400, 'invalid_request', 'audience must be a URI without spaces.');
+  }
+  return audience;
+}
+
+/** RFC 6749 §5.1's successful answer. */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token?: string;
+}
+
+/**
+ * `POST /api/auth/token`: the client authenticates first (Basic or `client_secret_post`), then
+ * - `client_credentials` (RFC 6749 §4.4): a service access token for the client itself, no
+ *   refresh token;
+ * - `refresh_token` (§6): rotates exactly like `/api/auth/refresh`, the same single use, and a
+ *   reused refresh token revokes its session (`invalid_grant`).
+ */
+@Injectable()
+export class TokenEndpointService {
+  constructor(
+    private readonly clients: OAuthClients,
+    private readonly clientTokens: ClientTokensService,
+    private readonly sessions: SessionService,
+    private readonly audit: AuditLog,
+    private readonly config: AppConfig,
+  ) {}
+
+  async token(request: FastifyRequest): Promise<TokenResponse> {
+    const clientId = await this.clients.authenticate(request, 'token');
+    const grantType = parameter(request, 'grant_type', 64);
+    if (grantType === undefined) throw new OAuthError(400, 'invalid_request', 'grant_type is required.');
+    if (grantType === 'client_credentials') return this.clientCredentials(clientId, request);
+    if (grantType === 'refresh_token') return this.refresh(request);
+    throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials or refresh_token.');
+  }
+
+  private async clientCredentials(clientId: string, request: FastifyRequest): Promise<TokenResponse> {
+    if (!mayHoldServiceTokens(clientId)) {
+      throw new OAuthError(
+        400,
+        'unauthorized_client',
+        'This client cannot use client_credentials: its id must not look like a user id (a UUID).',
+      );
+    }
+    const issued = await this.clientTokens.issue(clientId, requestedAudience(request));
+    await this.audit.record({
+      type: 'client.token',
+      targetType: 'client',
+      targetId: clientId.slice(0, 64),
+      client: { ip: request.ip, userAgent: request.headers['user-agent'] },
+      details: { client_id: clientId },
+    });
+    return { access_token: issued.accessToken, token_type: 'Bearer', expires_in: issued.expiresIn };
+  }
+
+  private async refresh(request: FastifyRequest): Promise<TokenResponse> {
+    const refreshToken = parameter(request, 'refresh_token');
+    if (refreshToken === undefined) throw new OAuthError(400, 'invalid_request', 'refresh_token is required.');
+    try {
+      const { tokens } = await this.sessions.rotate(refreshToken);
+      return {
+        access_token: tokens.accessToken,
+        token_type: 'Bearer',
+        expires_in: this.config.jwt.accessTokenTtl,
+        refresh_token: tokens.refreshToken,
+      };
+    } catch (error) {
+      if (error instanceof AppException && error.getStatus() === 401) {
+        const reused = error.code === 'REFRESH_TOKEN_REUSED';
+        throw new OAuthError(
+          400,
+          'invalid_grant',
+          reused
+            ? 'This refresh token was already used; the session has been revoked. Sign in again.'
+            : 'The refresh token is invalid, expired or revoked.',
+        );
+      }
+      throw error;
+    }
+  }
+}

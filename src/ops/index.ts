@@ -1,0 +1,2 @@
+export { setUpOpenApi } from './openapi/openapi.js';
+export { OpsModule } from './ops.module.js';

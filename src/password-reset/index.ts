@@ -1,0 +1,1 @@
+export { PasswordResetModule } from './password-reset.module.js';

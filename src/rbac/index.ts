@@ -1,0 +1,12 @@
+export { AccessRepository } from './access.repository.js';
+export { AuthzVersions } from './authz-versions.js';
+export { PrincipalService } from './principal.service.js';
+export { isPrivileged } from './privilege-policy.js';
+export { PrivilegeRefusal, assertMayActOn, assertMayAssignAdminRole, assertMayGrant } from './privilege-refusal.js';
+export { notFound, unknownIds } from './rbac-errors.js';
+export { ClientRoleIdsDto } from './rbac.dto.js';
+export { RbacModule } from './rbac.module.js';
+export { RolesRepository } from './roles.repository.js';
+export { FirstStartSeeder } from './seeds/first-start-seeder.js';
+export { reportGeneratedPasswords } from './seeds/seed-report.js';
+export { SeedService } from './seeds/seed.service.js';

@@ -1,0 +1,188 @@
+import type { EntityManager } from 'typeorm';
+import { OtpCode } from '../infra/database/entities/otp-code.entity.js';
+
+/**
+ * The `otp_codes` table (sign-in codes and second-factor challenges) and the locks that order its
+ * writers. Every statement runs on the manager of a transaction the calling flow opened, so these
+ * are functions over that manager rather than a service holding a connection.
+ */
+
+/**
+ * Every code sent to a mobile (a sign-in code, a second-factor code or a mobile-change code) is
+ * taken under this transaction-scoped advisory lock, so the cooldown and the hourly cap cannot be raced.
+ */
+export async function lockMobileForSending(manager: EntityManager, mobile: string): Promise<void> {
+  await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`otp:mobile:${mobile}`]);
+}
+
+/** Parallel password logins of one account take turns at creating its challenge. */
+export async function lockChallengesOfUser(manager: EntityManager, userId: string): Promise<void> {
+  await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`2fa:${userId}`]);
+}
+
+/**
+ * Every SMS code of the last hour matching a number ($1) or a client address ($2): the codes of
+ * otp_codes (sign-in and second factor) and those of mobile changes, which live with the change
+ * request. `asked` marks the codes anyone can ask for (send-otp, a mobile change, a
+ * re-authentication by SMS, which needs only an access token): they are under the cooldown and
+ * the per-address cap; second-factor codes need the password first and spend only the number's budget.
+ */
+const SENT_CODES = `
+  SELECT mobile, client_ip, created_at, purpose IN ('login', 'reauth') AS asked
+    FROM otp_codes WHERE created_at > now() - interval '1 hour' AND (mobile = $1 OR client_ip = $2)
+  UNION ALL
+  SELECT new_value, client_ip, created_at, true
+    FROM account_change_requests WHERE kind = 'mobile' AND created_at > now() - interval '1 hour' AND (new_value = $1 OR client_ip = $2)`;
+
+/** Codes of every purpose sent to the number in the last hour, and when the first of them was. */
+export async function codesSentToMobileLastHour(
+  manager: EntityManager,
+  mobile: string,
+): Promise<{ sent: number; first: Date | null }> {
+  const [stats]: { sent: number; first: Date | null }[] = await manager.query(
+    `SELECT count(*)::int AS sent, min(created_at) AS first FROM (${SENT_CODES}) AS sent WHERE mobile = $1`,
+    [mobile, null],
+  );
+  return stats;
+}
+
+/** For the codes anyone can ask for: the number's last one, and the address's count and first in the last hour. */
+export async function askedCodesLastHour(
+  manager: EntityManager,
+  mobile: string,
+  address: string | null,
+): Promise<{ last_for_mobile: Date | null; hour_for_ip: number; first_for_ip: Date | null }> {
+  const [stats] = await manager.query(
+    `SELECT max(created_at) FILTER (WHERE mobile = $1 AND asked) AS last_for_mobile,
+            count(*) FILTER (WHERE client_ip = $2 AND asked)::int AS hour_for_ip,
+            min(created_at) FILTER (WHERE client_ip = $2 AND asked) AS first_for_ip
+       FROM (${SENT_CODES}) AS sent`,
+    [mobile, address],
+  );
+  return stats;
+}
+
+/** A right answer: the code (or challenge) is used and can never match again. */
+export async function markCodeUsed(manager: EntityManager, id: string): Promise<void> {
+  await manager.update(OtpCode, { id }, { endedAt: new Date(), endReason: 'used' });
+}
+
+/** A wrong answer: one more attempt, and the code is burned when they are used up. */
+export async function countWrongAnswer(
+  manager: EntityManager,
+  id: string,
+  attempts: number,
+  burned: boolean,
+): Promise<void> {
+  await manager.update(OtpCode, { id }, burned ? { attempts, endedAt: new Date(), endReason: 'burned' } : { attempts });
+}
+
+/** A new sign-in code ends the number's live ones. */
+export async function replaceLiveLoginCodes(manager: EntityManager, mobile: string): Promise<void> {
+  await manager.query(
+    `UPDATE otp_codes SET ended_at = now(), end_reason = 'replaced'
+          WHERE mobile = $1 AND purpose = 'login' AND ended_at IS NULL`,
+    [mobile],
+  );
+}
+
+export async function insertLoginCode(
+  manager: EntityManager,
+  code: {
+    mobile: string;
+    userId: string | null;
+    codeHash: string;
+    attempts: number;
+    clientIp: string | null;
+    expiresAt: Date;
+  },
+): Promise<void> {
+  await manager.save(manager.create(OtpCode, { purpose: 'login', ...code }));
+}
+
+/** The number's latest sign-in code, locked until the transaction ends. */
+export function lockLatestLoginCode(manager: EntityManager, mobile: string): Promise<OtpCode | null> {
+  return manager
+    .getRepository(OtpCode)
+    .createQueryBuilder('otp')
+    .setLock('pessimistic_write')
+    .where(`otp.mobile = :mobile AND otp.purpose = 'login'`, { mobile })
+    .orderBy('otp.created_at', 'DESC')
+    .limit(1)
+    .getOne();
+}
+
+/** The attempts and end of the number's latest sign-in code of the last `seconds`, if any. */
+export async function latestLoginCodeWithin(
+  manager: EntityManager,
+  mobile: string,
+  seconds: number,
+): Promise<{ attempts: number; end_reason: string | null } | undefined> {
+  const [latest] = await manager.query(
+    `SELECT attempts, end_reason FROM otp_codes
+        WHERE mobile = $1 AND purpose = 'login' AND created_at > now() - make_interval(secs => $2)
+        ORDER BY created_at DESC LIMIT 1`,
+    [mobile, seconds],
+  );
+  return latest;
+}
+
+/** One live challenge per account: a new one ends the previous temp token. */
+export async function replaceLiveChallenges(manager: EntityManager, userId: string): Promise<void> {
+  await manager.query(
+    `UPDATE otp_codes SET ended_at = now(), end_reason = 'replaced' WHERE user_id = $1 AND purpose = '2fa' AND ended_at IS NULL`,
+    [userId],
+  );
+}
+
+export async function insertChallenge(
+  manager: EntityManager,
+  challenge: {
+    mobile: string;
+    userId: string;
+    tempTokenJti: string;
+    codeHash: string;
+    clientIp: string | null;
+    expiresAt: Date;
+  },
+): Promise<void> {
+  await manager.getRepository(OtpCode).insert({ purpose: '2fa', ...challenge });
+}
+
+/** The challenge of a temp token, locked until the transaction ends. */
+export function lockChallenge(manager: EntityManager, jti: string): Promise<OtpCode | null> {
+  return manager
+    .getRepository(OtpCode)
+    .createQueryBuilder('otp')
+    .setLock('pessimistic_write')
+    .where(`otp.temp_token_jti = :jti AND otp.purpose = '2fa'`, { jti })
+    .getOne();
+}
+
+/** A new re-authentication code ends the account's live ones. */
+export async function replaceLiveReauthCodes(manager: EntityManager, userId: string): Promise<void> {
+  await manager.query(
+    `UPDATE otp_codes SET ended_at = now(), end_reason = 'replaced' WHERE user_id = $1 AND purpose = 'reauth' AND ended_at IS NULL`,
+    [userId],
+  );
+}
+
+/** A re-authentication code: hashed with the session it was asked in, sent to the account's own mobile. */
+export async function insertReauthCode(
+  manager: EntityManager,
+  code: { mobile: string; userId: string; codeHash: string; clientIp: string | null; expiresAt: Date },
+): Promise<void> {
+  await manager.getRepository(OtpCode).insert({ purpose: 'reauth', ...code });
+}
+
+/** The account's latest re-authentication code, locked until the transaction ends. */
+export function lockLatestReauthCode(manager: EntityManager, userId: string): Promise<OtpCode | null> {
+  return manager
+    .getRepository(OtpCode)
+    .createQueryBuilder('otp')
+    .setLock('pessimistic_write')
+    .where(`otp.user_id = :userId AND otp.purpose = 'reauth'`, { userId })
+    .orderBy('otp.created_at', 'DESC')
+    .limit(1)
+    .getOne();
+}

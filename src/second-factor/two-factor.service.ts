@@ -1,0 +1,298 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import {
+  SessionService,
+  type IssuedSession,
+  type PublicUser,
+  TokenService,
+  TWO_FACTOR_TOKEN_TTL,
+  twoFactors,
+} from '../tokens/index.js';
+import { AuditLog } from '../audit/index.js';
+import { AppException } from '../common/app-exception.js';
+import { AppConfig } from '../config/app-config.js';
+import { LoginLockout, lockoutSubject } from '../lockout/index.js';
+import { SettingsService } from '../settings/index.js';
+import { UsersRepository } from '../identity/index.js';
+import { checkOtp } from './otp-check.js';
+import { OtpCodes } from './otp-codes.js';
+import { assertCodeLength } from './code-length.js';
+import { maskMobile } from './mask-mobile.js';
+import { assertMobileHourlyCap } from './otp-send-limits.js';
+import {
+  insertChallenge,
+  lockChallenge,
+  lockChallengesOfUser,
+  lockMobileForSending,
+  replaceLiveChallenges,
+} from './otp-codes.repository.js';
+import { SmsService } from '../infra/messaging/sms.service.js';
+import { RecoveryCodesService } from './recovery-codes.service.js';
+import { TotpService } from './totp.service.js';
+import { checkChallengeAnswer } from './second-factor-check.js';
+import { Transactions } from '../infra/database/transactions.js';
+import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import { PasskeysService } from './passkeys.service.js';
+import {
+  amrOfSecondFactor,
+  requiredSecondFactor,
+  type FirstFactor,
+  type SecondFactorMethod,
+  type SecondFactorRequirement,
+} from './factor-count.js';
+import { AccessRepository } from '../rbac/index.js';
+import type { ClientInfo } from '../common/client-info.js';
+
+export type { SecondFactorMethod };
+
+export interface TwoFactorChallenge {
+  requires_otp: true;
+  temp_token: string;
+  mobile_masked: string | null;
+  /** Present when the account has an authenticator app or a passkey; the SMS-only challenge is the specification's. */
+  methods?: SecondFactorMethod[];
+  /** With `passkey` among the methods: request options for the account's passkeys. */
+  passkey_options?: PublicKeyCredentialRequestOptionsJSON;
+}
+
+/** The answer to a challenge: a code (SMS, app, recovery), or a passkey's assertion. */
+export interface SecondFactorAnswer {
+  code?: string;
+  assertion?: AuthenticationResponseJSON;
+}
+
+/**
+ * The administrators' second factor. When both login methods are on, a correct password of a
+ * privileged account (contract, Privilege boundaries) that has a mobile earns a temp token (5 minutes, single use) and an SMS
+ * code bound to it; `verify-2fa` with both completes the sign-in. Three wrong codes end it.
+ */
+@Injectable()
+export class TwoFactorService {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly codes: OtpCodes,
+    private readonly sms: SmsService,
+    private readonly settings: SettingsService,
+    private readonly tokens: TokenService,
+    private readonly sessions: SessionService,
+    private readonly users: UsersRepository,
+    private readonly access: AccessRepository,
+    private readonly config: AppConfig,
+    private readonly audit: AuditLog,
+    private readonly lockout: LoginLockout,
+    private readonly totp: TotpService,
+    private readonly recoveryCodes: RecoveryCodesService,
+    private readonly passkeys: PasskeysService,
+  ) {}
+
+  /**
+   * What the second factor of this password login accepts, in order of preference; empty when
+   * none applies. An account with an authenticator app always gets the second factor, with SMS as
+   * a fallback when it has a mobile and both login methods are on.
+   */
+  async methodsFor(user: {
+    id: string;
+    mobile: string | null;
+    hasTotp?: boolean;
+    hasPasskey?: boolean;
+  }): Promise<SecondFactorMethod[]> {
+    const requirement = await this.requirementFor(user, 'pwd');
+    return requirement.kind === 'challenge' ? requirement.methods : [];
+  }
+
+  /** The one factor-counting rule (`requiredSecondFactor`) applied to this account as it is now. */
+  async requirementFor(
+    user: { id: string; mobile: string | null; hasTotp?: boolean; hasPasskey?: boolean },
+    firstFactor: FirstFactor,
+  ): Promise<SecondFactorRequirement> {
+    const [hasTotp, hasPasskey, loginMethods] = await Promise.all([
+      user.hasTotp ?? this.totp.isEnrolled(user.id),
+      user.hasPasskey ?? this.passkeys.hasPasskey(user.id),
+      this.settings.getLoginMethods(),
+    ]);
+    // Privilege matters only without an app, with both methods on, and for an SMS sign-in or an
+    // account with a mobile (the SMS second factor): read it only then.
+    const privilegeMatters =
+      !hasTotp &&
+      !hasPasskey &&
+      loginMethods.emailPassword &&
+      loginMethods.mobileOtp &&
+      (firstFactor === 'sms' || user.mobile !== null);
+    const privileged = privilegeMatters ? await this.access.isPrivilegedAccount(user.id) : false;
+    return requiredSecondFactor({ hasTotp, hasPasskey, mobile: user.mobile, privileged, loginMethods }, firstFactor);
+  }
+
+  async challenge(
+    user: PublicUser,
+    client: ClientInfo,
+    methods: SecondFactorMethod[] = ['sms'],
+    // `otp`: a code mailed to the address (the email-code sign-in), the rule judging it as a password.
+    firstFactor: FirstFactor | 'otp' = 'pwd',
+  ): Promise<TwoFactorChallenge> {
+    // Without SMS the row still carries the challenge's attempts and single use; its code is never sent.
+    const mobile = methods.includes('sms') ? user.mobile : null;
+    const jti = randomUUID();
+    const code = this.codes.generate();
+    const tempToken = await this.tokens.signTwoFactor({ userId: user.id, email: user.email }, jti, firstFactor);
+    const ttl = Math.min(this.config.otp.ttl, TWO_FACTOR_TOKEN_TTL);
+    await this.transactions.run(async (manager) => {
+      // Per account, then per mobile (the lock send-otp takes too): parallel logins take turns,
+      // so exactly one challenge stays live and the hourly cap cannot be raced.
+      await lockChallengesOfUser(manager, user.id);
+      if (mobile !== null) {
+        await lockMobileForSending(manager, mobile);
+        // Second-factor SMS spend the mobile's hourly budget too (429 at the password step past it).
+        await assertMobileHourlyCap(manager, mobile, this.config.otp.hourlyCap);
+      }
+      // One live challenge per account: a new one ends the previous temp token (401 OTP_EXPIRED).
+      await replaceLiveChallenges(manager, user.id);
+      await insertChallenge(manager, {
+        mobile: mobile ?? '',
+        userId: user.id,
+        tempTokenJti: jti,
+        codeHash: this.codes.hash('2fa', jti, code),
+        clientIp: client.ip?.slice(0, 64) ?? null,
+        expiresAt: new Date(Date.now() + ttl * 1000),
+      });
+      if (mobile !== null)
+        await this.sms.send({ to: mobile, text: this.codes.message(code), kind: '2fa', userId: user.id }, manager);
+    });
+    if (mobile !== null) this.sms.dispatch();
+    const offered = methods.includes('totp') || methods.includes('passkey') ? { methods } : {};
+    const passkeyOptions = methods.includes('passkey')
+      ? {
+          passkey_options: await this.passkeys.authenticationOptions('second-factor', { userId: user.id }, 'preferred'),
+        }
+      : {};
+    return {
+      requires_otp: true,
+      temp_token: tempToken,
+      mobile_masked: mobile === null ? null : maskMobile(mobile),
+      ...offered,
+      ...passkeyOptions,
+    };
+  }
+
+  async verify(
+    tempToken: string,
+    answer: SecondFactorAnswer,
+    client: ClientInfo,
+    requested?: SecondFactorMethod,
+  ): Promise<IssuedSession> {
+    const claims = await this.tokens.verifyTwoFactor(tempToken);
+    // Temp tokens from before the first factor was carried in them were all password sign-ins.
+    const opened = claims.amr?.[0];
+    const firstFactor: FirstFactor | 'otp' = opened === 'sms' || opened === 'otp' ? opened : 'pwd';
+    const method =
+      requested ??
+      (answer.assertion !== undefined ? 'passkey' : (await this.totp.isEnrolled(claims.sub)) ? 'totp' : 'sms');
+    // A factor never completes itself: an SMS sign-in was not offered an SMS second step.
+    if (method === 'sms' && firstFactor === 'sms') {
+      throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
+        { field: 'method', message: 'method must be one of the methods this sign-in offered' },
+      ]);
+    }
+    const code = assertAnswerShape(answer, method);
+    if (method !== 'recovery' && method !== 'passkey')
+      assertDigits(code, method, method === 'sms' ? this.config.otp.length : 6);
+    // Second-factor codes are guessed under the account's lockout, like passwords: no code of a
+    // live challenge is judged while the account is locked.
+    const subject = lockoutSubject(claims.sub, {});
+    await this.lockout.assertNotLocked(subject);
+    // A passkey's assertion is judged before the challenge's row is locked (its own challenge is
+    // single use and bound to this account); the row then counts it like a code.
+    const passkeyAccepted =
+      method === 'passkey' &&
+      (await this.passkeys.verifyAssertion(
+        answer.assertion!,
+        'second-factor',
+        { userId: claims.sub, requireUserVerification: false },
+        client,
+      )) !== null;
+    // The row lock makes parallel attempts with one temp token take turns: at most three are judged.
+    const result = await this.transactions.run(async (manager) => {
+      const row = await lockChallenge(manager, claims.jti);
+      if (method === 'sms') return checkOtp(manager, this.codes, row, claims.jti, code);
+      // Only an account that enrolled an app (or a passkey) is offered these; a code of one step is accepted once.
+      return checkChallengeAnswer(manager, row, async () => {
+        if (method === 'passkey') return passkeyAccepted;
+        return method === 'totp'
+          ? this.totp.check(manager, claims.sub, code, false)
+          : this.recoveryCodes.use(manager, claims.sub, code);
+      });
+    });
+    if (!result.ok) {
+      await this.audit.record({
+        type: '2fa.failure',
+        actorId: claims.sub,
+        client,
+        details: { reason: result.error.code, method },
+      });
+      // A wrong code is a failed login of the account, on the password's counter: new challenges
+      // (each needing the password) buy no fresh guesses.
+      if (result.error.code === 'INVALID_OTP' && (await this.lockout.countFailure(subject))) {
+        await this.audit.record({
+          type: '2fa.lockout',
+          actorId: claims.sub,
+          targetType: 'user',
+          targetId: claims.sub,
+          client,
+        });
+      }
+      throw result.error;
+    }
+    const user = await this.users.findSignInAccount(claims.sub);
+    if (!user || result.row.userId !== user.id)
+      throw new AppException('UNAUTHENTICATED', 'The token is missing, invalid, expired or revoked.');
+    // The sign-in is complete: the count left by the password step starts over, in the statement
+    // that writes the session.
+    const session = await this.sessions.startWithResponse(
+      user,
+      client,
+      twoFactors(firstFactor, amrOfSecondFactor(method)),
+      {
+        event: { type: '2fa.success', actorId: user.id, details: { method } },
+        attemptsOf: subject,
+      },
+    );
+    if (method === 'recovery')
+      await this.audit.record({
+        type: '2fa.recovery_code_used',
+        actorId: user.id,
+        targetType: 'user',
+        targetId: user.id,
+        client,
+      });
+    return session;
+  }
+}
+
+/** A passkey answers with an assertion and no code; every other method with a code and no assertion. */
+function assertAnswerShape(answer: SecondFactorAnswer, method: SecondFactorMethod): string {
+  const invalid = (field: string, message: string) =>
+    new AppException('VALIDATION_FAILED', 'The request is invalid.', [{ field, message }]);
+  if (method === 'passkey') {
+    if (answer.assertion === undefined) throw invalid('assertion', 'assertion is required with method passkey');
+    if (answer.code !== undefined) throw invalid('code', 'code must be absent with method passkey');
+    return '';
+  }
+  if (answer.assertion !== undefined) throw invalid('assertion', 'assertion is accepted with method passkey only');
+  if (answer.code === undefined) throw invalid('code', 'code is required');
+  return answer.code;
+}
+
+/**
+ * SMS and app codes are digits of a known length; anything else is malformed and costs no attempt.
+ * A code with letters is most often a recovery code sent without its method: the message says how.
+ */
+function assertDigits(code: string, method: 'sms' | 'totp', length: number): void {
+  if (!/^\d+$/.test(code)) {
+    throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
+      {
+        field: 'code',
+        message: `code must be a code of digits for method "${method}"; to use a recovery code, send "method": "recovery" with it`,
+      },
+    ]);
+  }
+  assertCodeLength(code, length, 'code');
+}

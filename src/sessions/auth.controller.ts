@@ -1,0 +1,85 @@
+import { Body, Controller, Get, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js';
+import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
+import { AppConfig } from '../config/app-config.js';
+import type { AuthUser } from '@auth-rbac/nest-guard';
+import { PrincipalService } from '../rbac/index.js';
+import {
+  clearAuthCookies,
+  ReadsRefreshCookie,
+  REFRESH_TOKEN_COOKIE,
+  withAuthCookies,
+  SessionService,
+  invalidToken,
+} from '../tokens/index.js';
+import { LoginDto, RefreshDto, RegisterDto } from './auth.dto.js';
+import { AuthService } from './auth.service.js';
+import { CurrentUser, Public } from '@auth-rbac/nest-guard';
+import { Client, type ClientInfo } from '../common/client-info.js';
+
+@Controller('auth')
+export class AuthController {
+  constructor(
+    private readonly auth: AuthService,
+    private readonly sessions: SessionService,
+    private readonly principals: PrincipalService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Public()
+  @Post('register')
+  async register(
+    @Body() dto: RegisterDto,
+    @Client() client: ClientInfo,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const outcome = await this.auth.register(dto, client);
+    // Under REQUIRE_EMAIL_VERIFICATION the account waits for its address: no session, no cookies.
+    return 'requires_email_verification' in outcome ? outcome : withAuthCookies(reply, outcome, this.config);
+  }
+
+  @Public()
+  @Post('login')
+  @HttpCode(HttpStatus.OK)
+  async login(@Body() dto: LoginDto, @Client() client: ClientInfo, @Res({ passthrough: true }) reply: FastifyReply) {
+    const outcome = await this.auth.login(dto, client);
+    // A two-factor challenge carries a temp token only: no session, no cookies yet.
+    return 'challenge' in outcome ? outcome.challenge : withAuthCookies(reply, outcome, this.config);
+  }
+
+  @Public()
+  @ReadsRefreshCookie()
+  @Post('refresh')
+  @HttpCode(HttpStatus.OK)
+  async refresh(
+    @Body() dto: RefreshDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const token = dto.refresh_token ?? request.cookies?.[REFRESH_TOKEN_COOKIE];
+    if (!token) throw invalidToken();
+    return withAuthCookies(reply, await this.auth.refresh(token), this.config);
+  }
+
+  @Post('logout')
+  @AllowedBeforeEnrolment()
+  @HttpCode(HttpStatus.OK)
+  async logout(
+    @CurrentUser() user: AuthUser,
+    @Body(EmptyBodyPipe) _body: Record<string, never>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Record<string, never>> {
+    await this.sessions.revoke(user.sessionId, 'logout');
+    clearAuthCookies(reply);
+    return {};
+  }
+
+  @Get('me')
+  @AllowedBeforeEnrolment()
+  async me(@CurrentUser() user: AuthUser) {
+    const profile = await this.principals.profile(user);
+    if (!profile) throw invalidToken();
+    return { ...profile, roles: user.roles, permissions: user.permissions };
+  }
+}

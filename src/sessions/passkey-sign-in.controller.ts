@@ -1,0 +1,38 @@
+import { Body, Controller, HttpCode, HttpStatus, Post, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { Public } from '@auth-rbac/nest-guard';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { AppConfig } from '../config/app-config.js';
+import { AuthenticationResponseDto } from '../common/webauthn-json.dto.js';
+import { withAuthCookies } from '../tokens/index.js';
+import type { TokenPairResponse } from '../tokens/index.js';
+import { PasskeyOptionsDto } from './auth.dto.js';
+import { PasskeySignInService } from './passkey-sign-in.service.js';
+import { Client, type ClientInfo } from '../common/client-info.js';
+
+/** Sign-in with a passkey: options, then the authenticator's assertion. Rate limited like every `/api/auth` route. */
+@Public()
+@Controller('auth/passkey')
+export class PasskeySignInController {
+  constructor(
+    private readonly signIn: PasskeySignInService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Post('options')
+  @HttpCode(HttpStatus.OK)
+  options(@Body() dto: PasskeyOptionsDto) {
+    return this.signIn.options(dto.email);
+  }
+
+  @Post('verify')
+  @HttpCode(HttpStatus.OK)
+  async verify(
+    @Body() dto: AuthenticationResponseDto,
+    @Client() client: ClientInfo,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<TokenPairResponse> {
+    const issued = await this.signIn.verify(dto as AuthenticationResponseJSON, client);
+    return withAuthCookies(reply, issued, this.config);
+  }
+}

@@ -1,0 +1,22 @@
+import { Public } from '@auth-rbac/nest-guard';
+import { Controller, Get, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { SkipRateLimits } from '../common/rate-limits.js';
+import { SigningKeys } from './signing-keys.js';
+
+/**
+ * `GET /.well-known/jwks.json` (RFC 7517, bare JSON): the public keys that verify the service's
+ * tokens, current and retired; `{"keys": []}` under HS256, whose secret is never published.
+ * Other services fetch it rarely and cache it, so it may be cached for five minutes.
+ */
+@Public()
+@SkipRateLimits()
+@Controller('.well-known')
+export class JwksController {
+  constructor(private readonly keys: SigningKeys) {}
+
+  @Get('jwks.json')
+  async jwks(@Res() reply: FastifyReply): Promise<void> {
+    void reply.header('cache-control', 'public, max-age=300').send(await this.keys.jwks());
+  }
+}

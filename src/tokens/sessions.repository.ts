@@ -1,0 +1,275 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { SessionRevocationReason } from '../infra/database/entities/session.entity.js';
+import type { AuditRow } from '../audit/index.js';
+
+/** Which live sessions a revocation ends: one session, or every session of a user but one. */
+export type SessionRevocationScope =
+  { sessionId: string; userId?: string } | { userId: string; exceptSessionId?: string };
+
+/**
+ * A row of `sessions`, the one shape the table's statements answer in: every column aliased to
+ * its camelCase name (`user_id AS "userId"`).
+ */
+export interface SessionRow {
+  id: string;
+  userId: string;
+  generation: number;
+  refreshTokenHash: string;
+  expiresAt: Date;
+  revokedAt: Date | null;
+  revokedReason: SessionRevocationReason | null;
+  ip: string | null;
+  userAgent: string | null;
+  authTime: Date;
+  amr: string[];
+  lastUsedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const SESSION_COLUMNS = `id, user_id AS "userId", generation, refresh_token_hash AS "refreshTokenHash",
+  expires_at AS "expiresAt", revoked_at AS "revokedAt", revoked_reason AS "revokedReason", ip,
+  user_agent AS "userAgent", auth_time AS "authTime", amr, last_used_at AS "lastUsedAt",
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** A live session as its holder (or an administrator) sees it. */
+export type LiveSessionRow = Pick<SessionRow, 'id' | 'createdAt' | 'lastUsedAt' | 'ip' | 'userAgent'>;
+
+/** What a refresh needs to know of a session and its user, read in one round trip. */
+export type RotationState = Pick<
+  SessionRow,
+  'userId' | 'generation' | 'refreshTokenHash' | 'expiresAt' | 'authTime' | 'amr'
+> & {
+  revoked: boolean;
+  email: string;
+  name: string;
+  mobile: string | null;
+  disabledAt: Date | null;
+  disabledUntil: Date | null;
+};
+
+/** A session a revocation ended. */
+export type RevokedSessionRow = Pick<SessionRow, 'id' | 'userId'>;
+
+/**
+ * The insert of the audit event a session statement writes, its values numbered from `$first`, as
+ * `INSERT ... SELECT`: the statement can write it `FROM` what it changed, so there is never the
+ * change without its event, nor the event without the change.
+ */
+function auditInsert(row: AuditRow, first: number): { sql: string; params: unknown[] } {
+  const casts = ['text', 'uuid', 'text', 'text', 'text', 'text', 'jsonb'];
+  const values = casts.map((cast, i) => `$${first + i}::${cast}`).join(', ');
+  return {
+    sql: `INSERT INTO audit_events (type, actor_id, target_type, target_id, ip, user_agent, details) SELECT ${values}`,
+    params: [row.type, row.actorId, row.targetType, row.targetId, row.ip, row.userAgent, JSON.stringify(row.details)],
+  };
+}
+
+/**
+ * The security events a revocation writes, from the CTE `revoked` of `(id, user_id)` rows: every
+ * session of a user is one `credential-change` per user, otherwise a `session-revoked` per session.
+ */
+function revocationEvents(everySessionOfUser: boolean): string {
+  return everySessionOfUser
+    ? `INSERT INTO security_events (type, payload)
+         SELECT 'credential-change', jsonb_build_object('sub', user_id,
+                'not_before', floor(extract(epoch FROM clock_timestamp()))::bigint)
+           FROM revoked GROUP BY user_id ORDER BY user_id`
+    : `INSERT INTO security_events (type, payload)
+         SELECT 'session-revoked', jsonb_build_object('sid', id, 'sub', user_id) FROM revoked ORDER BY id`;
+}
+
+@Injectable()
+export class SessionsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * A new session and, in the same statement, what its sign-in completes: the audit event, and the
+   * end of the lockout count of `attemptsOf` (the account's failed attempts start over).
+   */
+  async insert(
+    session: {
+      id: string;
+      userId: string;
+      generation: number;
+      refreshTokenHash: string;
+      expiresAt: Date;
+      ip: string | null;
+      userAgent: string | null;
+      authTime: Date;
+      amr: string[];
+    },
+    signIn: { event?: AuditRow; attemptsOf?: string } = {},
+  ): Promise<void> {
+    const params: unknown[] = [
+      session.id,
+      session.userId,
+      session.generation,
+      session.refreshTokenHash,
+      session.expiresAt,
+      session.ip,
+      session.userAgent,
+      session.authTime,
+      session.amr,
+    ];
+    const parts = [
+      `INSERT INTO sessions (id, user_id, generation, refresh_token_hash, expires_at, ip, user_agent, auth_time, amr)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    ];
+    if (signIn.attemptsOf !== undefined) {
+      params.push(signIn.attemptsOf);
+      parts.push(`DELETE FROM login_failures WHERE subject = $${params.length}`);
+    }
+    if (signIn.event) {
+      const audit = auditInsert(signIn.event, params.length + 1);
+      params.push(...audit.params);
+      parts.push(audit.sql);
+    }
+    // Data-modifying statements in WITH all run, referenced or not, in the one statement.
+    const last = parts.pop()!;
+    const sql = parts.length === 0 ? last : `WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(', ')} ${last}`;
+    await this.dataSource.query(sql, params);
+  }
+
+  /** The session row, locked until the caller's transaction ends (the refresh's slow path). */
+  async findForUpdate(manager: EntityManager, sessionId: string): Promise<SessionRow | null> {
+    const [row]: SessionRow[] = await manager.query(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1 FOR UPDATE`,
+      [sessionId],
+    );
+    return row ?? null;
+  }
+
+  /** Records a rotation under the lock `findForUpdate` took. */
+  async setGeneration(manager: EntityManager, sessionId: string, generation: number, refreshTokenHash: string) {
+    await manager.query(
+      `UPDATE sessions SET generation = $2, refresh_token_hash = $3, last_used_at = $4, updated_at = CURRENT_TIMESTAMP
+        WHERE id = $1`,
+      [sessionId, generation, refreshTokenHash, new Date()],
+    );
+  }
+
+  /**
+   * A re-authentication under the lock `findForUpdate` took: the session moves to its next
+   * generation (the new refresh token) and records the new proof of presence.
+   */
+  async recordReauthentication(
+    manager: EntityManager,
+    change: { sessionId: string; generation: number; refreshTokenHash: string; authTime: Date; amr: string[] },
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE sessions SET generation = $2, refresh_token_hash = $3, auth_time = $4, amr = $5, last_used_at = $6,
+              updated_at = CURRENT_TIMESTAMP
+        WHERE id = $1`,
+      [change.sessionId, change.generation, change.refreshTokenHash, change.authTime, change.amr, new Date()],
+    );
+  }
+
+  async findRotationState(sessionId: string): Promise<RotationState | null> {
+    const [row]: RotationState[] = await this.dataSource.query(
+      `SELECT s.user_id AS "userId", s.generation, s.refresh_token_hash AS "refreshTokenHash",
+              s.expires_at AS "expiresAt", s.revoked_at IS NOT NULL AS revoked, s.auth_time AS "authTime", s.amr,
+              u.email, u.name, u.mobile, u.disabled_at AS "disabledAt", u.disabled_until AS "disabledUntil"
+         FROM sessions s JOIN users u ON u.id = s.user_id
+        WHERE s.id = $1`,
+      [sessionId],
+    );
+    return row ?? null;
+  }
+
+  /**
+   * Compare-and-set of one rotation: moves the session from `generation` (whose refresh token
+   * hashes to `presentedHash`) to the next, only while it is live and its user's email is still
+   * the one the new tokens carry. The row lock of the UPDATE orders parallel refreshes: the
+   * second finds the generation moved on and changes nothing. Answers whether it rotated.
+   */
+  async advanceGeneration(
+    rotation: {
+      sessionId: string;
+      generation: number;
+      presentedHash: string;
+      nextHash: string;
+      email: string;
+    },
+    event: AuditRow,
+  ): Promise<boolean> {
+    // The event is written only if the row moved: the insert selects from the update's result.
+    const audit = auditInsert(event, 6);
+    const written: unknown[] = await this.dataSource.query(
+      `WITH advanced AS (
+         UPDATE sessions s SET generation = s.generation + 1, refresh_token_hash = $4, last_used_at = now(), updated_at = now()
+          WHERE s.id = $1 AND s.generation = $2 AND s.refresh_token_hash = $3
+            AND s.revoked_at IS NULL AND s.expires_at > now()
+            AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.email = $5)
+         RETURNING s.id)
+       ${audit.sql} FROM advanced RETURNING id`,
+      [
+        rotation.sessionId,
+        rotation.generation,
+        rotation.presentedHash,
+        rotation.nextHash,
+        rotation.email,
+        ...audit.params,
+      ],
+    );
+    return written.length === 1;
+  }
+
+  /**
+   * Revokes the live sessions of the scope in the caller's transaction (or on its own with the
+   * data source's manager) and returns them, so the caller can publish the change after commit.
+   */
+  async revoke(
+    manager: EntityManager,
+    scope: SessionRevocationScope,
+    reason: SessionRevocationReason,
+  ): Promise<RevokedSessionRow[]> {
+    const params: unknown[] = [reason];
+    const where = ['revoked_at IS NULL'];
+    const condition = (sql: string, value: unknown) => {
+      params.push(value);
+      where.push(`${sql} $${params.length}`);
+    };
+    if ('sessionId' in scope) {
+      condition('id =', scope.sessionId);
+      // Scoped to an owner, a session id of someone else's revokes nothing.
+      if (scope.userId) condition('user_id =', scope.userId);
+    } else {
+      condition('user_id =', scope.userId);
+      if (scope.exceptSessionId) condition('id <>', scope.exceptSessionId);
+    }
+    // The events other services follow are written by the same statement: a revocation cannot
+    // commit without them (`GET /api/auth/events`).
+    const everySessionOfUser = !('sessionId' in scope) && !scope.exceptSessionId;
+    const rows: RevokedSessionRow[] = await manager.query(
+      `WITH revoked AS (
+         UPDATE sessions SET revoked_at = now(), revoked_reason = $1, updated_at = now()
+          WHERE ${where.join(' AND ')} RETURNING id, user_id
+       ), told AS (${revocationEvents(everySessionOfUser)})
+       SELECT id, user_id AS "userId" FROM revoked`,
+      params,
+    );
+    return rows;
+  }
+
+  /** Whether the session is live: neither revoked (logout, revocation, identity change, reset) nor expired. */
+  async isLive(manager: EntityManager, sessionId: string | null): Promise<boolean> {
+    if (!sessionId) return false;
+    const rows: unknown[] = await manager.query(
+      `SELECT 1 FROM sessions WHERE id = $1 AND revoked_at IS NULL AND expires_at > now()`,
+      [sessionId],
+    );
+    return rows.length === 1;
+  }
+
+  /** The user's live sessions, newest first. */
+  findLiveOfUser(manager: EntityManager, userId: string): Promise<LiveSessionRow[]> {
+    return manager.query(
+      `SELECT id, created_at AS "createdAt", last_used_at AS "lastUsedAt", ip, user_agent AS "userAgent" FROM sessions
+        WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()
+        ORDER BY created_at DESC, id`,
+      [userId],
+    );
+  }
+}

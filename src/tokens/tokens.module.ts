@@ -1,0 +1,33 @@
+import { Module } from '@nestjs/common';
+import { IdentityModule } from '../identity/index.js';
+import { RbacModule } from '../rbac/index.js';
+import { AnyAudienceVerifier } from './any-audience-verifier.js';
+import { JwksController } from './jwks.controller.js';
+import { PasswordResetTokensRepository } from './password-reset-tokens.repository.js';
+import { SessionService } from './session.service.js';
+import { SessionsRepository } from './sessions.repository.js';
+import { SigningKeys } from './signing-keys.js';
+import { TokenService } from './token.service.js';
+
+/** Keys, signed tokens, and the rows behind them: sessions (refresh tokens) and reset tokens. */
+@Module({
+  imports: [IdentityModule, RbacModule],
+  controllers: [JwksController],
+  providers: [
+    SigningKeys,
+    TokenService,
+    AnyAudienceVerifier,
+    SessionService,
+    SessionsRepository,
+    PasswordResetTokensRepository,
+  ],
+  exports: [
+    SigningKeys,
+    TokenService,
+    AnyAudienceVerifier,
+    SessionService,
+    SessionsRepository,
+    PasswordResetTokensRepository,
+  ],
+})
+export class TokensModule {}

@@ -1,0 +1,3 @@
+export { UserDisablingService } from './user-disabling.service.js';
+export { type UserResponse } from './user-response.js';
+export { UsersModule } from './users.module.js';
