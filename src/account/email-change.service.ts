@@ -123,21 +123,21 @@ export class EmailChangeService {
     if (!pending) throw invalidLink();
     try {
       await this.identityChange.change({
-        userId: pending.user_id,
+        userId: pending.userId,
         // Consumed in the change's transaction, under the user's lock: a link applies once.
         beforeChange: async (manager) => {
           const row = await this.changes.lockLiveBySecret(manager, 'email', secretHash);
           if (!row || row.id !== pending.id) throw invalidLink();
-          if (!(await this.sessions.isLive(manager, row.session_id))) {
+          if (!(await this.sessions.isLive(manager, row.sessionId))) {
             await this.changes.end(manager, row.id);
             throw invalidLink();
           }
           await this.changes.end(manager, row.id);
         },
-        changes: { email: pending.new_value },
+        changes: { email: pending.newValue },
         auditType: 'account.email_change',
         revocationReason: 'identity_change',
-        keepSessionId: pending.session_id ?? undefined,
+        keepSessionId: pending.sessionId ?? undefined,
         client,
       });
     } catch (error) {
@@ -152,9 +152,9 @@ export class EmailChangeService {
     if (!ended) throw invalidLink();
     await this.audit.record({
       type: 'account.email_change_cancel',
-      actorId: ended.user_id,
+      actorId: ended.userId,
       targetType: 'user',
-      targetId: ended.user_id,
+      targetId: ended.userId,
       client,
     });
     return {};

@@ -1,6 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
+/**
+ * A row of `email_verification_tokens`, the one shape the table's statements answer in: every
+ * column aliased to its camelCase name (`user_id AS "userId"`).
+ */
+export interface EmailVerificationTokenRow {
+  id: string;
+  userId: string;
+  /** The address the link proves: the account's address when the link was sent. */
+  email: string;
+  /** The SHA-256 of the link's token: the token itself is never stored. */
+  tokenHash: string;
+  expiresAt: Date;
+  usedAt: Date | null;
+  createdAt: Date;
+}
+
+/** What a consumed link proves: that this user holds this address. */
+export type ConsumedVerificationRow = Pick<EmailVerificationTokenRow, 'userId' | 'email'>;
+
 /** Verification links' tokens, found and consumed by their SHA-256 only. */
 @Injectable()
 export class EmailVerificationTokensRepository {
@@ -11,7 +30,7 @@ export class EmailVerificationTokensRepository {
 
   async insert(
     manager: EntityManager,
-    token: { userId: string; email: string; tokenHash: string; expiresAt: Date },
+    token: Pick<EmailVerificationTokenRow, 'userId' | 'email' | 'tokenHash' | 'expiresAt'>,
   ): Promise<void> {
     await manager.query(
       `INSERT INTO email_verification_tokens (user_id, email, token_hash, expires_at) VALUES ($1, $2, $3, $4)`,
@@ -41,10 +60,10 @@ export class EmailVerificationTokensRepository {
   }
 
   /** Marks a usable token used and answers its user and address, or null (unknown, used or expired). */
-  async consume(manager: EntityManager, tokenHash: string): Promise<{ user_id: string; email: string } | null> {
-    const [rows]: [{ user_id: string; email: string }[], number] = await manager.query(
+  async consume(manager: EntityManager, tokenHash: string): Promise<ConsumedVerificationRow | null> {
+    const [rows]: [ConsumedVerificationRow[], number] = await manager.query(
       `UPDATE email_verification_tokens SET used_at = now()
-        WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id, email`,
+        WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id AS "userId", email`,
       [tokenHash],
     );
     return rows[0] ?? null;

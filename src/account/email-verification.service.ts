@@ -78,9 +78,9 @@ export class EmailVerificationService {
       const consumed = await this.tokens.consume(manager, sha256Hex(token));
       // A link mailed to an address the account no longer has verifies nothing.
       if (!consumed) return null;
-      const outcome = await this.users.markEmailVerified(manager, consumed.user_id, consumed.email);
+      const outcome = await this.users.markEmailVerified(manager, consumed.userId, consumed.email);
       if (outcome === 'mismatch') return null;
-      return consumed.user_id;
+      return consumed.userId;
     });
     if (!userId) {
       throw new AppException('CONFIRMATION_TOKEN_INVALID', 'The link is invalid, expired or already used.');

@@ -107,11 +107,11 @@ export class MobileChangeService {
       if (!pending)
         return { error: new AppException('OTP_EXPIRED', 'No code is pending, or it has expired: request a new one.') };
       // The request dies with the session that asked for it (logout, revocation, identity change, reset).
-      if (!(await this.sessions.isLive(manager, pending.session_id))) {
+      if (!(await this.sessions.isLive(manager, pending.sessionId))) {
         await this.changes.end(manager, pending.id);
         return { error: invalidCode() };
       }
-      if (this.matches(pending.secret_hash, pending.id, code)) return { pending };
+      if (this.matches(pending.secretHash, pending.id, code)) return { pending };
       const attempts = await this.changes.countWrongAttempt(manager, pending.id, MAX_ATTEMPTS);
       return {
         error: new AppException('INVALID_OTP', 'The code is wrong.', [
@@ -128,10 +128,10 @@ export class MobileChangeService {
           const row = await this.changes.lockLiveOfUser(manager, user.id, 'mobile');
           if (!row || row.id !== pending.id)
             throw new AppException('OTP_EXPIRED', 'The code was already used or replaced.');
-          if (!(await this.sessions.isLive(manager, row.session_id))) throw invalidCode();
+          if (!(await this.sessions.isLive(manager, row.sessionId))) throw invalidCode();
           await this.changes.end(manager, row.id);
         },
-        changes: { mobile: pending.new_value },
+        changes: { mobile: pending.newValue },
         auditType: 'account.mobile_change',
         revocationReason: 'identity_change',
         keepSessionId: user.sessionId,

@@ -11,6 +11,7 @@ import type {
   UpdateContentDto,
 } from './contents.dto.js';
 import { ContentsRepository } from './contents.repository.js';
+import { toContentResponse } from './contents.responses.js';
 
 const notFound = () => new AppException('NOT_FOUND', 'Content not found.');
 
@@ -23,19 +24,19 @@ export class ContentsService {
       this.contents.findPage(pageOffset(query), query.limit),
       this.contents.count(),
     ]);
-    return pageOf(query, items, total);
+    return pageOf(query, items.map(toContentResponse), total);
   }
 
   async get(id: string): Promise<ContentResponse> {
     const content = await this.contents.findById(id);
     if (!content) throw notFound();
-    return content;
+    return toContentResponse(content);
   }
 
   /** A content written by a service client (client credentials) has no author: authors are people. */
-  create(dto: CreateContentDto, author: AuthUser): Promise<ContentResponse> {
+  async create(dto: CreateContentDto, author: AuthUser): Promise<ContentResponse> {
     const authorId = isServiceCaller(author) ? null : author.id;
-    return this.contents.insert({ title: dto.title, body: dto.body, authorId });
+    return toContentResponse(await this.contents.insert({ title: dto.title, body: dto.body, authorId }));
   }
 
   async update(id: string, dto: UpdateContentDto): Promise<ContentResponse> {
@@ -43,7 +44,7 @@ export class ContentsService {
     if (dto.title === undefined && dto.body === undefined) return this.get(id);
     const content = await this.contents.update(id, { title: dto.title, body: dto.body });
     if (!content) throw notFound();
-    return content;
+    return toContentResponse(content);
   }
 
   async delete(id: string): Promise<Record<string, never>> {

@@ -1,21 +1,44 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { AccountChangeKind } from '../infra/database/entities/account.entities.js';
 
-export interface PendingChangeRow {
+/**
+ * What a request changes. The entity of `account_change_requests` keeps its own copy of this union:
+ * src/infra/database may not import a capability.
+ */
+export type AccountChangeKind = 'email' | 'mobile';
+
+/**
+ * A row of `account_change_requests`, the one shape the table's statements answer in: every column
+ * aliased to its camelCase name (`user_id AS "userId"`).
+ */
+export interface AccountChangeRequestRow {
   id: string;
-  user_id: string;
-  new_value: string;
-  secret_hash: string;
+  userId: string;
+  kind: AccountChangeKind;
+  newValue: string;
+  /** The keyed hash of the link's token (email) or of the SMS code (mobile). */
+  secretHash: string;
   attempts: number;
-  session_id: string | null;
-  expires_at: Date;
+  /** The session that asked: it stays signed in when the change applies. */
+  sessionId: string | null;
+  /** The SHA-256 of an email change's cancel link (sent to the old address). */
+  cancelHash: string | null;
+  clientIp: string | null;
+  expiresAt: Date;
+  endedAt: Date | null;
+  createdAt: Date;
 }
 
-/** Every query on pending email and mobile changes. */
 /** What a pending change is read as, by every lookup. */
-const PENDING_COLUMNS = 'id, user_id, new_value, secret_hash, attempts, session_id, expires_at';
+export type PendingChangeRow = Pick<
+  AccountChangeRequestRow,
+  'id' | 'userId' | 'newValue' | 'secretHash' | 'attempts' | 'sessionId' | 'expiresAt'
+>;
 
+const PENDING_COLUMNS = `id, user_id AS "userId", new_value AS "newValue", secret_hash AS "secretHash", attempts,
+  session_id AS "sessionId", expires_at AS "expiresAt"`;
+
+/** Every query on pending email and mobile changes. */
 @Injectable()
 export class AccountChangesRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -40,7 +63,7 @@ export class AccountChangesRepository {
       `UPDATE account_change_requests SET ended_at = now() WHERE user_id = $1 AND kind = $2 AND ended_at IS NULL`,
       [change.userId, change.kind],
     );
-    const [row] = await manager.query(
+    const [row]: Pick<AccountChangeRequestRow, 'id'>[] = await manager.query(
       `INSERT INTO account_change_requests (id, user_id, kind, new_value, secret_hash, session_id, client_ip, expires_at, cancel_hash)
        VALUES ($8, $1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7), $9) RETURNING id`,
       [
@@ -111,10 +134,13 @@ export class AccountChangesRepository {
    * Ends the live request whose cancel link hashes to `cancelHash` and answers its user, or null
    * when there is none (unknown, expired, used, or already ended): a cancel link works once.
    */
-  async endByCancelHash(manager: EntityManager, cancelHash: string): Promise<{ user_id: string } | null> {
-    const [rows]: [{ user_id: string }[], number] = await manager.query(
+  async endByCancelHash(
+    manager: EntityManager,
+    cancelHash: string,
+  ): Promise<Pick<AccountChangeRequestRow, 'userId'> | null> {
+    const [rows]: [Pick<AccountChangeRequestRow, 'userId'>[], number] = await manager.query(
       `UPDATE account_change_requests SET ended_at = now()
-        WHERE cancel_hash = $1 AND ended_at IS NULL AND expires_at > now() RETURNING user_id`,
+        WHERE cancel_hash = $1 AND ended_at IS NULL AND expires_at > now() RETURNING user_id AS "userId"`,
       [cancelHash],
     );
     return rows[0] ?? null;
@@ -126,7 +152,7 @@ export class AccountChangesRepository {
 
   /** Counts a wrong code; the third one ends the request. */
   async countWrongAttempt(manager: EntityManager, id: string, maxAttempts: number): Promise<number> {
-    const [rows]: [{ attempts: number }[], number] = await manager.query(
+    const [rows]: [Pick<AccountChangeRequestRow, 'attempts'>[], number] = await manager.query(
       `UPDATE account_change_requests SET attempts = attempts + 1,
               ended_at = CASE WHEN attempts + 1 >= $2 THEN now() ELSE ended_at END
         WHERE id = $1 RETURNING attempts`,

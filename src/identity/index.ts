@@ -9,5 +9,6 @@ export {
   type AccountChanges,
   type AdminUserRow,
   type SignInAccount,
+  type UserRow,
   type UserWithPassword,
 } from './users.repository.js';

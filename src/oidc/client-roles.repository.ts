@@ -1,10 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { PermissionRow, RoleRow } from '../rbac/index.js';
 
-export interface ClientRoleRef {
-  id: string;
-  name: string;
+/**
+ * A row of `client_roles`, the one shape the table's statements answer in: every column aliased to
+ * its camelCase name (`role_id AS "roleId"`).
+ */
+export interface ClientRoleRow {
+  /** Not a foreign key: clients of SERVICE_CLIENTS live in the environment, not in `service_clients`. */
+  clientId: string;
+  roleId: string;
+  createdAt: Date;
 }
+
+/** A role the client holds, as the join with `roles` reads it. */
+export type ClientRoleRef = Pick<RoleRow, 'id' | 'name'>;
 
 /** The roles given to service clients (`client_roles`). */
 @Injectable()
@@ -21,7 +31,7 @@ export class ClientRolesRepository {
 
   /** The union of the permissions of the client's roles. */
   async permissionsOf(clientId: string, manager: EntityManager = this.dataSource.manager): Promise<string[]> {
-    const rows: { name: string }[] = await manager.query(
+    const rows: Pick<PermissionRow, 'name'>[] = await manager.query(
       `SELECT DISTINCT p.name FROM client_roles cr
          JOIN role_permissions rp ON rp.role_id = cr.role_id
          JOIN permissions p ON p.id = rp.permission_id

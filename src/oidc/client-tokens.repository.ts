@@ -1,6 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
+/**
+ * A row of `client_tokens`, the one shape the table's statements answer in: every column aliased
+ * to its camelCase name (`client_id AS "clientId"`).
+ */
+export interface ClientTokenRow {
+  /** The token's `sid`. */
+  id: string;
+  clientId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  revokedAt: Date | null;
+}
+
+/** What a live token may do: the names of its client's roles and of their permissions. */
 export interface ClientPrincipalRow {
   roles: string[];
   permissions: string[];
@@ -17,7 +31,7 @@ export class ClientTokensRepository {
   /** A new token row; rows expired for a day are removed on the way (they can verify nothing). */
   async insert(clientId: string, expiresAt: Date): Promise<string> {
     await this.dataSource.query(`DELETE FROM client_tokens WHERE expires_at < now() - interval '1 day'`);
-    const [row]: { id: string }[] = await this.dataSource.query(
+    const [row]: Pick<ClientTokenRow, 'id'>[] = await this.dataSource.query(
       `INSERT INTO client_tokens (client_id, expires_at) VALUES ($1, $2) RETURNING id`,
       [clientId, expiresAt],
     );
@@ -49,13 +63,13 @@ export class ClientTokensRepository {
    * the client) is written in the same statement, so services following the event stream drop it.
    */
   async revoke(tokenId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
+    const rows: Pick<ClientTokenRow, 'id'>[] = await this.dataSource.query(
       `WITH revoked AS (
          UPDATE client_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL
-         RETURNING id, client_id AS user_id
+         RETURNING id, client_id
        ), announced AS (
          INSERT INTO security_events (type, payload)
-         SELECT 'session-revoked', jsonb_build_object('sid', id, 'sub', user_id) FROM revoked ORDER BY id)
+         SELECT 'session-revoked', jsonb_build_object('sid', id, 'sub', client_id) FROM revoked ORDER BY id)
        SELECT id FROM revoked`,
       [tokenId],
     );

@@ -1,16 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ServiceClient } from '../infra/database/entities/service-client.entity.js';
+
+/**
+ * A row of `service_clients`, the one shape the table's statements answer in: every column aliased
+ * to its camelCase name (`client_id AS "clientId"`).
+ */
+export interface ServiceClientRow {
+  id: string;
+  clientId: string;
+  /** The SHA-256 of the secret, which is shown once and never stored. */
+  secretHash: string;
+  createdAt: Date;
+}
 
 @Injectable()
 export class ServiceClientsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  findSecretHashByClientId(clientId: string): Promise<string | null> {
-    return this.dataSource
-      .getRepository(ServiceClient)
-      .findOne({ where: { clientId }, select: { secretHash: true } })
-      .then((client) => client?.secretHash ?? null);
+  async findSecretHashByClientId(clientId: string): Promise<string | null> {
+    const rows: Pick<ServiceClientRow, 'secretHash'>[] = await this.dataSource.query(
+      `SELECT secret_hash AS "secretHash" FROM service_clients WHERE client_id = $1`,
+      [clientId],
+    );
+    return rows[0]?.secretHash ?? null;
   }
 
   /** Adds a client, or gives an existing one a new secret (the old one stops working). */

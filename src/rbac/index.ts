@@ -6,7 +6,7 @@ export { PrivilegeRefusal, assertMayActOn, assertMayAssignAdminRole, assertMayGr
 export { notFound, unknownIds } from './rbac-errors.js';
 export { ClientRoleIdsDto } from './rbac.dto.js';
 export { RbacModule } from './rbac.module.js';
-export { RolesRepository } from './roles.repository.js';
+export { RolesRepository, type PermissionRow, type RoleRow } from './roles.repository.js';
 export { FirstStartSeeder } from './seeds/first-start-seeder.js';
 export { reportGeneratedPasswords } from './seeds/seed-report.js';
 export { SeedService } from './seeds/seed.service.js';

@@ -2,7 +2,7 @@ import { Injectable, Logger, Optional } from '@nestjs/common';
 import { AuditLog } from '../audit/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { VersionedCache } from '../infra/redis/versioned-cache.js';
-import { SettingsRepository, type SettingRow } from './settings.repository.js';
+import { SettingsRepository, type SettingValue } from './settings.repository.js';
 import { SettingsVersion } from './settings-version.js';
 import { cacheLookups } from '../infra/telemetry/service-metrics.js';
 
@@ -72,7 +72,7 @@ export class SettingsService {
 
   /** Changes the flags given and answers all of them; flags left undefined keep their value. */
   async update(partial: Partial<LoginMethods>, actorId?: string): Promise<Readonly<LoginMethods>> {
-    const rows: SettingRow[] = FLAGS.filter((flag) => partial[flag] !== undefined).map((flag) => ({
+    const rows: SettingValue[] = FLAGS.filter((flag) => partial[flag] !== undefined).map((flag) => ({
       key: KEYS[flag],
       value: partial[flag],
     }));

@@ -1,6 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { PasswordResetToken } from '../infra/database/entities/password-reset-token.entity.js';
+
+/**
+ * A row of `password_reset_tokens`, the one shape the table's statements answer in: every column
+ * aliased to its camelCase name (`user_id AS "userId"`).
+ */
+export interface PasswordResetTokenRow {
+  id: string;
+  userId: string;
+  /** The SHA-256 of the link's token: the token itself is never stored. */
+  tokenHash: string;
+  expiresAt: Date;
+  usedAt: Date | null;
+  createdAt: Date;
+}
 
 /** Reset tokens, found and consumed by their SHA-256 only. */
 @Injectable()
@@ -12,8 +25,15 @@ export class PasswordResetTokensRepository {
     await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`reset:${key}`]);
   }
 
-  insert(manager: EntityManager, token: { userId: string; tokenHash: string; expiresAt: Date }): Promise<unknown> {
-    return manager.insert(PasswordResetToken, token);
+  async insert(
+    manager: EntityManager,
+    token: Pick<PasswordResetTokenRow, 'userId' | 'tokenHash' | 'expiresAt'>,
+  ): Promise<void> {
+    await manager.query(`INSERT INTO password_reset_tokens (user_id, token_hash, expires_at) VALUES ($1, $2, $3)`, [
+      token.userId,
+      token.tokenHash,
+      token.expiresAt,
+    ]);
   }
 
   /** Whether a token was issued to the user in the last `seconds`. */
@@ -34,11 +54,12 @@ export class PasswordResetTokensRepository {
 
   /** The user of a token that is still usable, or null. */
   async findUserOfUsable(tokenHash: string): Promise<string | null> {
-    const rows: { user_id: string }[] = await this.dataSource.query(
-      `SELECT user_id FROM password_reset_tokens WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()`,
+    const rows: Pick<PasswordResetTokenRow, 'userId'>[] = await this.dataSource.query(
+      `SELECT user_id AS "userId" FROM password_reset_tokens
+        WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()`,
       [tokenHash],
     );
-    return rows[0]?.user_id ?? null;
+    return rows[0]?.userId ?? null;
   }
 
   /**
@@ -46,11 +67,11 @@ export class PasswordResetTokensRepository {
    * consumers the second waits for the first's row lock, re-reads `used_at` and gets nothing.
    */
   async consume(manager: EntityManager, tokenHash: string): Promise<string | null> {
-    const [rows]: [{ user_id: string }[], number] = await manager.query(
+    const [rows]: [Pick<PasswordResetTokenRow, 'userId'>[], number] = await manager.query(
       `UPDATE password_reset_tokens SET used_at = now()
-        WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id`,
+        WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id AS "userId"`,
       [tokenHash],
     );
-    return rows[0]?.user_id ?? null;
+    return rows[0]?.userId ?? null;
   }
 }

@@ -1,4 +1,6 @@
 import type { EntityManager } from 'typeorm';
+import type { UserRow } from '../../identity/index.js';
+import type { PermissionRow, RoleRow } from '../roles.repository.js';
 import type { PermissionSeed, RoleSeed } from './seed-data.js';
 
 /**
@@ -7,7 +9,7 @@ import type { PermissionSeed, RoleSeed } from './seed-data.js';
  */
 export class SeedRepository {
   async countRoles(manager: EntityManager): Promise<number> {
-    const [{ count }] = await manager.query(`SELECT count(*)::int AS count FROM roles`);
+    const [{ count }]: { count: number }[] = await manager.query(`SELECT count(*)::int AS count FROM roles`);
     return count;
   }
 
@@ -18,7 +20,7 @@ export class SeedRepository {
 
   /** Answers whether it was created (an existing permission is left as it is). */
   async insertPermission(manager: EntityManager, permission: PermissionSeed): Promise<boolean> {
-    const rows = await manager.query(
+    const rows: Pick<PermissionRow, 'id'>[] = await manager.query(
       `INSERT INTO permissions (name, display_name, description, group_name, is_system)
        VALUES ($1, $2, $3, $4, true) ON CONFLICT (name) DO NOTHING RETURNING id`,
       [permission.name, permission.displayName, permission.description, permission.groupName],
@@ -28,7 +30,7 @@ export class SeedRepository {
 
   /** Answers whether it was created (an existing role is left as it is). */
   async insertRole(manager: EntityManager, role: RoleSeed): Promise<boolean> {
-    const rows = await manager.query(
+    const rows: Pick<RoleRow, 'id'>[] = await manager.query(
       `INSERT INTO roles (name, display_name, description, is_system)
        VALUES ($1, $2, $3, true) ON CONFLICT (name) DO NOTHING RETURNING id`,
       [role.name, role.displayName, role.description],
@@ -38,27 +40,27 @@ export class SeedRepository {
 
   /** Gives the role every permission it lacks; answers how many links were made. */
   async linkRoleToEveryPermission(manager: EntityManager, roleName: string): Promise<number> {
-    const rows = await manager.query(
+    const rows: { permissionId: string }[] = await manager.query(
       `INSERT INTO role_permissions (role_id, permission_id)
        SELECT r.id, p.id FROM roles r CROSS JOIN permissions p WHERE r.name = $1
-       ON CONFLICT DO NOTHING RETURNING permission_id`,
+       ON CONFLICT DO NOTHING RETURNING permission_id AS "permissionId"`,
       [roleName],
     );
     return rows.length;
   }
 
   async emailTaken(manager: EntityManager, email: string): Promise<boolean> {
-    const existing = await manager.query(`SELECT 1 FROM users WHERE email = $1`, [email]);
+    const existing: unknown[] = await manager.query(`SELECT 1 FROM users WHERE email = $1`, [email]);
     return existing.length > 0;
   }
 
   /** The new user's id, or null when the email or mobile is taken (the account is then skipped). */
   async insertUser(
     manager: EntityManager,
-    account: { name: string; email: string; mobile: string | null; passwordHash: string },
+    account: Pick<UserRow, 'name' | 'email' | 'mobile' | 'passwordHash'>,
   ): Promise<string | null> {
     // Seeded accounts are the operator's own: their addresses count as verified.
-    const inserted: { id: string }[] = await manager.query(
+    const inserted: Pick<UserRow, 'id'>[] = await manager.query(
       `INSERT INTO users (name, email, mobile, password_hash, email_verified_at) VALUES ($1, $2, $3, $4, now())
        ON CONFLICT DO NOTHING RETURNING id`,
       [account.name, account.email, account.mobile, account.passwordHash],
