@@ -131,14 +131,7 @@ export async function replaceLiveLoginCodes(manager: EntityManager, mobile: stri
 
 export async function insertLoginCode(
   manager: EntityManager,
-  code: {
-    mobile: string;
-    userId: string | null;
-    codeHash: string;
-    attempts: number;
-    clientIp: string | null;
-    expiresAt: Date;
-  },
+  code: Pick<OtpCodeRow, 'mobile' | 'userId' | 'codeHash' | 'attempts' | 'clientIp' | 'expiresAt'>,
 ): Promise<void> {
   await manager.query(
     `INSERT INTO otp_codes (purpose, mobile, user_id, code_hash, attempts, client_ip, expires_at)
@@ -183,13 +176,9 @@ export async function replaceLiveChallenges(manager: EntityManager, userId: stri
 
 export async function insertChallenge(
   manager: EntityManager,
-  challenge: {
-    mobile: string;
+  challenge: Pick<OtpCodeRow, 'mobile' | 'codeHash' | 'clientIp' | 'expiresAt'> & {
     userId: string;
     tempTokenJti: string;
-    codeHash: string;
-    clientIp: string | null;
-    expiresAt: Date;
   },
 ): Promise<void> {
   await manager.query(
@@ -226,7 +215,7 @@ export async function replaceLiveReauthCodes(manager: EntityManager, userId: str
 /** A re-authentication code: hashed with the session it was asked in, sent to the account's own mobile. */
 export async function insertReauthCode(
   manager: EntityManager,
-  code: { mobile: string; userId: string; codeHash: string; clientIp: string | null; expiresAt: Date },
+  code: Pick<OtpCodeRow, 'mobile' | 'codeHash' | 'clientIp' | 'expiresAt'> & { userId: string },
 ): Promise<void> {
   await manager.query(
     `INSERT INTO otp_codes (purpose, mobile, user_id, code_hash, client_ip, expires_at)
