@@ -18,10 +18,10 @@ import { SettingsService } from '../settings/index.js';
 import { assertMaySignIn, isDisabled, UsersRepository } from '../identity/index.js';
 import { Transactions } from '../infra/database/transactions.js';
 import { MailService } from '../infra/messaging/mail.service.js';
-import { EmailCodesRepository, type EmailCodeRow } from './email-codes.repository.js';
+import { EmailCodesRepository, type CheckedEmailCodeRow } from './email-codes.repository.js';
 import type { ClientInfo } from '../common/client-info.js';
 
-type CheckResult = { ok: true; row: EmailCodeRow } | { ok: false; error: AppException };
+type CheckResult = { ok: true; row: CheckedEmailCodeRow } | { ok: false; error: AppException };
 
 /**
  * Sign-in by a code mailed to the account's address (better-auth's email OTP), behind the
@@ -106,7 +106,7 @@ export class EmailCodeService {
       await this.audit.record({ type: 'email_code.failure', client, details: { reason: result.error.code } });
       throw result.error;
     }
-    const account = result.row.user_id ? await this.users.findSignInAccount(result.row.user_id) : null;
+    const account = result.row.userId ? await this.users.findSignInAccount(result.row.userId) : null;
     if (!account || account.email !== email) throw new AppException('INVALID_OTP', 'The code is wrong.');
     // The right code proves the holder reads the address, as a verification link does.
     if ((await this.users.markEmailVerified(this.transactions.manager, account.id, email)) === 'verified') {
@@ -150,17 +150,16 @@ export class EmailCodeService {
   /** The rules of every stored code (core/otp/otp-check.ts), for a row of `email_codes`. */
   private async check(
     manager: Parameters<EmailCodesRepository['markUsed']>[0],
-    row: EmailCodeRow | null,
+    row: CheckedEmailCodeRow | null,
     email: string,
     code: string,
   ): Promise<CheckResult> {
     if (!row) return { ok: false, error: new AppException('INVALID_OTP', 'The code is wrong.') };
-    if (row.end_reason === 'burned' || row.attempts >= MAX_OTP_ATTEMPTS)
-      return { ok: false, error: attemptsExceeded() };
-    if (row.ended_at) return { ok: false, error: expired('The code was already used or replaced.') };
-    if (new Date(row.expires_at).getTime() <= Date.now()) return { ok: false, error: expired('The code has expired.') };
+    if (row.endReason === 'burned' || row.attempts >= MAX_OTP_ATTEMPTS) return { ok: false, error: attemptsExceeded() };
+    if (row.endedAt) return { ok: false, error: expired('The code was already used or replaced.') };
+    if (new Date(row.expiresAt).getTime() <= Date.now()) return { ok: false, error: expired('The code has expired.') };
     // A code of nobody's address was never mailed: it matches nothing, yet counts attempts like any other.
-    if (row.user_id !== null && this.codes.matches(row.code_hash, 'email', email, code)) {
+    if (row.userId !== null && this.codes.matches(row.codeHash, 'email', email, code)) {
       await this.repository.markUsed(manager, row.id);
       return { ok: true, row };
     }

@@ -1,16 +1,29 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
-/** A stored email sign-in code, as the check reads it. */
+/**
+ * A row of `email_codes`, the one shape the table's statements answer in: every column aliased to
+ * its camelCase name (`code_hash AS "codeHash"`).
+ */
 export interface EmailCodeRow {
   id: string;
-  user_id: string | null;
-  code_hash: string;
+  email: string;
+  /** Null for an address of nobody's: the code was never mailed and matches nothing. */
+  userId: string | null;
+  codeHash: string;
   attempts: number;
-  expires_at: Date;
-  ended_at: Date | null;
-  end_reason: string | null;
+  clientIp: string | null;
+  expiresAt: Date;
+  endedAt: Date | null;
+  endReason: string | null;
+  createdAt: Date;
 }
+
+/** A stored code as the check of an answer reads it. */
+export type CheckedEmailCodeRow = Pick<
+  EmailCodeRow,
+  'id' | 'userId' | 'codeHash' | 'attempts' | 'expiresAt' | 'endedAt' | 'endReason'
+>;
 
 /** The `email_codes` table: sign-in codes mailed to an address, keyed hashes only. */
 @Injectable()
@@ -22,7 +35,7 @@ export class EmailCodesRepository {
 
   /** The codes asked for the address in the last hour: their number, and when the last was. */
   async sentLastHour(manager: EntityManager, email: string): Promise<{ sent: number; last: Date | null }> {
-    const [row] = await manager.query(
+    const [row]: { sent: number; last: Date | null }[] = await manager.query(
       `SELECT count(*)::int AS sent, max(created_at) AS last FROM email_codes
         WHERE email = $1 AND created_at > now() - interval '1 hour'`,
       [email],
@@ -32,13 +45,13 @@ export class EmailCodesRepository {
 
   /** The wrong attempts of the address's latest code of the last `seconds`, unless it was used. */
   async recentAttempts(manager: EntityManager, email: string, seconds: number): Promise<number> {
-    const [row]: { attempts: number; end_reason: string | null }[] = await manager.query(
-      `SELECT attempts, end_reason FROM email_codes
+    const [row]: Pick<EmailCodeRow, 'attempts' | 'endReason'>[] = await manager.query(
+      `SELECT attempts, end_reason AS "endReason" FROM email_codes
         WHERE email = $1 AND created_at > now() - make_interval(secs => $2)
         ORDER BY created_at DESC LIMIT 1`,
       [email, seconds],
     );
-    return row && row.end_reason !== 'used' ? row.attempts : 0;
+    return row && row.endReason !== 'used' ? row.attempts : 0;
   }
 
   /** A new code ends the address's live ones. */
@@ -51,14 +64,7 @@ export class EmailCodesRepository {
 
   async insert(
     manager: EntityManager,
-    code: {
-      email: string;
-      userId: string | null;
-      codeHash: string;
-      attempts: number;
-      clientIp: string | null;
-      expiresAt: Date;
-    },
+    code: Pick<EmailCodeRow, 'email' | 'userId' | 'codeHash' | 'attempts' | 'clientIp' | 'expiresAt'>,
   ): Promise<void> {
     await manager.query(
       `INSERT INTO email_codes (email, user_id, code_hash, attempts, client_ip, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -67,9 +73,11 @@ export class EmailCodesRepository {
   }
 
   /** The address's latest code, locked until the transaction ends. */
-  async lockLatest(manager: EntityManager, email: string): Promise<EmailCodeRow | null> {
-    const [row]: EmailCodeRow[] = await manager.query(
-      `SELECT id, user_id, code_hash, attempts, expires_at, ended_at, end_reason FROM email_codes
+  async lockLatest(manager: EntityManager, email: string): Promise<CheckedEmailCodeRow | null> {
+    const [row]: CheckedEmailCodeRow[] = await manager.query(
+      `SELECT id, user_id AS "userId", code_hash AS "codeHash", attempts, expires_at AS "expiresAt",
+              ended_at AS "endedAt", end_reason AS "endReason"
+         FROM email_codes
         WHERE email = $1 ORDER BY created_at DESC LIMIT 1 FOR UPDATE`,
       [email],
     );

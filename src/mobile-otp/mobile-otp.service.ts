@@ -123,6 +123,6 @@ export class MobileOtpService {
    */
   private async recentFailedAttempts(manager: EntityManager, mobile: string): Promise<number> {
     const latest = await latestLoginCodeWithin(manager, mobile, this.config.limits.lockoutSeconds);
-    return latest && latest.end_reason !== 'used' ? latest.attempts : 0;
+    return latest && latest.endReason !== 'used' ? latest.attempts : 0;
   }
 }

@@ -1,10 +1,9 @@
 import type { EntityManager } from 'typeorm';
 import { AppException } from '../common/app-exception.js';
-import { countWrongAnswer, markCodeUsed } from './otp-codes.repository.js';
-import type { OtpCode } from '../infra/database/entities/otp-code.entity.js';
+import { countWrongAnswer, markCodeUsed, type OtpCodeRow } from './otp-codes.repository.js';
 import { MAX_OTP_ATTEMPTS, OtpCodes } from './otp-codes.js';
 
-export type OtpCheckResult = { ok: true; row: OtpCode } | { ok: false; error: AppException };
+export type OtpCheckResult = { ok: true; row: OtpCodeRow } | { ok: false; error: AppException };
 
 /**
  * Checks a code against its row, which the caller has locked (`FOR UPDATE`) in `manager`'s
@@ -15,7 +14,7 @@ export type OtpCheckResult = { ok: true; row: OtpCode } | { ok: false; error: Ap
 export function checkOtp(
   manager: EntityManager,
   codes: OtpCodes,
-  row: OtpCode | null,
+  row: OtpCodeRow | null,
   binding: string,
   code: string,
 ): Promise<OtpCheckResult> {
@@ -36,8 +35,8 @@ export function checkOtp(
  */
 export async function judgeAnswer(
   manager: EntityManager,
-  row: OtpCode | null,
-  judge: (row: OtpCode) => Promise<boolean>,
+  row: OtpCodeRow | null,
+  judge: (row: OtpCodeRow) => Promise<boolean>,
   then: 'request a new one' | 'sign in again',
 ): Promise<OtpCheckResult> {
   if (!row) return { ok: false, error: new AppException('INVALID_OTP', 'The code is wrong.') };

@@ -1,5 +1,40 @@
 import type { EntityManager } from 'typeorm';
-import { OtpCode } from '../infra/database/entities/otp-code.entity.js';
+
+/** `reauth`: a code to the account's own mobile that proves presence inside a session. */
+export type OtpPurpose = 'login' | '2fa' | 'reauth';
+export type OtpEndReason = 'used' | 'replaced' | 'burned' | 'undelivered';
+
+/**
+ * A row of `otp_codes`, the one shape the table's statements answer in: every column aliased to
+ * its camelCase name (`code_hash AS "codeHash"`).
+ */
+export interface OtpCodeRow {
+  id: string;
+  purpose: OtpPurpose;
+  mobile: string;
+  /** The account the code signs in; null when the mobile belongs to nobody. */
+  userId: string | null;
+  /** For two-factor: the `jti` of the temp token this code completes. */
+  tempTokenJti: string | null;
+  codeHash: string;
+  attempts: number;
+  clientIp: string | null;
+  expiresAt: Date;
+  endedAt: Date | null;
+  endReason: OtpEndReason | null;
+  createdAt: Date;
+}
+
+const OTP_CODE_COLUMNS = `id, purpose, mobile, user_id AS "userId", temp_token_jti AS "tempTokenJti",
+  code_hash AS "codeHash", attempts, client_ip AS "clientIp", expires_at AS "expiresAt", ended_at AS "endedAt",
+  end_reason AS "endReason", created_at AS "createdAt"`;
+
+/** How many codes anyone can ask for were sent lately, to a number and from an address. */
+export interface AskedCodesStats {
+  lastForMobile: Date | null;
+  hourForIp: number;
+  firstForIp: Date | null;
+}
 
 /**
  * The `otp_codes` table (sign-in codes and second-factor challenges) and the locks that order its
@@ -51,11 +86,11 @@ export async function askedCodesLastHour(
   manager: EntityManager,
   mobile: string,
   address: string | null,
-): Promise<{ last_for_mobile: Date | null; hour_for_ip: number; first_for_ip: Date | null }> {
-  const [stats] = await manager.query(
-    `SELECT max(created_at) FILTER (WHERE mobile = $1 AND asked) AS last_for_mobile,
-            count(*) FILTER (WHERE client_ip = $2 AND asked)::int AS hour_for_ip,
-            min(created_at) FILTER (WHERE client_ip = $2 AND asked) AS first_for_ip
+): Promise<AskedCodesStats> {
+  const [stats]: AskedCodesStats[] = await manager.query(
+    `SELECT max(created_at) FILTER (WHERE mobile = $1 AND asked) AS "lastForMobile",
+            count(*) FILTER (WHERE client_ip = $2 AND asked)::int AS "hourForIp",
+            min(created_at) FILTER (WHERE client_ip = $2 AND asked) AS "firstForIp"
        FROM (${SENT_CODES}) AS sent`,
     [mobile, address],
   );
@@ -64,7 +99,7 @@ export async function askedCodesLastHour(
 
 /** A right answer: the code (or challenge) is used and can never match again. */
 export async function markCodeUsed(manager: EntityManager, id: string): Promise<void> {
-  await manager.update(OtpCode, { id }, { endedAt: new Date(), endReason: 'used' });
+  await manager.query(`UPDATE otp_codes SET ended_at = $2, end_reason = 'used' WHERE id = $1`, [id, new Date()]);
 }
 
 /** A wrong answer: one more attempt, and the code is burned when they are used up. */
@@ -74,7 +109,15 @@ export async function countWrongAnswer(
   attempts: number,
   burned: boolean,
 ): Promise<void> {
-  await manager.update(OtpCode, { id }, burned ? { attempts, endedAt: new Date(), endReason: 'burned' } : { attempts });
+  if (burned) {
+    await manager.query(`UPDATE otp_codes SET attempts = $2, ended_at = $3, end_reason = 'burned' WHERE id = $1`, [
+      id,
+      attempts,
+      new Date(),
+    ]);
+  } else {
+    await manager.query(`UPDATE otp_codes SET attempts = $2 WHERE id = $1`, [id, attempts]);
+  }
 }
 
 /** A new sign-in code ends the number's live ones. */
@@ -88,28 +131,24 @@ export async function replaceLiveLoginCodes(manager: EntityManager, mobile: stri
 
 export async function insertLoginCode(
   manager: EntityManager,
-  code: {
-    mobile: string;
-    userId: string | null;
-    codeHash: string;
-    attempts: number;
-    clientIp: string | null;
-    expiresAt: Date;
-  },
+  code: Pick<OtpCodeRow, 'mobile' | 'userId' | 'codeHash' | 'attempts' | 'clientIp' | 'expiresAt'>,
 ): Promise<void> {
-  await manager.save(manager.create(OtpCode, { purpose: 'login', ...code }));
+  await manager.query(
+    `INSERT INTO otp_codes (purpose, mobile, user_id, code_hash, attempts, client_ip, expires_at)
+     VALUES ('login', $1, $2, $3, $4, $5, $6)`,
+    [code.mobile, code.userId, code.codeHash, code.attempts, code.clientIp, code.expiresAt],
+  );
 }
 
 /** The number's latest sign-in code, locked until the transaction ends. */
-export function lockLatestLoginCode(manager: EntityManager, mobile: string): Promise<OtpCode | null> {
-  return manager
-    .getRepository(OtpCode)
-    .createQueryBuilder('otp')
-    .setLock('pessimistic_write')
-    .where(`otp.mobile = :mobile AND otp.purpose = 'login'`, { mobile })
-    .orderBy('otp.created_at', 'DESC')
-    .limit(1)
-    .getOne();
+export async function lockLatestLoginCode(manager: EntityManager, mobile: string): Promise<OtpCodeRow | null> {
+  const [row]: OtpCodeRow[] = await manager.query(
+    `SELECT ${OTP_CODE_COLUMNS} FROM otp_codes
+      WHERE mobile = $1 AND purpose = 'login'
+      ORDER BY created_at DESC LIMIT 1 FOR UPDATE`,
+    [mobile],
+  );
+  return row ?? null;
 }
 
 /** The attempts and end of the number's latest sign-in code of the last `seconds`, if any. */
@@ -117,9 +156,9 @@ export async function latestLoginCodeWithin(
   manager: EntityManager,
   mobile: string,
   seconds: number,
-): Promise<{ attempts: number; end_reason: string | null } | undefined> {
-  const [latest] = await manager.query(
-    `SELECT attempts, end_reason FROM otp_codes
+): Promise<Pick<OtpCodeRow, 'attempts' | 'endReason'> | undefined> {
+  const [latest]: Pick<OtpCodeRow, 'attempts' | 'endReason'>[] = await manager.query(
+    `SELECT attempts, end_reason AS "endReason" FROM otp_codes
         WHERE mobile = $1 AND purpose = 'login' AND created_at > now() - make_interval(secs => $2)
         ORDER BY created_at DESC LIMIT 1`,
     [mobile, seconds],
@@ -137,26 +176,32 @@ export async function replaceLiveChallenges(manager: EntityManager, userId: stri
 
 export async function insertChallenge(
   manager: EntityManager,
-  challenge: {
-    mobile: string;
+  challenge: Pick<OtpCodeRow, 'mobile' | 'codeHash' | 'clientIp' | 'expiresAt'> & {
     userId: string;
     tempTokenJti: string;
-    codeHash: string;
-    clientIp: string | null;
-    expiresAt: Date;
   },
 ): Promise<void> {
-  await manager.getRepository(OtpCode).insert({ purpose: '2fa', ...challenge });
+  await manager.query(
+    `INSERT INTO otp_codes (purpose, mobile, user_id, temp_token_jti, code_hash, client_ip, expires_at)
+     VALUES ('2fa', $1, $2, $3, $4, $5, $6)`,
+    [
+      challenge.mobile,
+      challenge.userId,
+      challenge.tempTokenJti,
+      challenge.codeHash,
+      challenge.clientIp,
+      challenge.expiresAt,
+    ],
+  );
 }
 
 /** The challenge of a temp token, locked until the transaction ends. */
-export function lockChallenge(manager: EntityManager, jti: string): Promise<OtpCode | null> {
-  return manager
-    .getRepository(OtpCode)
-    .createQueryBuilder('otp')
-    .setLock('pessimistic_write')
-    .where(`otp.temp_token_jti = :jti AND otp.purpose = '2fa'`, { jti })
-    .getOne();
+export async function lockChallenge(manager: EntityManager, jti: string): Promise<OtpCodeRow | null> {
+  const [row]: OtpCodeRow[] = await manager.query(
+    `SELECT ${OTP_CODE_COLUMNS} FROM otp_codes WHERE temp_token_jti = $1 AND purpose = '2fa' FOR UPDATE`,
+    [jti],
+  );
+  return row ?? null;
 }
 
 /** A new re-authentication code ends the account's live ones. */
@@ -170,19 +215,22 @@ export async function replaceLiveReauthCodes(manager: EntityManager, userId: str
 /** A re-authentication code: hashed with the session it was asked in, sent to the account's own mobile. */
 export async function insertReauthCode(
   manager: EntityManager,
-  code: { mobile: string; userId: string; codeHash: string; clientIp: string | null; expiresAt: Date },
+  code: Pick<OtpCodeRow, 'mobile' | 'codeHash' | 'clientIp' | 'expiresAt'> & { userId: string },
 ): Promise<void> {
-  await manager.getRepository(OtpCode).insert({ purpose: 'reauth', ...code });
+  await manager.query(
+    `INSERT INTO otp_codes (purpose, mobile, user_id, code_hash, client_ip, expires_at)
+     VALUES ('reauth', $1, $2, $3, $4, $5)`,
+    [code.mobile, code.userId, code.codeHash, code.clientIp, code.expiresAt],
+  );
 }
 
 /** The account's latest re-authentication code, locked until the transaction ends. */
-export function lockLatestReauthCode(manager: EntityManager, userId: string): Promise<OtpCode | null> {
-  return manager
-    .getRepository(OtpCode)
-    .createQueryBuilder('otp')
-    .setLock('pessimistic_write')
-    .where(`otp.user_id = :userId AND otp.purpose = 'reauth'`, { userId })
-    .orderBy('otp.created_at', 'DESC')
-    .limit(1)
-    .getOne();
+export async function lockLatestReauthCode(manager: EntityManager, userId: string): Promise<OtpCodeRow | null> {
+  const [row]: OtpCodeRow[] = await manager.query(
+    `SELECT ${OTP_CODE_COLUMNS} FROM otp_codes
+      WHERE user_id = $1 AND purpose = 'reauth'
+      ORDER BY created_at DESC LIMIT 1 FOR UPDATE`,
+    [userId],
+  );
+  return row ?? null;
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHmac, hkdfSync, randomInt, timingSafeEqual } from 'node:crypto';
 import { AppConfig } from '../config/app-config.js';
-import type { OtpPurpose } from '../infra/database/entities/otp-code.entity.js';
+import type { OtpPurpose } from './otp-codes.repository.js';
 
 export const MAX_OTP_ATTEMPTS = 3;
 /** The specification's fixed development code. */

@@ -31,15 +31,15 @@ export async function assertCodeRequestAllowed(
 ): Promise<void> {
   const stats = await askedCodesLastHour(manager, mobile, address ?? null);
   const now = Date.now();
-  if (stats.last_for_mobile && limits.resendSeconds > 0) {
-    const wait = new Date(stats.last_for_mobile).getTime() + limits.resendSeconds * 1000 - now;
+  if (stats.lastForMobile && limits.resendSeconds > 0) {
+    const wait = new Date(stats.lastForMobile).getTime() + limits.resendSeconds * 1000 - now;
     if (wait > 0) throw rateLimited('Wait before asking for another code.', wait / 1000);
   }
   await assertMobileHourlyCap(manager, mobile, limits.hourlyCap);
-  if (address && stats.hour_for_ip >= limits.hourlyCap) {
+  if (address && stats.hourForIp >= limits.hourlyCap) {
     throw rateLimited(
       'Too many codes requested; try again later.',
-      (new Date(stats.first_for_ip!).getTime() + HOUR_MS - now) / 1000,
+      (new Date(stats.firstForIp!).getTime() + HOUR_MS - now) / 1000,
     );
   }
 }

@@ -5,13 +5,21 @@ import { DataSource } from 'typeorm';
 /** The ceremonies a WebAuthn challenge is made for; one never answers another. */
 export type WebauthnCeremony = 'registration' | 'sign-in' | 'second-factor' | 'reauthentication';
 
+/**
+ * A row of `passkeys`, the one shape the table's statements answer in: every column aliased to its
+ * camelCase name (`credential_id AS "credentialId"`). The statements turn the bigint counter into
+ * a number (a signature counter has 32 bits) and the comma-separated transports into a list.
+ */
 export interface PasskeyRow {
   id: string;
   userId: string;
+  /** The credential id, base64url, as the authenticator and the browser name it. */
   credentialId: string;
+  /** The COSE public key the authenticator made. */
   publicKey: Buffer;
   counter: number;
   transports: string[];
+  /** `singleDevice` or `multiDevice` (a synced passkey). */
   deviceType: string;
   backedUp: boolean;
   name: string;
@@ -30,29 +38,32 @@ export interface NewPasskey {
   name: string;
 }
 
+/** A row of `webauthn_challenges`, in the same way: a challenge is stored as its SHA-256 only. */
+export interface WebauthnChallengeRow {
+  id: string;
+  challengeHash: string;
+  ceremony: WebauthnCeremony;
+  /** The account the ceremony is for, where it names one (a discoverable sign-in names none). */
+  userId: string | null;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+// float8 holds every 32-bit counter exactly, and pg answers it as a number (a bigint as a string);
+// string_to_array answers no element for the empty string.
 const PASSKEY_COLUMNS = `id, user_id AS "userId", credential_id AS "credentialId", public_key AS "publicKey",
-  counter, transports, device_type AS "deviceType", backed_up AS "backedUp", name,
-  created_at AS "createdAt", last_used_at AS "lastUsedAt"`;
-
-type RawPasskey = Omit<PasskeyRow, 'counter' | 'transports'> & { counter: string; transports: string };
-
-const rowOf = (raw: RawPasskey): PasskeyRow => ({
-  ...raw,
-  counter: Number(raw.counter),
-  transports: raw.transports === '' ? [] : raw.transports.split(','),
-});
+  counter::float8 AS counter, string_to_array(transports, ',') AS transports, device_type AS "deviceType",
+  backed_up AS "backedUp", name, created_at AS "createdAt", last_used_at AS "lastUsedAt"`;
 
 /** Every query on the passkey and WebAuthn-challenge tables. */
 @Injectable()
 export class PasskeysRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async listOfUser(userId: string): Promise<PasskeyRow[]> {
-    const rows: RawPasskey[] = await this.dataSource.query(
-      `SELECT ${PASSKEY_COLUMNS} FROM passkeys WHERE user_id = $1 ORDER BY created_at, id`,
-      [userId],
-    );
-    return rows.map(rowOf);
+  listOfUser(userId: string): Promise<PasskeyRow[]> {
+    return this.dataSource.query(`SELECT ${PASSKEY_COLUMNS} FROM passkeys WHERE user_id = $1 ORDER BY created_at, id`, [
+      userId,
+    ]);
   }
 
   async hasPasskey(userId: string): Promise<boolean> {
@@ -61,16 +72,16 @@ export class PasskeysRepository {
   }
 
   async findByCredentialId(credentialId: string): Promise<PasskeyRow | null> {
-    const [row]: RawPasskey[] = await this.dataSource.query(
+    const [row]: PasskeyRow[] = await this.dataSource.query(
       `SELECT ${PASSKEY_COLUMNS} FROM passkeys WHERE credential_id = $1`,
       [credentialId],
     );
-    return row ? rowOf(row) : null;
+    return row ?? null;
   }
 
   /** Null when the credential is already registered (to this account or another). */
   async insert(passkey: NewPasskey): Promise<PasskeyRow | null> {
-    const [row]: RawPasskey[] = await this.dataSource.query(
+    const [row]: PasskeyRow[] = await this.dataSource.query(
       `INSERT INTO passkeys (user_id, credential_id, public_key, counter, transports, device_type, backed_up, name)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (credential_id) DO NOTHING
@@ -86,19 +97,19 @@ export class PasskeysRepository {
         passkey.name,
       ],
     );
-    return row ? rowOf(row) : null;
+    return row ?? null;
   }
 
   async rename(userId: string, id: string, name: string): Promise<PasskeyRow | null> {
-    const [rows]: [RawPasskey[], number] = await this.dataSource.query(
+    const [rows]: [PasskeyRow[], number] = await this.dataSource.query(
       `UPDATE passkeys SET name = $3 WHERE id = $1 AND user_id = $2 RETURNING ${PASSKEY_COLUMNS}`,
       [id, userId, name],
     );
-    return rows[0] ? rowOf(rows[0]) : null;
+    return rows[0] ?? null;
   }
 
   async delete(userId: string, id: string): Promise<boolean> {
-    const [rows]: [unknown[], number] = await this.dataSource.query(
+    const [rows]: [Pick<PasskeyRow, 'id'>[], number] = await this.dataSource.query(
       `DELETE FROM passkeys WHERE id = $1 AND user_id = $2 RETURNING id`,
       [id, userId],
     );
@@ -111,7 +122,7 @@ export class PasskeysRepository {
    * the counter did not move forward.
    */
   async recordUse(id: string, previousCounter: number, newCounter: number): Promise<boolean> {
-    const [rows]: [unknown[], number] = await this.dataSource.query(
+    const [rows]: [Pick<PasskeyRow, 'id'>[], number] = await this.dataSource.query(
       `UPDATE passkeys SET counter = $3, last_used_at = now()
         WHERE id = $1 AND counter = $2 AND ($3 > $2 OR ($3 = 0 AND $2 = 0))
         RETURNING id`,
@@ -121,12 +132,9 @@ export class PasskeysRepository {
   }
 
   /** Stores a new challenge (its hash) and drops expired ones. */
-  async insertChallenge(challenge: {
-    challengeHash: string;
-    ceremony: WebauthnCeremony;
-    userId: string | null;
-    expiresAt: Date;
-  }): Promise<void> {
+  async insertChallenge(
+    challenge: Pick<WebauthnChallengeRow, 'challengeHash' | 'ceremony' | 'userId' | 'expiresAt'>,
+  ): Promise<void> {
     await this.dataSource.query(`DELETE FROM webauthn_challenges WHERE expires_at < now()`);
     await this.dataSource.query(
       `INSERT INTO webauthn_challenges (challenge_hash, ceremony, user_id, expires_at) VALUES ($1, $2, $3, $4)`,
@@ -143,8 +151,8 @@ export class PasskeysRepository {
     challengeHash: string,
     ceremony: WebauthnCeremony,
     manager: EntityManager = this.dataSource.manager,
-  ): Promise<{ userId: string | null } | undefined> {
-    const [rows]: [{ userId: string | null }[], number] = await manager.query(
+  ): Promise<Pick<WebauthnChallengeRow, 'userId'> | undefined> {
+    const [rows]: [Pick<WebauthnChallengeRow, 'userId'>[], number] = await manager.query(
       `DELETE FROM webauthn_challenges WHERE challenge_hash = $1 AND ceremony = $2 AND expires_at > now()
         RETURNING user_id AS "userId"`,
       [challengeHash, ceremony],

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { AppException } from '../common/app-exception.js';
 import { judgeAnswer, type OtpCheckResult } from './otp-check.js';
-import type { OtpCode } from '../infra/database/entities/otp-code.entity.js';
+import type { OtpCodeRow } from './otp-codes.repository.js';
 
 /**
  * The bookkeeping of a two-factor challenge answered by something other than its SMS code (an
@@ -11,7 +11,7 @@ import type { OtpCode } from '../infra/database/entities/otp-code.entity.js';
  */
 export function checkChallengeAnswer(
   manager: EntityManager,
-  row: OtpCode | null,
+  row: OtpCodeRow | null,
   judge: () => Promise<boolean>,
 ): Promise<OtpCheckResult> {
   // A challenge always belongs to an account; a row without one is answered as a wrong code.

@@ -2,10 +2,32 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DataSource } from 'typeorm';
 
-export interface TotpRow {
-  secret_ciphertext: string;
-  confirmed_at: Date | null;
-  last_used_step: number | null;
+/**
+ * A row of `totp_authenticators`, the one shape the table's statements answer in: every column
+ * aliased to its camelCase name (`secret_ciphertext AS "secretCiphertext"`).
+ */
+export interface TotpAuthenticatorRow {
+  userId: string;
+  /** Sealed by SecretBox: the secret is never stored in the clear. */
+  secretCiphertext: string;
+  /** Null while enrolment waits for its first code; the app is on once this is set. */
+  confirmedAt: Date | null;
+  /** The time step of the last accepted code: a code of that step or an earlier one is a replay. */
+  lastUsedStep: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The authenticator app as a check of a code reads it. */
+export type TotpSecretRow = Pick<TotpAuthenticatorRow, 'secretCiphertext' | 'confirmedAt' | 'lastUsedStep'>;
+
+/** A row of `recovery_codes`, in the same way. */
+export interface RecoveryCodeRow {
+  id: string;
+  userId: string;
+  codeHash: string;
+  usedAt: Date | null;
+  createdAt: Date;
 }
 
 /** Every query on the authenticator-app and recovery-code tables. */
@@ -13,9 +35,10 @@ export interface TotpRow {
 export class SecondFactorsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async findTotp(userId: string, manager: EntityManager = this.dataSource.manager): Promise<TotpRow | null> {
-    const [row] = await manager.query(
-      `SELECT secret_ciphertext, confirmed_at, last_used_step FROM totp_authenticators WHERE user_id = $1`,
+  async findTotp(userId: string, manager: EntityManager = this.dataSource.manager): Promise<TotpSecretRow | null> {
+    const [row]: TotpSecretRow[] = await manager.query(
+      `SELECT secret_ciphertext AS "secretCiphertext", confirmed_at AS "confirmedAt", last_used_step AS "lastUsedStep"
+         FROM totp_authenticators WHERE user_id = $1`,
       [userId],
     );
     return row ?? null;
@@ -45,20 +68,20 @@ export class SecondFactorsRepository {
    * replay check, so two requests with one code cannot both pass. Returns whether it was recorded.
    */
   async claimTotpStep(manager: EntityManager, userId: string, step: number, confirm: boolean): Promise<boolean> {
-    const [rows]: [unknown[], number] = await manager.query(
+    const [rows]: [Pick<TotpAuthenticatorRow, 'userId'>[], number] = await manager.query(
       `UPDATE totp_authenticators SET last_used_step = $2, updated_at = now()
               ${confirm ? ', confirmed_at = now()' : ''}
         WHERE user_id = $1 AND (last_used_step IS NULL OR last_used_step < $2)
               AND confirmed_at IS ${confirm ? '' : 'NOT '}NULL
-        RETURNING user_id`,
+        RETURNING user_id AS "userId"`,
       [userId, step],
     );
     return rows.length === 1;
   }
 
   async deleteTotp(manager: EntityManager, userId: string): Promise<boolean> {
-    const [rows]: [unknown[], number] = await manager.query(
-      `DELETE FROM totp_authenticators WHERE user_id = $1 RETURNING user_id`,
+    const [rows]: [Pick<TotpAuthenticatorRow, 'userId'>[], number] = await manager.query(
+      `DELETE FROM totp_authenticators WHERE user_id = $1 RETURNING user_id AS "userId"`,
       [userId],
     );
     await manager.query(`DELETE FROM recovery_codes WHERE user_id = $1`, [userId]);
@@ -75,7 +98,7 @@ export class SecondFactorsRepository {
 
   /** Marks the code used if it is the user's and unused; one UPDATE, so a code works once. */
   async useRecoveryCode(manager: EntityManager, userId: string, codeHash: string): Promise<boolean> {
-    const [rows]: [unknown[], number] = await manager.query(
+    const [rows]: [Pick<RecoveryCodeRow, 'id'>[], number] = await manager.query(
       `UPDATE recovery_codes SET used_at = now() WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL RETURNING id`,
       [userId, codeHash],
     );

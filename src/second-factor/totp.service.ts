@@ -56,10 +56,10 @@ export class TotpService {
    */
   async check(manager: EntityManager, userId: string, code: string, confirm: boolean): Promise<boolean> {
     const row = await this.repository.findTotp(userId, manager);
-    if (!row || (row.confirmed_at === null) !== confirm) return false;
+    if (!row || (row.confirmedAt === null) !== confirm) return false;
     let secret: Secret;
     try {
-      secret = Secret.fromBase32(this.box.open(row.secret_ciphertext, userId));
+      secret = Secret.fromBase32(this.box.open(row.secretCiphertext, userId));
     } catch {
       // Sealed under another JWT_SECRET (a rotation without re-enrolment): no code can match.
       // `reset-2fa` lets an operator clear it.

@@ -10,7 +10,11 @@ import {
 } from 'typeorm';
 import { User } from './user.entity.js';
 
-/** `reauth`: a code to the account's own mobile that proves presence inside a session. */
+/**
+ * `reauth`: a code to the account's own mobile that proves presence inside a session. The same
+ * unions are in second-factor/otp-codes.repository.ts, which owns the table: infrastructure
+ * imports no capability, so this file cannot take them from there.
+ */
 export type OtpPurpose = 'login' | '2fa' | 'reauth';
 export type OtpEndReason = 'used' | 'replaced' | 'burned' | 'undelivered';
 
