@@ -15,8 +15,12 @@ export type SecurityEvent =
 
 export type SecurityEventType = SecurityEvent['type'];
 
-/** One stored event: its id orders the stream. */
-export interface StoredSecurityEvent {
+/**
+ * A row of `security_events`, the one shape the table's statements answer in: every column
+ * aliased to its camelCase name (`created_at AS "createdAt"`). The id (a bigint, read as text)
+ * orders the stream; the payload's keys (`not_before`) are the stream's wire format and stay.
+ */
+export interface SecurityEventRow {
   id: string;
   type: SecurityEventType;
   payload: Record<string, unknown>;
@@ -72,14 +76,12 @@ export class SecurityEventsRepository {
    * `ORDER BY id` would sort by the `id::text` output column, so "10" before "2", and a reader
    * would skip every event that sorts after a larger one.
    */
-  async findAfter(afterId: string, limit: number): Promise<StoredSecurityEvent[]> {
-    const rows: { id: string; type: SecurityEventType; payload: Record<string, unknown>; created_at: Date }[] =
-      await this.dataSource.query(
-        `SELECT e.id::text AS id, e.type, e.payload, e.created_at FROM security_events e
-          WHERE e.id > $1 ORDER BY e.id LIMIT $2`,
-        [afterId, limit],
-      );
-    return rows.map((row) => ({ id: row.id, type: row.type, payload: row.payload, createdAt: row.created_at }));
+  async findAfter(afterId: string, limit: number): Promise<SecurityEventRow[]> {
+    return this.dataSource.query(
+      `SELECT e.id::text AS id, e.type, e.payload, e.created_at AS "createdAt" FROM security_events e
+        WHERE e.id > $1 ORDER BY e.id LIMIT $2`,
+      [afterId, limit],
+    );
   }
 
   /** The newest id (0 when there is none): a new stream starts after it. */
