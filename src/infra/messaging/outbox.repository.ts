@@ -86,7 +86,7 @@ export class OutboxRepository {
   }
 
   /** Delivered, dropped or given up: the payload is wiped, the row stays as a record. */
-  async finish(id: string, status: 'sent' | 'dropped' | 'failed', lastError: string | null = null): Promise<void> {
+  async finish(id: string, status: Exclude<OutboxStatus, 'pending'>, lastError: string | null = null): Promise<void> {
     await this.dataSource.query(
       `UPDATE outbox_messages SET status = $2, payload = NULL, last_error = $3, finished_at = now() WHERE id = $1`,
       [id, status, lastError],
