@@ -2,17 +2,24 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { underAdminStatementTimeout } from '../infra/database/admin-statement-timeout.js';
 
+/**
+ * A row of `audit_events`, the one shape the table's statements answer in: every column aliased to
+ * its camelCase name (`actor_id AS "actorId"`).
+ */
 export interface AuditEventRow {
   id: string;
   type: string;
-  actor_id: string | null;
-  target_type: string | null;
-  target_id: string | null;
+  actorId: string | null;
+  targetType: string | null;
+  targetId: string | null;
   ip: string | null;
-  user_agent: string | null;
+  userAgent: string | null;
   details: Record<string, unknown>;
-  created_at: Date;
+  createdAt: Date;
 }
+
+const AUDIT_EVENT_COLUMNS = `id, type, actor_id AS "actorId", target_type AS "targetType", target_id AS "targetId", ip,
+  user_agent AS "userAgent", details, created_at AS "createdAt"`;
 
 export interface AuditEventFilter {
   /** Events the user did or that were done to them. */
@@ -27,16 +34,11 @@ export interface AuditEventFilter {
   to?: Date;
 }
 
-/** One event as the table stores it. */
-export interface AuditRow {
-  type: string;
-  actorId: string | null;
-  targetType: string | null;
-  targetId: string | null;
-  ip: string | null;
-  userAgent: string | null;
-  details: Record<string, unknown>;
-}
+/** One event as it is written: the row but for what the table generates (its id and time). */
+export type AuditRow = Pick<
+  AuditEventRow,
+  'type' | 'actorId' | 'targetType' | 'targetId' | 'ip' | 'userAgent' | 'details'
+>;
 
 /** The audit table's queries: the writer's insert, the admin list and the retention's deletion. */
 @Injectable()
@@ -98,7 +100,7 @@ export class AuditEventsRepository {
     return underAdminStatementTimeout(this.dataSource, async (manager) => {
       const [{ total }] = await manager.query(`SELECT count(*)::int AS total FROM audit_events ${where}`, params);
       const items: AuditEventRow[] = await manager.query(
-        `SELECT id, type, actor_id, target_type, target_id, ip, user_agent, details, created_at FROM audit_events ${where}
+        `SELECT ${AUDIT_EVENT_COLUMNS} FROM audit_events ${where}
           ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
         [...params, limit, offset],
       );

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { pageOf, pageOffset, type Page } from '../common/pagination.dto.js';
 import type { ListAuditEventsQuery } from './audit.dto.js';
-import { AuditEventsRepository, type AuditEventRow } from './audit-events.repository.js';
+import { toAuditEventResponse, type AuditEventResponse } from './audit-event-response.js';
+import { AuditEventsRepository } from './audit-events.repository.js';
 
 /** The audit trail as administrators read it. */
 @Injectable()
@@ -9,7 +10,7 @@ export class AuditTrailService {
   constructor(private readonly events: AuditEventsRepository) {}
 
   /** Newest first; `user_id` matches the actor or the target; every filter given applies. */
-  async list(query: ListAuditEventsQuery): Promise<Page<AuditEventRow>> {
+  async list(query: ListAuditEventsQuery): Promise<Page<AuditEventResponse>> {
     const { items, total } = await this.events.findPage(
       {
         userId: query.user_id,
@@ -22,6 +23,6 @@ export class AuditTrailService {
       query.limit,
       pageOffset(query),
     );
-    return pageOf(query, items, total);
+    return pageOf(query, items.map(toAuditEventResponse), total);
   }
 }

@@ -11,13 +11,13 @@ export class OutboxAuditing extends OutboxObserver {
   }
 
   async delivered(message: ClaimedMessage): Promise<void> {
-    if (message.kind === 'otp.login') await this.audit.record({ type: 'otp.sent', actorId: message.user_id });
+    if (message.kind === 'otp.login') await this.audit.record({ type: 'otp.sent', actorId: message.userId });
   }
 
   async givenUp(message: ClaimedMessage, reason: string): Promise<void> {
     await this.audit.record({
       type: 'message.undelivered',
-      actorId: message.user_id,
+      actorId: message.userId,
       details: { channel: message.channel, kind: message.kind, attempts: message.attempts, reason },
     });
   }

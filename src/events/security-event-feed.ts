@@ -2,9 +2,9 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { AppConfig } from '../config/app-config.js';
 import { DatabaseEndpoint } from '../infra/database/database-endpoint.js';
 import { DatabaseNotifications } from '../infra/database/database-notifications.js';
-import { SecurityEventsRepository, type StoredSecurityEvent } from './security-events.repository.js';
+import { SecurityEventsRepository, type SecurityEventRow } from './security-events.repository.js';
 
-export type SecurityEventListener = (event: StoredSecurityEvent) => void;
+export type SecurityEventListener = (event: SecurityEventRow) => void;
 
 const PAGE = 500;
 /**

@@ -1,22 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { SecurityEvent, SecurityEventType } from './security-event.js';
 
 /**
- * What other services are told (OpenID Shared Signals / CAEP names): a session ended, every
- * session of a user ended (`not_before`: tokens issued before it are dead), the roles of a user
- * changed, the permissions of a role changed, the signing keys changed.
+ * A row of `security_events`, the one shape the table's statements answer in: every column
+ * aliased to its camelCase name (`created_at AS "createdAt"`). The id (a bigint, read as text)
+ * orders the stream; the payload's keys (`not_before`) are the stream's wire format and stay.
  */
-export type SecurityEvent =
-  | { type: 'session-revoked'; sid: string; sub: string }
-  | { type: 'credential-change'; sub: string; not_before: number }
-  | { type: 'assignment-change'; sub: string }
-  | { type: 'role-change'; role: string }
-  | { type: 'keys-rotated'; kid: string };
-
-export type SecurityEventType = SecurityEvent['type'];
-
-/** One stored event: its id orders the stream. */
-export interface StoredSecurityEvent {
+export interface SecurityEventRow {
   id: string;
   type: SecurityEventType;
   payload: Record<string, unknown>;
@@ -72,14 +63,12 @@ export class SecurityEventsRepository {
    * `ORDER BY id` would sort by the `id::text` output column, so "10" before "2", and a reader
    * would skip every event that sorts after a larger one.
    */
-  async findAfter(afterId: string, limit: number): Promise<StoredSecurityEvent[]> {
-    const rows: { id: string; type: SecurityEventType; payload: Record<string, unknown>; created_at: Date }[] =
-      await this.dataSource.query(
-        `SELECT e.id::text AS id, e.type, e.payload, e.created_at FROM security_events e
-          WHERE e.id > $1 ORDER BY e.id LIMIT $2`,
-        [afterId, limit],
-      );
-    return rows.map((row) => ({ id: row.id, type: row.type, payload: row.payload, createdAt: row.created_at }));
+  async findAfter(afterId: string, limit: number): Promise<SecurityEventRow[]> {
+    return this.dataSource.query(
+      `SELECT e.id::text AS id, e.type, e.payload, e.created_at AS "createdAt" FROM security_events e
+        WHERE e.id > $1 ORDER BY e.id LIMIT $2`,
+      [afterId, limit],
+    );
   }
 
   /** The newest id (0 when there is none): a new stream starts after it. */

@@ -3,7 +3,7 @@ import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config/app-config.js';
-import { SecurityEventFeed, SecurityEventsRepository, type StoredSecurityEvent } from '../events/index.js';
+import { SecurityEventFeed, SecurityEventsRepository, type SecurityEventRow } from '../events/index.js';
 import { SigningKeys } from '../tokens/index.js';
 
 /** A comment line this often keeps proxies from closing an idle stream and tells the reader it is alive. */
@@ -49,7 +49,7 @@ export class SecurityEventStream implements OnApplicationShutdown {
       });
       return writing;
     };
-    const sendEvent = async (event: StoredSecurityEvent) => {
+    const sendEvent = async (event: SecurityEventRow) => {
       if (closed || BigInt(event.id) <= sentUpTo) return;
       sentUpTo = BigInt(event.id);
       const jws = await this.sign(event.type, event.payload, event.id);

@@ -14,7 +14,7 @@ export type LockoutDecision =
 export interface CountedAttempt {
   failures: number;
   /** Seconds left of a lock that holds, or null when none does. */
-  retry_after: number | null;
+  retryAfter: number | null;
 }
 
 /** The lockout's settings: LOCKOUT_THRESHOLD and LOCKOUT_SECONDS. */
@@ -33,8 +33,8 @@ export interface LockoutLimits {
  * lock from a later clock.
  */
 export function lockoutDecision(attempt: CountedAttempt, limits: LockoutLimits): LockoutDecision {
-  if (attempt.retry_after !== null)
-    return { kind: 'locked', retryAfter: Math.min(attempt.retry_after, limits.lockoutSeconds) };
+  if (attempt.retryAfter !== null)
+    return { kind: 'locked', retryAfter: Math.min(attempt.retryAfter, limits.lockoutSeconds) };
   if (attempt.failures > limits.lockoutThreshold) return { kind: 'lock-now', retryAfter: limits.lockoutSeconds };
   return { kind: 'check' };
 }

@@ -2,10 +2,19 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { UserWithPassword } from '../identity/index.js';
 
-export interface AttemptCount {
+/**
+ * A row of `login_failures`, the one shape the table's statements answer in: every column aliased
+ * to its camelCase name (`locked_until AS "lockedUntil"`).
+ */
+export interface LoginFailureRow {
+  subject: string;
   failures: number;
-  retry_after: number | null;
+  lockedUntil: Date | null;
+  lastAttemptAt: Date;
 }
+
+/** The count of one attempt: the subject's failures, and the seconds left of a lock that holds (else null). */
+export type AttemptCount = Pick<LoginFailureRow, 'failures'> & { retryAfter: number | null };
 
 /** Counts one attempt of `subject` (an SQL expression); `$2` is the window in seconds. */
 function countAttemptSql(subject: string): string {
@@ -18,7 +27,7 @@ function countAttemptSql(subject: string): string {
               ELSE f.failures + 1 END,
             locked_until = CASE WHEN f.locked_until > now() THEN f.locked_until END,
             last_attempt_at = CASE WHEN f.locked_until > now() THEN f.last_attempt_at ELSE now() END
-          RETURNING failures, ceil(extract(epoch FROM locked_until - now()))::int AS retry_after`;
+          RETURNING failures, ceil(extract(epoch FROM locked_until - now()))::int AS "retryAfter"`;
 }
 
 /** The `login_failures` table: one row of consecutive failed password logins per subject. */
@@ -28,12 +37,12 @@ export class LoginFailuresRepository {
 
   /** Seconds left of the subject's lock, or null when it is not locked. */
   async secondsLocked(subject: string): Promise<number | null> {
-    const [row]: { retry_after: number }[] = await this.dataSource.query(
-      `SELECT ceil(extract(epoch FROM locked_until - now()))::int AS retry_after
+    const [row]: { retryAfter: number }[] = await this.dataSource.query(
+      `SELECT ceil(extract(epoch FROM locked_until - now()))::int AS "retryAfter"
          FROM login_failures WHERE subject = $1 AND locked_until > now()`,
       [subject],
     );
-    return row ? row.retry_after : null;
+    return row ? row.retryAfter : null;
   }
 
   /**
@@ -64,7 +73,7 @@ export class LoginFailuresRepository {
                      EXISTS (SELECT 1 FROM passkeys p WHERE p.user_id = u.id) AS "hasPasskey"
                 FROM users u WHERE u.${column} = $1),
             counted AS (${countAttemptSql(`coalesce((SELECT 'user:' || id FROM account), $3)`)})
-       SELECT counted.failures, counted.retry_after, (SELECT to_jsonb(account) FROM account) AS account FROM counted`,
+       SELECT counted.failures, counted."retryAfter", (SELECT to_jsonb(account) FROM account) AS account FROM counted`,
       [value, windowSeconds, unknownSubject],
     );
     return row!;

@@ -15,7 +15,7 @@ export async function principalOfSession(
   session: SessionRef,
 ): Promise<PrincipalRecord | null> {
   if (!isUuid(session.sessionId)) return null;
-  const found = isUuid(session.userId) ? await principals.load(session) : await clientTokens.principal(session);
-  // A copy: the loaded record may be the cached one, and the guard keeps what it is given.
-  return found && { ...found, roles: [...found.roles], permissions: [...found.permissions] };
+  // The record may be PrincipalService's cached one, shared by the session's requests: it is
+  // frozen there, and nothing on the way changes it.
+  return isUuid(session.userId) ? principals.load(session) : clientTokens.principal(session);
 }

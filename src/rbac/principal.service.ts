@@ -60,7 +60,7 @@ export class PrincipalService {
       return null;
     }
     // Never past the session's absolute end, which no counter announces.
-    this.cache.set(key, version, loaded.entry, loaded.sessionExpiresAt - Date.now());
+    this.cache.set(key, version, frozen(loaded.entry), loaded.sessionExpiresAt - Date.now());
     return loaded.entry.principal;
   }
 
@@ -95,4 +95,16 @@ export class PrincipalService {
       sessionExpiresAt: new Date(row.sessionExpiresAt).getTime(),
     };
   }
+}
+
+/**
+ * A cached entry is handed to every request of its session as it is (the guard keeps the arrays
+ * it is given): frozen, a change by any one request throws instead of reaching the others.
+ */
+function frozen(entry: CachedPrincipal): CachedPrincipal {
+  Object.freeze(entry.principal.roles);
+  Object.freeze(entry.principal.permissions);
+  Object.freeze(entry.principal);
+  Object.freeze(entry.profile);
+  return Object.freeze(entry);
 }

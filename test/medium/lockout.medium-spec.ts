@@ -38,23 +38,23 @@ describe('login failures on a real database', () => {
   describe('the window', () => {
     it('counts consecutive attempts one by one', async () => {
       const s = subject();
-      expect(await failures.count(s, WINDOW)).toEqual({ failures: 1, retry_after: null });
-      expect(await failures.count(s, WINDOW)).toEqual({ failures: 2, retry_after: null });
-      expect(await failures.count(s, WINDOW)).toEqual({ failures: 3, retry_after: null });
+      expect(await failures.count(s, WINDOW)).toEqual({ failures: 1, retryAfter: null });
+      expect(await failures.count(s, WINDOW)).toEqual({ failures: 2, retryAfter: null });
+      expect(await failures.count(s, WINDOW)).toEqual({ failures: 3, retryAfter: null });
     });
 
     it('keeps counting an attempt made inside the window', async () => {
       const s = subject();
       await countTimes(s, 3);
       await age(s, WINDOW - 30);
-      expect(await failures.count(s, WINDOW)).toEqual({ failures: 4, retry_after: null });
+      expect(await failures.count(s, WINDOW)).toEqual({ failures: 4, retryAfter: null });
     });
 
     it('starts over once the last attempt is older than the window', async () => {
       const s = subject();
       await countTimes(s, 4);
       await age(s, WINDOW + 1);
-      expect(await failures.count(s, WINDOW)).toEqual({ failures: 1, retry_after: null });
+      expect(await failures.count(s, WINDOW)).toEqual({ failures: 1, retryAfter: null });
     });
 
     it('counts every attempt of a burst exactly once', async () => {
@@ -104,9 +104,9 @@ describe('login failures on a real database', () => {
       await failures.lockIfReached(s, 5, WINDOW);
       const counted = await failures.count(s, WINDOW);
       expect(counted.failures).toBe(5);
-      expect(counted.retry_after).toBeGreaterThanOrEqual(WINDOW - 1);
-      expect(counted.retry_after).toBeLessThanOrEqual(WINDOW);
-      expect(lockoutDecision(counted, limits)).toEqual({ kind: 'locked', retryAfter: counted.retry_after });
+      expect(counted.retryAfter).toBeGreaterThanOrEqual(WINDOW - 1);
+      expect(counted.retryAfter).toBeLessThanOrEqual(WINDOW);
+      expect(lockoutDecision(counted, limits)).toEqual({ kind: 'locked', retryAfter: counted.retryAfter });
       expect(await row(s)).toEqual({ failures: 5, locked: true });
     });
 
@@ -127,7 +127,7 @@ describe('login failures on a real database', () => {
         [s],
       );
       expect(await failures.secondsLocked(s)).toBeNull();
-      expect(await failures.count(s, WINDOW)).toEqual({ failures: 1, retry_after: null });
+      expect(await failures.count(s, WINDOW)).toEqual({ failures: 1, retryAfter: null });
       expect(await row(s)).toEqual({ failures: 1, locked: false });
     });
   });
@@ -138,7 +138,7 @@ describe('login failures on a real database', () => {
       await countTimes(s, 4);
       await failures.clear(s);
       expect(await row(s)).toBeNull();
-      expect(await failures.count(s, WINDOW)).toEqual({ failures: 1, retry_after: null });
+      expect(await failures.count(s, WINDOW)).toEqual({ failures: 1, retryAfter: null });
     });
 
     it('clears a lock too (a password reset)', async () => {

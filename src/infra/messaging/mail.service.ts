@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { OutboxKind } from '../database/entities/outbox-message.entity.js';
+import type { OutboxKind } from './outbox.repository.js';
 import { Outbox } from './outbox.service.js';
 import type { MailMessage } from './mail-message.js';
 

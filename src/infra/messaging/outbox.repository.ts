@@ -1,15 +1,45 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { OutboxChannel, OutboxKind } from '../database/entities/outbox-message.entity.js';
 
-export interface ClaimedMessage {
+// The entity (src/infra/database/entities/outbox-message.entity.ts) keeps its own copy of these
+// unions: importing them from here would make infra/database and infra/messaging import each other.
+export type OutboxChannel = 'sms' | 'mail';
+/** `dropped`: a stand-in queued for a mobile or address of nobody, so both cost the request the same. */
+export type OutboxStatus = 'pending' | 'sent' | 'failed' | 'dropped';
+/** What the message is for: plain facts for the audit trail, never its content. */
+export type OutboxKind =
+  | 'otp.login'
+  | '2fa'
+  | 'reauth'
+  | 'password_reset'
+  | 'notice'
+  | 'email_change'
+  | 'mobile_change'
+  | 'email_verification'
+  | 'email_code';
+
+/**
+ * A row of `outbox_messages`, the one shape the table's statements answer in: every column
+ * aliased to its camelCase name (`user_id AS "userId"`).
+ */
+export interface OutboxMessageRow {
   id: string;
   channel: OutboxChannel;
   kind: OutboxKind;
-  user_id: string | null;
+  userId: string | null;
+  origin: string;
+  /** AES-256-GCM of `{to, subject?, text}`; null once finished. */
   payload: Buffer | null;
+  status: OutboxStatus;
   attempts: number;
+  nextAttemptAt: Date;
+  lastError: string | null;
+  createdAt: Date;
+  finishedAt: Date | null;
 }
+
+/** A message a sender claimed: what its delivery needs. */
+export type ClaimedMessage = Pick<OutboxMessageRow, 'id' | 'channel' | 'kind' | 'userId' | 'payload' | 'attempts'>;
 
 /** Every query of the outbox table. */
 @Injectable()
@@ -18,14 +48,7 @@ export class OutboxRepository {
 
   async insert(
     manager: EntityManager,
-    row: {
-      id: string;
-      channel: OutboxChannel;
-      kind: OutboxKind;
-      userId: string | null;
-      origin: string;
-      payload: Buffer;
-    },
+    row: Pick<OutboxMessageRow, 'id' | 'channel' | 'kind' | 'userId' | 'origin'> & { payload: Buffer },
   ): Promise<void> {
     await manager.query(
       `INSERT INTO outbox_messages (id, channel, kind, user_id, origin, payload) VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -56,14 +79,14 @@ export class OutboxRepository {
            ORDER BY next_attempt_at
            LIMIT $2
            FOR UPDATE SKIP LOCKED)
-        RETURNING m.id, m.channel, m.kind, m.user_id, m.payload, m.attempts`,
+        RETURNING m.id, m.channel, m.kind, m.user_id AS "userId", m.payload, m.attempts`,
       [origin, limit, leaseSeconds, orphanAfterSeconds],
     );
     return rows;
   }
 
   /** Delivered, dropped or given up: the payload is wiped, the row stays as a record. */
-  async finish(id: string, status: 'sent' | 'dropped' | 'failed', lastError: string | null = null): Promise<void> {
+  async finish(id: string, status: Exclude<OutboxStatus, 'pending'>, lastError: string | null = null): Promise<void> {
     await this.dataSource.query(
       `UPDATE outbox_messages SET status = $2, payload = NULL, last_error = $3, finished_at = now() WHERE id = $1`,
       [id, status, lastError],

@@ -7,8 +7,7 @@ import { SmsSender } from './sms-sender.js';
 import { Transactions } from '../database/transactions.js';
 import { OutboxCipher } from './outbox-cipher.js';
 import { OutboxObserver } from './outbox-observer.js';
-import type { OutboxChannel, OutboxKind } from '../database/entities/outbox-message.entity.js';
-import { OutboxRepository, type ClaimedMessage } from './outbox.repository.js';
+import { OutboxRepository, type ClaimedMessage, type OutboxChannel, type OutboxKind } from './outbox.repository.js';
 import { outboxDeliveries } from '../telemetry/service-metrics.js';
 import { RecipientLimiter } from './recipient-limiter.js';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { AppConfig } from '../../config/app-config.js';
-import type { OutboxChannel } from '../database/entities/outbox-message.entity.js';
+import type { OutboxChannel } from './outbox.repository.js';
 import { RateLimitStorage } from '../redis/rate-limit-storage.js';
 
 const HOUR_MS = 3_600_000;
