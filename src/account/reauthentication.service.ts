@@ -23,7 +23,7 @@ import {
   insertReauthCode,
   lockLatestReauthCode,
   lockMobileForSending,
-  replaceLiveReauthCodes,
+  replaceLiveCodes,
   PasskeysService,
   passkeyRefusal,
 } from '../second-factor/index.js';
@@ -171,7 +171,7 @@ export class ReauthenticationService {
     await this.transactions.run(async (manager) => {
       await lockMobileForSending(manager, mobile);
       await assertCodeRequestAllowed(manager, mobile, clientIp, this.config.otp);
-      await replaceLiveReauthCodes(manager, user.id);
+      await replaceLiveCodes(manager, user.id, 'reauth');
       await insertReauthCode(manager, {
         mobile,
         userId: user.id,

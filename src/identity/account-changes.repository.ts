@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { AccountChangeKind } from '../infra/database/entities/account.entities.js';
 
-/**
- * What a request changes. The entity of `account_change_requests` keeps its own copy of this union:
- * src/infra/database may not import a capability.
- */
-export type AccountChangeKind = 'email' | 'mobile';
+/** What a request changes; declared once, with the table's schema. */
+export type { AccountChangeKind };
 
 /**
  * A row of `account_change_requests`, the one shape the table's statements answer in: every column

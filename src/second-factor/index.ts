@@ -8,7 +8,7 @@ export {
   lockLatestReauthCode,
   lockMobileForSending,
   replaceLiveLoginCodes,
-  replaceLiveReauthCodes,
+  replaceLiveCodes,
 } from './otp-codes.repository.js';
 export { MAX_OTP_ATTEMPTS, OtpCodes } from './otp-codes.js';
 export { assertCodeRequestAllowed } from './otp-send-limits.js';

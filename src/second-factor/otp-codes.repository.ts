@@ -1,8 +1,9 @@
 import type { EntityManager } from 'typeorm';
 
-/** `reauth`: a code to the account's own mobile that proves presence inside a session. */
-export type OtpPurpose = 'login' | '2fa' | 'reauth';
-export type OtpEndReason = 'used' | 'replaced' | 'burned' | 'undelivered';
+import type { OtpEndReason, OtpPurpose } from '../infra/database/entities/otp-code.entity.js';
+
+/** The values of `purpose` and `end_reason`, declared once, with the table's schema. */
+export type { OtpEndReason, OtpPurpose };
 
 /**
  * A row of `otp_codes`, the one shape the table's statements answer in: every column aliased to
@@ -166,11 +167,18 @@ export async function latestLoginCodeWithin(
   return latest;
 }
 
-/** One live challenge per account: a new one ends the previous temp token. */
-export async function replaceLiveChallenges(manager: EntityManager, userId: string): Promise<void> {
+/**
+ * One live code per account and purpose: a new second-factor challenge ends the previous temp
+ * token, a new re-authentication code the previous code.
+ */
+export async function replaceLiveCodes(
+  manager: EntityManager,
+  userId: string,
+  purpose: Exclude<OtpPurpose, 'login'>,
+): Promise<void> {
   await manager.query(
-    `UPDATE otp_codes SET ended_at = now(), end_reason = 'replaced' WHERE user_id = $1 AND purpose = '2fa' AND ended_at IS NULL`,
-    [userId],
+    `UPDATE otp_codes SET ended_at = now(), end_reason = 'replaced' WHERE user_id = $1 AND purpose = $2 AND ended_at IS NULL`,
+    [userId, purpose],
   );
 }
 
@@ -202,14 +210,6 @@ export async function lockChallenge(manager: EntityManager, jti: string): Promis
     [jti],
   );
   return row ?? null;
-}
-
-/** A new re-authentication code ends the account's live ones. */
-export async function replaceLiveReauthCodes(manager: EntityManager, userId: string): Promise<void> {
-  await manager.query(
-    `UPDATE otp_codes SET ended_at = now(), end_reason = 'replaced' WHERE user_id = $1 AND purpose = 'reauth' AND ended_at IS NULL`,
-    [userId],
-  );
 }
 
 /** A re-authentication code: hashed with the session it was asked in, sent to the account's own mobile. */

@@ -24,7 +24,7 @@ import {
   lockChallenge,
   lockChallengesOfUser,
   lockMobileForSending,
-  replaceLiveChallenges,
+  replaceLiveCodes,
 } from './otp-codes.repository.js';
 import { SmsService } from '../infra/messaging/sms.service.js';
 import { RecoveryCodesService } from './recovery-codes.service.js';
@@ -145,7 +145,7 @@ export class TwoFactorService {
         await assertMobileHourlyCap(manager, mobile, this.config.otp.hourlyCap);
       }
       // One live challenge per account: a new one ends the previous temp token (401 OTP_EXPIRED).
-      await replaceLiveChallenges(manager, user.id);
+      await replaceLiveCodes(manager, user.id, '2fa');
       await insertChallenge(manager, {
         mobile: mobile ?? '',
         userId: user.id,

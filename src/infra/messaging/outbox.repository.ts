@@ -1,22 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { OutboxChannel, OutboxKind, OutboxStatus } from '../database/entities/outbox-message.entity.js';
 
-// The entity (src/infra/database/entities/outbox-message.entity.ts) keeps its own copy of these
-// unions: importing them from here would make infra/database and infra/messaging import each other.
-export type OutboxChannel = 'sms' | 'mail';
-/** `dropped`: a stand-in queued for a mobile or address of nobody, so both cost the request the same. */
-export type OutboxStatus = 'pending' | 'sent' | 'failed' | 'dropped';
-/** What the message is for: plain facts for the audit trail, never its content. */
-export type OutboxKind =
-  | 'otp.login'
-  | '2fa'
-  | 'reauth'
-  | 'password_reset'
-  | 'notice'
-  | 'email_change'
-  | 'mobile_change'
-  | 'email_verification'
-  | 'email_code';
+/** The values of `channel`, `kind` and `status`, declared once, with the table's schema. */
+export type { OutboxChannel, OutboxKind, OutboxStatus };
 
 /**
  * A row of `outbox_messages`, the one shape the table's statements answer in: every column

@@ -10,11 +10,7 @@ import {
 } from 'typeorm';
 import { User } from './user.entity.js';
 
-/**
- * `reauth`: a code to the account's own mobile that proves presence inside a session. The same
- * unions are in second-factor/otp-codes.repository.ts, which owns the table: infrastructure
- * imports no capability, so this file cannot take them from there.
- */
+/** `reauth`: a code to the account's own mobile that proves presence inside a session. */
 export type OtpPurpose = 'login' | '2fa' | 'reauth';
 export type OtpEndReason = 'used' | 'replaced' | 'burned' | 'undelivered';
 

@@ -1,7 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 
-// The same unions as OutboxRepository's (src/infra/messaging), which the code reads: this folder
-// cannot import that one, which imports it.
 export type OutboxChannel = 'sms' | 'mail';
 /** `dropped`: a stand-in queued for a mobile or address of nobody, so both cost the request the same. */
 export type OutboxStatus = 'pending' | 'sent' | 'failed' | 'dropped';
