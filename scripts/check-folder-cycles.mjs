@@ -2,6 +2,7 @@
 // form a cycle (dependency-cruiser's `circular` sees files only). Every import between two files
 // of src is lifted to each depth of folders the two files differ at; a strongly connected group of
 // folders is a cycle. Run by `npm run lint:deps`.
+import { existsSync } from 'node:fs';
 import { cruise } from 'dependency-cruiser';
 
 const result = await cruise(['src'], {
@@ -80,5 +81,20 @@ for (let depth = 1; depth <= 4; depth++) {
         if (group.includes(to)) console.error(`  ${from} → ${to}: ${via.slice(0, 3).join(', ')}`);
   }
 }
+// The console is a separate front-end build outside the rooms (and so outside dependency-cruiser's
+// rules); it keeps the one rule that applies to any code: no cycle between its files.
+if (existsSync('src/console/src')) {
+  const front = await cruise(['src/console/src'], {
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+  });
+  for (const module of front.output.modules)
+    for (const dependency of module.dependencies)
+      if (dependency.circular) {
+        failed = true;
+        console.error(`file cycle in the console: ${module.source} → ${dependency.resolved}`);
+      }
+}
+
 if (failed) process.exit(1);
-console.log('no cycle between folders');
+console.log('no cycle between folders, nor between files of the console');

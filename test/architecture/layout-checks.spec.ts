@@ -126,7 +126,7 @@ describe('scripts/check-folder-cycles.mjs', () => {
       'src/a/x.ts': `import { y } from '../b/y.js';\nexport const x = y;\n`,
       'src/b/y.ts': `export const y = 1;\n`,
     });
-    expect(result.output).toContain('no cycle between folders');
+    expect(result.output).toContain('no cycle between folders, nor between files of the console');
     expect(result.status).toBe(0);
   });
 
@@ -148,5 +148,14 @@ describe('scripts/check-folder-cycles.mjs', () => {
     });
     expect(result.status).toBe(1);
     expect(result.output).toMatch(/folder cycle: src\/a\/(one ⇄ src\/a\/two|two ⇄ src\/a\/one)/);
+  });
+
+  it("refuses two files of the console's front end that import each other", () => {
+    const result = check({
+      'src/console/src/app.tsx': `import { Screen } from './screen';\nexport const App = () => Screen;\n`,
+      'src/console/src/screen.tsx': `import { App } from './app';\nexport const Screen = () => App;\n`,
+    });
+    expect(result.status).toBe(1);
+    expect(result.output).toContain('file cycle in the console: src/console/src/app.tsx → src/console/src/screen.tsx');
   });
 });

@@ -1,5 +1,5 @@
-import { createContext } from 'preact';
-import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { AdminContext, type Admin } from './admin';
 import { api, whenSignedOut, type Me } from './api';
 import { AuditScreen } from './audit';
 import { PermissionsScreen } from './permissions';
@@ -7,16 +7,6 @@ import { RoleScreen, RolesScreen } from './roles';
 import { SettingsScreen } from './settings';
 import { SignIn } from './sign-in';
 import { UserScreen, UsersScreen } from './users';
-
-export interface Admin {
-  me: Me;
-  /** Whether the signed-in administrator holds a permission: what they may not do is not offered. */
-  can: (permission: string) => boolean;
-}
-
-const AdminContext = createContext<Admin | null>(null);
-
-export const useAdmin = (): Admin => useContext(AdminContext)!;
 
 /** The hash route: `#/users/<id>` → ['users', '<id>']. */
 function useRoute(): string[] {

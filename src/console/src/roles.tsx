@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, listPermissions, listRoles, type Permission, type Role } from './api';
-import { useAdmin } from './app';
+import { useAdmin } from './admin';
 import { Notice, Pager, Screen, useAction, useLoad } from './ui';
 
 const PAGE_SIZE = 25;

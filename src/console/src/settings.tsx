@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Settings } from './api';
-import { useAdmin } from './app';
+import { useAdmin } from './admin';
 import { Notice, Screen, useAction, useLoad } from './ui';
 
 const LABELS: Record<string, string> = {

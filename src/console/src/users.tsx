@@ -10,7 +10,7 @@ import {
   type Session,
   type User,
 } from './api';
-import { useAdmin } from './app';
+import { useAdmin } from './admin';
 import { Notice, Pager, Screen, useAction, useLoad, when } from './ui';
 
 const PAGE_SIZE = 20;
