@@ -4,24 +4,7 @@ import type { DataSource } from 'typeorm';
 import { useTestApp } from '../support/fixture.js';
 import { callerWithPermissions, call, type Caller } from '../support/rbac-factory.js';
 import { loginTokens, registerUser } from '../support/auth-factory.js';
-
-const EVERY_PERMISSION = [
-  'users.view',
-  'users.create',
-  'users.edit',
-  'users.delete',
-  'roles.view',
-  'roles.create',
-  'roles.edit',
-  'roles.delete',
-  'contents.view',
-  'contents.create',
-  'contents.edit',
-  'contents.delete',
-  'settings.view',
-  'settings.edit',
-  'audit.view',
-];
+import { EVERY_PERMISSION } from '../support/seeded-permissions.js';
 
 /**
  * "Nobody grants what they do not hold; nobody acts on an account more privileged than their
@@ -43,7 +26,7 @@ describe('privilege escalation through the admin routes', () => {
     admin = { ...user, tokens, token: tokens.access_token };
   });
 
-  const permissionIds = async (names: string[]): Promise<string[]> =>
+  const permissionIds = async (names: readonly string[]): Promise<string[]> =>
     (await db.query(`SELECT id FROM permissions WHERE name = ANY($1) ORDER BY name`, [names])).map(
       (row: { id: string }) => row.id,
     );

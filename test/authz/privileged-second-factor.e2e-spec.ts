@@ -5,24 +5,7 @@ import { registerUser, uniqueMobile, type RegisteredUser } from '../support/auth
 import { roleWithPermissions, grantRoles } from '../support/rbac-factory.js';
 import { SmsReceiver } from '../support/sms-receiver.js';
 import { SMS_LOGINS, useTestApp } from '../support/fixture.js';
-
-const EVERY_PERMISSION = [
-  'users.view',
-  'users.create',
-  'users.edit',
-  'users.delete',
-  'roles.view',
-  'roles.create',
-  'roles.edit',
-  'roles.delete',
-  'contents.view',
-  'contents.create',
-  'contents.edit',
-  'contents.delete',
-  'settings.view',
-  'settings.edit',
-  'audit.view',
-];
+import { EVERY_PERMISSION } from '../support/seeded-permissions.js';
 
 /**
  * The administrators' rules belong to every privileged account (the admin role, or any
@@ -37,7 +20,7 @@ describe('privileged accounts without the admin role (both login methods on)', (
 
   const server = () => app.getHttpServer();
 
-  async function accountWith(permissions: string[]): Promise<RegisteredUser & { mobile: string }> {
+  async function accountWith(permissions: readonly string[]): Promise<RegisteredUser & { mobile: string }> {
     const mobile = uniqueMobile();
     const user = await registerUser(app, { mobile });
     if (permissions.length > 0)

@@ -3,24 +3,7 @@ import { AccessRepository } from '../../src/rbac/access.repository.js';
 import { isPrivileged, missingPermissions } from '../../src/rbac/privilege-policy.js';
 import { assertMayActOn, assertMayGrant } from '../../src/rbac/privilege-refusal.js';
 import { assignRoles, insertRole, insertUser, roleId, useMediumDatabase } from './medium-database.js';
-
-const EVERY_PERMISSION = [
-  'audit.view',
-  'contents.create',
-  'contents.delete',
-  'contents.edit',
-  'contents.view',
-  'roles.create',
-  'roles.delete',
-  'roles.edit',
-  'roles.view',
-  'settings.edit',
-  'settings.view',
-  'users.create',
-  'users.delete',
-  'users.edit',
-  'users.view',
-];
+import { EVERY_PERMISSION } from '../support/seeded-permissions.js';
 
 describe('the privilege policy over rows of a real database', () => {
   const fixture = useMediumDatabase();
@@ -64,7 +47,7 @@ describe('the privilege policy over rows of a real database', () => {
     it('of the seeded admin role is every permission; of the user role, none', async () => {
       const admin = await insertUser(fixture.db);
       await assignRoles(fixture.db, admin, [await roleId(fixture.db, 'admin')]);
-      expect(await effective(admin)).toEqual({ roles: ['admin'], permissions: EVERY_PERMISSION });
+      expect(await effective(admin)).toEqual({ roles: ['admin'], permissions: [...EVERY_PERMISSION].sort() });
 
       const plain = await insertUser(fixture.db);
       await assignRoles(fixture.db, plain, [await roleId(fixture.db, 'user')]);

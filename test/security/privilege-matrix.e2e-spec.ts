@@ -4,24 +4,7 @@ import type { DataSource } from 'typeorm';
 import { loginTokens, registerUser, TEST_PASSWORD } from '../support/auth-factory.js';
 import { useTestApp } from '../support/fixture.js';
 import { call, callerWithPermissions } from '../support/rbac-factory.js';
-
-const EVERY_PERMISSION = [
-  'users.view',
-  'users.create',
-  'users.edit',
-  'users.delete',
-  'roles.view',
-  'roles.create',
-  'roles.edit',
-  'roles.delete',
-  'contents.view',
-  'contents.create',
-  'contents.edit',
-  'contents.delete',
-  'settings.view',
-  'settings.edit',
-  'audit.view',
-];
+import { EVERY_PERMISSION } from '../support/seeded-permissions.js';
 
 type Method = 'post' | 'put' | 'delete';
 interface Attempt {
