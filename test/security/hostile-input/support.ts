@@ -1397,3 +1397,45 @@ export function useHostileInput(scope: string[]) {
     checksAfterwards,
   };
 }
+
+/** The kinds of probe a file runs, each as one test. */
+export type ProbeKind = 'bodies' | 'tokens' | 'paths' | 'queries';
+
+/**
+ * One hostile-input file: an app for the routes under `scope`, a test per kind of probe, then the
+ * checks that nothing changed and that at least `minRequests` requests were sent, none answered 5xx.
+ */
+export function describeHostileInput(scope: string[], kinds: ProbeKind[], minRequests: number): void {
+  describe(`hostile input on ${scope.join(' and ')}`, () => {
+    const suite = useHostileInput(scope);
+    const tests: Record<ProbeKind, [string, () => ProbeFactory[], number]> = {
+      bodies: [
+        'refuses hostile bodies on every endpoint that takes one, or stores legitimate text verbatim',
+        suite.bodyProbes,
+        600_000,
+      ],
+      tokens: ['refuses forged, malformed and misplaced tokens on every guarded route', suite.tokenProbes, 300_000],
+      paths: [
+        'refuses malformed ids with 400 and unknown ids with 404 on every path that takes one',
+        suite.pathProbes,
+        300_000,
+      ],
+      queries: [
+        'refuses hostile query strings on the paginated lists, and searches for text literally',
+        suite.queryProbes,
+        120_000,
+      ],
+    };
+    for (const kind of kinds) {
+      const [title, probes, timeout] = tests[kind];
+      it(
+        title,
+        async () => {
+          expect(suite.report(await suite.run(probes()))).toBe('');
+        },
+        timeout,
+      );
+    }
+    suite.checksAfterwards(minRequests);
+  });
+}
