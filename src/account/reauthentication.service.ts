@@ -20,7 +20,7 @@ import {
   OtpCodes,
   checkOtp,
   assertCodeRequestAllowed,
-  insertReauthCode,
+  insertCode,
   lockLatestReauthCode,
   lockMobileForSending,
   replaceLiveCodes,
@@ -172,7 +172,8 @@ export class ReauthenticationService {
       await lockMobileForSending(manager, mobile);
       await assertCodeRequestAllowed(manager, mobile, clientIp, this.config.otp);
       await replaceLiveCodes(manager, user.id, 'reauth');
-      await insertReauthCode(manager, {
+      await insertCode(manager, {
+        purpose: 'reauth',
         mobile,
         userId: user.id,
         codeHash: this.codes.hash('reauth', user.sessionId, code),

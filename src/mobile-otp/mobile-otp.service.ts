@@ -12,7 +12,7 @@ import {
   OtpCodes,
   assertCodeLength,
   assertCodeRequestAllowed,
-  insertLoginCode,
+  insertCode,
   latestLoginCodeWithin,
   lockLatestLoginCode,
   lockMobileForSending,
@@ -57,7 +57,8 @@ export class MobileOtpService {
       const account = (await this.users.findAccountsByMobile(manager, mobile)).find((found) => !isDisabled(found));
       const inheritedAttempts = await this.recentFailedAttempts(manager, mobile);
       await replaceLiveLoginCodes(manager, mobile);
-      await insertLoginCode(manager, {
+      await insertCode(manager, {
+        purpose: 'login',
         mobile,
         userId: account?.id ?? null,
         codeHash: this.codes.hash('login', mobile, code),

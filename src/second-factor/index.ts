@@ -1,8 +1,7 @@
 export { assertCodeLength } from './code-length.js';
 export { attemptsExceeded, checkOtp, expired } from './otp-check.js';
 export {
-  insertLoginCode,
-  insertReauthCode,
+  insertCode,
   latestLoginCodeWithin,
   lockLatestLoginCode,
   lockLatestReauthCode,

@@ -130,14 +130,29 @@ export async function replaceLiveLoginCodes(manager: EntityManager, mobile: stri
   );
 }
 
-export async function insertLoginCode(
+/**
+ * A new code: a sign-in code (`login`, with the attempts the number's last code had used), a
+ * second-factor challenge (`2fa`, bound to its temp token's `jti`) or a re-authentication code
+ * (`reauth`, hashed with the session it was asked in, sent to the account's own mobile).
+ */
+export async function insertCode(
   manager: EntityManager,
-  code: Pick<OtpCodeRow, 'mobile' | 'userId' | 'codeHash' | 'attempts' | 'clientIp' | 'expiresAt'>,
+  code: Pick<OtpCodeRow, 'purpose' | 'mobile' | 'userId' | 'codeHash' | 'clientIp' | 'expiresAt'> &
+    Partial<Pick<OtpCodeRow, 'attempts' | 'tempTokenJti'>>,
 ): Promise<void> {
   await manager.query(
-    `INSERT INTO otp_codes (purpose, mobile, user_id, code_hash, attempts, client_ip, expires_at)
-     VALUES ('login', $1, $2, $3, $4, $5, $6)`,
-    [code.mobile, code.userId, code.codeHash, code.attempts, code.clientIp, code.expiresAt],
+    `INSERT INTO otp_codes (purpose, mobile, user_id, temp_token_jti, code_hash, attempts, client_ip, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      code.purpose,
+      code.mobile,
+      code.userId,
+      code.tempTokenJti ?? null,
+      code.codeHash,
+      code.attempts ?? 0,
+      code.clientIp,
+      code.expiresAt,
+    ],
   );
 }
 
@@ -182,27 +197,6 @@ export async function replaceLiveCodes(
   );
 }
 
-export async function insertChallenge(
-  manager: EntityManager,
-  challenge: Pick<OtpCodeRow, 'mobile' | 'codeHash' | 'clientIp' | 'expiresAt'> & {
-    userId: string;
-    tempTokenJti: string;
-  },
-): Promise<void> {
-  await manager.query(
-    `INSERT INTO otp_codes (purpose, mobile, user_id, temp_token_jti, code_hash, client_ip, expires_at)
-     VALUES ('2fa', $1, $2, $3, $4, $5, $6)`,
-    [
-      challenge.mobile,
-      challenge.userId,
-      challenge.tempTokenJti,
-      challenge.codeHash,
-      challenge.clientIp,
-      challenge.expiresAt,
-    ],
-  );
-}
-
 /** The challenge of a temp token, locked until the transaction ends. */
 export async function lockChallenge(manager: EntityManager, jti: string): Promise<OtpCodeRow | null> {
   const [row]: OtpCodeRow[] = await manager.query(
@@ -210,18 +204,6 @@ export async function lockChallenge(manager: EntityManager, jti: string): Promis
     [jti],
   );
   return row ?? null;
-}
-
-/** A re-authentication code: hashed with the session it was asked in, sent to the account's own mobile. */
-export async function insertReauthCode(
-  manager: EntityManager,
-  code: Pick<OtpCodeRow, 'mobile' | 'codeHash' | 'clientIp' | 'expiresAt'> & { userId: string },
-): Promise<void> {
-  await manager.query(
-    `INSERT INTO otp_codes (purpose, mobile, user_id, code_hash, client_ip, expires_at)
-     VALUES ('reauth', $1, $2, $3, $4, $5)`,
-    [code.mobile, code.userId, code.codeHash, code.clientIp, code.expiresAt],
-  );
 }
 
 /** The account's latest re-authentication code, locked until the transaction ends. */

@@ -20,7 +20,7 @@ import { assertCodeLength } from './code-length.js';
 import { maskMobile } from './mask-mobile.js';
 import { assertMobileHourlyCap } from './otp-send-limits.js';
 import {
-  insertChallenge,
+  insertCode,
   lockChallenge,
   lockChallengesOfUser,
   lockMobileForSending,
@@ -146,7 +146,8 @@ export class TwoFactorService {
       }
       // One live challenge per account: a new one ends the previous temp token (401 OTP_EXPIRED).
       await replaceLiveCodes(manager, user.id, '2fa');
-      await insertChallenge(manager, {
+      await insertCode(manager, {
+        purpose: '2fa',
         mobile: mobile ?? '',
         userId: user.id,
         tempTokenJti: jti,
