@@ -29,7 +29,7 @@ const CAPABILITIES = [
   'second-factor',
   'sessions',
   'settings',
-  'tokens',
+  'sign-in',
   'users',
 ];
 

@@ -22,7 +22,7 @@ import { hash, verify } from '@node-rs/argon2';
 import type { FastifyRequest } from 'fastify';
 import { AppModule } from '../src/app.module.js';
 import { Public } from '@auth-rbac/nest-guard';
-import { SigningKeys } from '../src/tokens/signing-keys.js';
+import { SigningKeys } from '../src/sessions/signing-keys.js';
 import { IntrospectionService } from '../src/introspection/introspection.service.js';
 import { AppConfig, loadAppConfig } from '../src/config/app-config.js';
 import { createApp } from '../src/http-app.js';

@@ -17,9 +17,9 @@ import { OpsModule } from './ops/index.js';
 import { PasswordResetModule } from './password-reset/index.js';
 import { FirstStartSeeder, RbacModule } from './rbac/index.js';
 import { SecondFactorModule } from './second-factor/index.js';
-import { SessionsModule } from './sessions/index.js';
+import { SignInModule } from './sign-in/index.js';
 import { SettingsModule } from './settings/index.js';
-import { TokensModule } from './tokens/index.js';
+import { SessionsModule } from './sessions/index.js';
 import { UsersModule } from './users/index.js';
 import { AdminListConcurrencyInterceptor } from './middleware/admin-list-concurrency.interceptor.js';
 import { AllExceptionsFilter } from './middleware/all-exceptions.filter.js';
@@ -51,9 +51,9 @@ import { AppValidationPipe } from './middleware/validation.pipe.js';
     AuditModule,
     SettingsModule,
     RbacModule,
-    TokensModule,
-    SecondFactorModule,
     SessionsModule,
+    SecondFactorModule,
+    SignInModule,
     EmailCodeModule,
     MobileOtpModule,
     PasswordResetModule,

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { oneLine } from './infra/telemetry/startup-logger.js';
-import { oneFactor, TokenService } from './tokens/index.js';
+import { oneFactor, TokenService } from './sessions/index.js';
 
 /** The service cannot do its one job: it must not start, let alone report itself ready. */
 export class StartupCheckError extends Error {

@@ -5,7 +5,7 @@ import { AppException } from '../common/app-exception.js';
 import { AuditLog } from '../audit/index.js';
 import { AuthzVersions, RolesRepository } from '../rbac/index.js';
 import type { ClientInfo } from '../common/client-info.js';
-import { invalidToken } from '../tokens/index.js';
+import { invalidToken } from '../sessions/index.js';
 import { UsersRepository } from '../identity/index.js';
 import { Transactions } from '../infra/database/transactions.js';
 

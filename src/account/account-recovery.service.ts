@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuditLog } from '../audit/index.js';
-import { SessionsRepository } from '../tokens/index.js';
+import { SessionsRepository } from '../sessions/index.js';
 import { AppException } from '../common/app-exception.js';
 import { normalizeEmail } from '../common/normalize.js';
 import { AuthzVersions } from '../rbac/index.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditLog } from '../audit/index.js';
 import type { ClientInfo } from '../common/client-info.js';
-import { SessionsRepository } from '../tokens/index.js';
+import { SessionsRepository } from '../sessions/index.js';
 import { AuthzVersions, notFound } from '../rbac/index.js';
 import { Transactions } from '../infra/database/transactions.js';
 import type { SessionRef } from '../common/session-ref.js';

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { withAuthCookies } from '../tokens/index.js';
+import { withAuthCookies } from '../sessions/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { CurrentUser, Public, RequireFreshAuth } from '@auth-rbac/nest-guard';
 import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js';

@@ -4,7 +4,7 @@ import { MessagingModule } from '../infra/messaging/messaging.module.js';
 import { LockoutModule } from '../lockout/index.js';
 import { RbacModule } from '../rbac/index.js';
 import { SecondFactorModule } from '../second-factor/index.js';
-import { TokensModule } from '../tokens/index.js';
+import { SessionsModule } from '../sessions/index.js';
 import { AccountDeletionService } from './account-deletion.service.js';
 import { AccountRecoveryService } from './account-recovery.service.js';
 import { AccountSessionsService } from './account-sessions.service.js';
@@ -24,7 +24,7 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
 
 /** The account holder's own side: profile, credentials, factors, sessions, verification, deletion. */
 @Module({
-  imports: [TokensModule, SecondFactorModule, IdentityModule, RbacModule, LockoutModule, MessagingModule],
+  imports: [SessionsModule, SecondFactorModule, IdentityModule, RbacModule, LockoutModule, MessagingModule],
   controllers: [AccountController, PasskeysController, EmailVerificationController],
   providers: [
     ProfileService,

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AccountChangesRepository, UsersRepository, type AccountChanges } from '../identity/index.js';
 import { AuditLog, type AuditEventType } from '../audit/index.js';
-import { PasswordResetTokensRepository, SessionsRepository } from '../tokens/index.js';
+import { PasswordResetTokensRepository, SessionsRepository } from '../sessions/index.js';
 import type { SessionRevocationReason } from '../infra/database/entities/session.entity.js';
 import type { ClientInfo } from '../common/client-info.js';
 import { MailService } from '../infra/messaging/mail.service.js';

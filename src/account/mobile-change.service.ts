@@ -12,7 +12,7 @@ import type { AuthUser } from '@auth-rbac/nest-guard';
 import { IdentityChangeService } from './identity-change.service.js';
 import { UsersRepository, AccountChangesRepository } from '../identity/index.js';
 import { Transactions } from '../infra/database/transactions.js';
-import { SessionsRepository } from '../tokens/index.js';
+import { SessionsRepository } from '../sessions/index.js';
 
 const MAX_ATTEMPTS = 3;
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ClientInfo } from '../common/client-info.js';
-import { invalidToken } from '../tokens/index.js';
+import { invalidToken } from '../sessions/index.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { IdentityChangeService } from './identity-change.service.js';
 import { UsersRepository } from '../identity/index.js';

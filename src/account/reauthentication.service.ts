@@ -9,7 +9,7 @@ import {
   afterReauthentication,
   userVerifyingPasskey,
   type AuthenticationMethod,
-} from '../tokens/index.js';
+} from '../sessions/index.js';
 import { AppException } from '../common/app-exception.js';
 import { clientAddressKey } from '../common/client-address.js';
 import { AppConfig } from '../config/app-config.js';

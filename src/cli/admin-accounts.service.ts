@@ -3,7 +3,7 @@ import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { AuditLog } from '../audit/index.js';
-import { RegisterDto } from '../sessions/index.js';
+import { RegisterDto } from '../sign-in/index.js';
 import { PasswordHasher, UsersRepository } from '../identity/index.js';
 import type { IdentityTransformOptions } from '../common/contact-fields.js';
 import { normalizeEmail } from '../common/normalize.js';

@@ -2,7 +2,7 @@ import { Command, CommandRunner } from 'nest-commander';
 import { randomBytes, createPrivateKey, createPublicKey } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { publicVerificationKey, type TokenAlgorithm } from '@auth-rbac/nest-guard/internal';
-import { generatePrivateKeyPem, previousKeysFileOf, privateKeyFileOf, writePrivateFile } from '../tokens/index.js';
+import { generatePrivateKeyPem, previousKeysFileOf, privateKeyFileOf, writePrivateFile } from '../sessions/index.js';
 import { AppConfig } from '../config/app-config.js';
 
 /**

@@ -54,7 +54,7 @@ export abstract class AppConfig {
     /** REAUTH_MAX_AGE: how old `auth_time` may be for `@RequireFreshAuth()` routes, in seconds. */
     reauthMaxAge: number;
   };
-  /** How tokens are signed and which earlier keys still verify (see src/tokens/signing-keys.ts). */
+  /** How tokens are signed and which earlier keys still verify (see src/sessions/signing-keys.ts). */
   abstract readonly signing: {
     algorithm: 'HS256' | 'ES256' | 'EdDSA';
     privateKeyPem?: string;

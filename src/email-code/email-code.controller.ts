@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, HttpStatus, Post, Res } from '@nestjs/commo
 import type { FastifyReply } from 'fastify';
 import { Public } from '@auth-rbac/nest-guard';
 import { AppConfig } from '../config/app-config.js';
-import { withAuthCookies } from '../tokens/index.js';
+import { withAuthCookies } from '../sessions/index.js';
 import { EmailCodeRequestDto, VerifyEmailCodeDto } from './email-code.dto.js';
 import { EmailCodeService } from './email-code.service.js';
 import { Client, type ClientInfo } from '../common/client-info.js';

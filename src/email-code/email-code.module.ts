@@ -4,14 +4,14 @@ import { MessagingModule } from '../infra/messaging/messaging.module.js';
 import { RbacModule } from '../rbac/index.js';
 import { SecondFactorModule } from '../second-factor/index.js';
 import { SettingsModule } from '../settings/index.js';
-import { TokensModule } from '../tokens/index.js';
+import { SessionsModule } from '../sessions/index.js';
 import { EmailCodeController } from './email-code.controller.js';
 import { EmailCodeService } from './email-code.service.js';
 import { EmailCodesRepository } from './email-codes.repository.js';
 
 /** Sign-in by a code sent to the account's email. */
 @Module({
-  imports: [TokensModule, SecondFactorModule, IdentityModule, RbacModule, SettingsModule, MessagingModule],
+  imports: [SessionsModule, SecondFactorModule, IdentityModule, RbacModule, SettingsModule, MessagingModule],
   controllers: [EmailCodeController],
   providers: [EmailCodeService, EmailCodesRepository],
 })

@@ -4,7 +4,7 @@ import { clientAddressKey } from '../common/client-address.js';
 import { AppConfig } from '../config/app-config.js';
 import { AuditLog } from '../audit/index.js';
 import { AuthzVersions, AccessRepository } from '../rbac/index.js';
-import { oneFactor, SessionService, type IssuedSession } from '../tokens/index.js';
+import { oneFactor, SessionService, type IssuedSession } from '../sessions/index.js';
 import {
   assertCodeLength,
   attemptsExceeded,

@@ -3,7 +3,7 @@ import { EventsModule, SecurityEventFeed } from '../events/index.js';
 import { OidcModule } from '../oidc/index.js';
 import { RbacModule } from '../rbac/index.js';
 import { SecondFactorModule } from '../second-factor/index.js';
-import { TokensModule } from '../tokens/index.js';
+import { SessionsModule } from '../sessions/index.js';
 import { IntrospectionRequests } from './introspection-requests.js';
 import { IntrospectionController } from './introspection.controller.js';
 import { IntrospectionService } from './introspection.service.js';
@@ -14,7 +14,7 @@ import { SecurityEventsController } from './security-events.controller.js';
 
 /** Other services asking about tokens (POST /api/auth/introspect) and following the event stream. */
 @Module({
-  imports: [RbacModule, OidcModule, SecondFactorModule, EventsModule, TokensModule],
+  imports: [RbacModule, OidcModule, SecondFactorModule, EventsModule, SessionsModule],
   controllers: [IntrospectionController, SecurityEventsController],
   providers: [
     IntrospectionRequests,

@@ -1,4 +1,4 @@
-import { AnyAudienceVerifier, isUuid } from '../tokens/index.js';
+import { AnyAudienceVerifier, isUuid } from '../sessions/index.js';
 import { HttpException, Injectable } from '@nestjs/common';
 import { principalOfSession, ClientTokensService } from '../oidc/index.js';
 import { PrincipalService } from '../rbac/index.js';

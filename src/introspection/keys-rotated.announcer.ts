@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { SecurityEventsRepository } from '../events/index.js';
-import { SigningKeys } from '../tokens/index.js';
+import { SigningKeys } from '../sessions/index.js';
 
 /**
  * Keys change with a restart (`rotate-keys`, new variables): the first instance to start with a

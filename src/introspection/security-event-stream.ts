@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config/app-config.js';
 import { SecurityEventFeed, SecurityEventsRepository, type SecurityEventRow } from '../events/index.js';
-import { SigningKeys } from '../tokens/index.js';
+import { SigningKeys } from '../sessions/index.js';
 
 /** A comment line this often keeps proxies from closing an idle stream and tells the reader it is alive. */
 export const KEEP_ALIVE_MS = 15_000;

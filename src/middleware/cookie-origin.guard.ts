@@ -4,8 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
 import { ACCESS_TOKEN_COOKIE, IS_PUBLIC_KEY } from '@auth-rbac/nest-guard/internal';
-import { READS_REFRESH_COOKIE_KEY, REFRESH_TOKEN_COOKIE } from '../tokens/index.js';
-import { claimedOrigin, isWriteMethod, originOf, TrustedOrigins } from '../sessions/index.js';
+import { READS_REFRESH_COOKIE_KEY, REFRESH_TOKEN_COOKIE } from '../sessions/index.js';
+import { claimedOrigin, isWriteMethod, originOf, TrustedOrigins } from '../sign-in/index.js';
 
 /**
  * CSRF defence for cookie-authenticated APIs (OWASP ASVS V13.2.3): a write that a cookie

@@ -1,7 +1,7 @@
 import { AuthGuardModule } from '@auth-rbac/nest-guard';
 import { OidcModule, ClientTokensService, principalOfSession } from '../oidc/index.js';
 import { PrincipalService, RbacModule } from '../rbac/index.js';
-import { TokensModule, SigningKeys } from '../tokens/index.js';
+import { SessionsModule, SigningKeys } from '../sessions/index.js';
 import { AppConfig } from '../config/app-config.js';
 
 /**
@@ -12,7 +12,7 @@ import { AppConfig } from '../config/app-config.js';
  * placed among the application's global guards by AppModule, after the rate limit.
  */
 export const ServiceAuthGuardModule = AuthGuardModule.forRootAsync({
-  imports: [TokensModule, RbacModule, OidcModule],
+  imports: [SessionsModule, RbacModule, OidcModule],
   inject: [SigningKeys, PrincipalService, ClientTokensService, AppConfig],
   useFactory: (
     keys: SigningKeys,

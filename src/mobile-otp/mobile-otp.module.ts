@@ -3,13 +3,13 @@ import { IdentityModule } from '../identity/index.js';
 import { MessagingModule } from '../infra/messaging/messaging.module.js';
 import { SecondFactorModule } from '../second-factor/index.js';
 import { SettingsModule } from '../settings/index.js';
-import { TokensModule } from '../tokens/index.js';
+import { SessionsModule } from '../sessions/index.js';
 import { MobileOtpService } from './mobile-otp.service.js';
 import { OtpController } from './otp.controller.js';
 
 /** Sign-in by a code sent to the account's mobile, and the second factor's verify step. */
 @Module({
-  imports: [TokensModule, SecondFactorModule, IdentityModule, SettingsModule, MessagingModule],
+  imports: [SessionsModule, SecondFactorModule, IdentityModule, SettingsModule, MessagingModule],
   controllers: [OtpController],
   providers: [MobileOtpService],
 })

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { SessionService, type IssuedSession, oneFactor } from '../tokens/index.js';
+import { SessionService, type IssuedSession, oneFactor } from '../sessions/index.js';
 import { AuditLog } from '../audit/index.js';
 import { AppException } from '../common/app-exception.js';
 import { clientAddressKey } from '../common/client-address.js';

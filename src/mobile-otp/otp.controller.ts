@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, HttpStatus, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { withAuthCookies } from '../tokens/index.js';
+import { withAuthCookies } from '../sessions/index.js';
 import { Public } from '@auth-rbac/nest-guard';
 import { AppConfig } from '../config/app-config.js';
 import { MobileOtpService } from './mobile-otp.service.js';

@@ -2,7 +2,7 @@ import type { PrincipalRecord } from '@auth-rbac/nest-guard/internal';
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config/app-config.js';
-import { SigningKeys } from '../tokens/index.js';
+import { SigningKeys } from '../sessions/index.js';
 import { ClientTokensRepository } from './client-tokens.repository.js';
 import type { SessionRef } from '../common/session-ref.js';
 

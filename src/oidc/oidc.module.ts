@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RbacModule } from '../rbac/index.js';
-import { TokensModule } from '../tokens/index.js';
+import { SessionsModule } from '../sessions/index.js';
 import { ClientAuthentication } from './client-authentication.js';
 import { ClientRolesController } from './client-roles.controller.js';
 import { ClientRolesRepository } from './client-roles.repository.js';
@@ -19,7 +19,7 @@ import { UserInfoService } from './userinfo.service.js';
 
 /** The standard protocols: discovery, the token endpoint (client credentials), revocation, userinfo, and service clients. */
 @Module({
-  imports: [TokensModule, RbacModule],
+  imports: [SessionsModule, RbacModule],
   controllers: [DiscoveryController, OAuthController, ClientRolesController],
   providers: [
     ServiceClientsRepository,

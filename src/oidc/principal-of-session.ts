@@ -1,6 +1,6 @@
 import { type PrincipalRecord } from '@auth-rbac/nest-guard/internal';
 import type { PrincipalService } from '../rbac/index.js';
-import { isUuid } from '../tokens/index.js';
+import { isUuid } from '../sessions/index.js';
 import type { ClientTokensService } from './client-tokens.service.js';
 import type { SessionRef } from '../common/session-ref.js';
 

@@ -1,4 +1,4 @@
-import { AnyAudienceVerifier, SessionService, TokenService } from '../tokens/index.js';
+import { AnyAudienceVerifier, SessionService, TokenService } from '../sessions/index.js';
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ClientTokensService, isServiceCaller } from './client-tokens.service.js';

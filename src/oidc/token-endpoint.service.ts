@@ -3,7 +3,7 @@ import { AppException } from '../common/app-exception.js';
 import type { FastifyRequest } from 'fastify';
 import { AuditLog } from '../audit/index.js';
 import { ClientTokensService, mayHoldServiceTokens } from './client-tokens.service.js';
-import { SessionService } from '../tokens/index.js';
+import { SessionService } from '../sessions/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { OAuthClients, parameter } from './oauth-clients.js';
 import { OAuthError } from './oauth-error.js';

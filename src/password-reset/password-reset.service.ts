@@ -9,7 +9,7 @@ import { MailService } from '../infra/messaging/mail.service.js';
 import type { ClientInfo } from '../common/client-info.js';
 import { IdentityChangeService } from '../account/index.js';
 import { UsersRepository, PasswordHasher } from '../identity/index.js';
-import { PasswordResetTokensRepository } from '../tokens/index.js';
+import { PasswordResetTokensRepository } from '../sessions/index.js';
 import { sha256Hex } from '../common/token-hash.js';
 import { Transactions } from '../infra/database/transactions.js';
 

@@ -1,4 +1,4 @@
-import type { AuthenticationMethod } from '../tokens/index.js';
+import type { AuthenticationMethod } from '../sessions/index.js';
 
 /** The second factors a challenge can offer. */
 export type SecondFactorMethod = 'passkey' | 'totp' | 'sms' | 'recovery';

@@ -5,7 +5,7 @@ import { LockoutModule } from '../lockout/index.js';
 import { OidcModule } from '../oidc/index.js';
 import { RbacModule } from '../rbac/index.js';
 import { SettingsModule } from '../settings/index.js';
-import { TokensModule } from '../tokens/index.js';
+import { SessionsModule } from '../sessions/index.js';
 import { OtpCodes } from './otp-codes.js';
 import { PasskeysRepository } from './passkeys.repository.js';
 import { PasskeysService } from './passkeys.service.js';
@@ -18,7 +18,7 @@ import { TwoFactorService } from './two-factor.service.js';
 
 /** Challenges and their answers: app codes, recovery codes, SMS and email codes, passkeys. */
 @Module({
-  imports: [TokensModule, LockoutModule, SettingsModule, IdentityModule, RbacModule, OidcModule, MessagingModule],
+  imports: [SessionsModule, LockoutModule, SettingsModule, IdentityModule, RbacModule, OidcModule, MessagingModule],
   providers: [
     OtpCodes,
     SecondFactorsRepository,

@@ -7,7 +7,7 @@ import {
   TokenService,
   TWO_FACTOR_TOKEN_TTL,
   twoFactors,
-} from '../tokens/index.js';
+} from '../sessions/index.js';
 import { AuditLog } from '../audit/index.js';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';

@@ -1,3 +1,34 @@
-export { RegisterDto } from './auth.dto.js';
-export { TrustedOrigins, claimedOrigin, isWriteMethod, originOf } from './cookie-origin.js';
+export { AnyAudienceVerifier } from './any-audience-verifier.js';
+export {
+  READS_REFRESH_COOKIE_KEY,
+  REFRESH_TOKEN_COOKIE,
+  ReadsRefreshCookie,
+  clearAuthCookies,
+  withAuthCookies,
+} from './auth-cookies.js';
+export {
+  afterReauthentication,
+  oneFactor,
+  twoFactors,
+  userVerifyingPasskey,
+  type AuthenticationMethod,
+} from './authentication-methods.js';
+export { PasswordResetTokensRepository } from './password-reset-tokens.repository.js';
+export {
+  SessionService,
+  tokenPairResponse,
+  type IssuedSession,
+  type IssuedTokens,
+  type PublicUser,
+  type TokenPairResponse,
+} from './session.service.js';
+export { SessionsRepository } from './sessions.repository.js';
+export {
+  SigningKeys,
+  generatePrivateKeyPem,
+  previousKeysFileOf,
+  privateKeyFileOf,
+  writePrivateFile,
+} from './signing-keys.js';
+export { TWO_FACTOR_TOKEN_TTL, TokenService, invalidToken, isUuid } from './token.service.js';
 export { SessionsModule } from './sessions.module.js';

@@ -1,20 +1,33 @@
 import { Module } from '@nestjs/common';
-import { AccountModule } from '../account/index.js';
 import { IdentityModule } from '../identity/index.js';
-import { LockoutModule } from '../lockout/index.js';
 import { RbacModule } from '../rbac/index.js';
-import { SecondFactorModule } from '../second-factor/index.js';
-import { SettingsModule } from '../settings/index.js';
-import { TokensModule } from '../tokens/index.js';
-import { AuthController } from './auth.controller.js';
-import { AuthService } from './auth.service.js';
-import { PasskeySignInController } from './passkey-sign-in.controller.js';
-import { PasskeySignInService } from './passkey-sign-in.service.js';
+import { AnyAudienceVerifier } from './any-audience-verifier.js';
+import { JwksController } from './jwks.controller.js';
+import { PasswordResetTokensRepository } from './password-reset-tokens.repository.js';
+import { SessionService } from './session.service.js';
+import { SessionsRepository } from './sessions.repository.js';
+import { SigningKeys } from './signing-keys.js';
+import { TokenService } from './token.service.js';
 
-/** Registration, sign-in by password or passkey, refresh, logout and /auth/me. */
+/** Keys, signed tokens, and the rows behind them: sessions (refresh tokens) and reset tokens. */
 @Module({
-  imports: [TokensModule, SecondFactorModule, AccountModule, IdentityModule, RbacModule, SettingsModule, LockoutModule],
-  controllers: [AuthController, PasskeySignInController],
-  providers: [AuthService, PasskeySignInService],
+  imports: [IdentityModule, RbacModule],
+  controllers: [JwksController],
+  providers: [
+    SigningKeys,
+    TokenService,
+    AnyAudienceVerifier,
+    SessionService,
+    SessionsRepository,
+    PasswordResetTokensRepository,
+  ],
+  exports: [
+    SigningKeys,
+    TokenService,
+    AnyAudienceVerifier,
+    SessionService,
+    SessionsRepository,
+    PasswordResetTokensRepository,
+  ],
 })
 export class SessionsModule {}

@@ -3,7 +3,7 @@ import { AccountModule } from '../account/index.js';
 import { EventsModule } from '../events/index.js';
 import { IdentityModule } from '../identity/index.js';
 import { RbacModule } from '../rbac/index.js';
-import { TokensModule } from '../tokens/index.js';
+import { SessionsModule } from '../sessions/index.js';
 import { AdminSessionsController } from './admin-sessions.controller.js';
 import { AdminSessionsService } from './admin-sessions.service.js';
 import { UserAdministrationService } from './user-administration.service.js';
@@ -13,7 +13,7 @@ import { UsersController } from './users.controller.js';
 
 /** Administration of users: accounts, their roles, their sessions, disabling. */
 @Module({
-  imports: [IdentityModule, RbacModule, TokensModule, AccountModule, EventsModule],
+  imports: [IdentityModule, RbacModule, SessionsModule, AccountModule, EventsModule],
   controllers: [UsersController, AdminSessionsController],
   providers: [UserAdministrationService, UserRolesService, UserDisablingService, AdminSessionsService],
   exports: [UserDisablingService],

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { AuditRow } from '../../src/audit/index.js';
-import { SessionsRepository } from '../../src/tokens/sessions.repository.js';
+import { SessionsRepository } from '../../src/sessions/sessions.repository.js';
 import { insertUser, useMediumDatabase } from './medium-database.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -12,7 +12,7 @@ import {
   withAuthCookies,
   SessionService,
   invalidToken,
-} from '../tokens/index.js';
+} from '../sessions/index.js';
 import { LoginDto, RefreshDto, RegisterDto } from './auth.dto.js';
 import { AuthService } from './auth.service.js';
 import { CurrentUser, Public } from '@auth-rbac/nest-guard';

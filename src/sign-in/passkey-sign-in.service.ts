@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { PasskeysService, passkeyRefusal } from '../second-factor/index.js';
-import { SessionService, type IssuedSession, userVerifyingPasskey } from '../tokens/index.js';
+import { SessionService, type IssuedSession, userVerifyingPasskey } from '../sessions/index.js';
 import { UsersRepository } from '../identity/index.js';
 import type { ClientInfo } from '../common/client-info.js';
 

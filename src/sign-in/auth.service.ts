@@ -22,7 +22,7 @@ import {
   type PublicUser,
   type TokenPairResponse,
   oneFactor,
-} from '../tokens/index.js';
+} from '../sessions/index.js';
 import { Transactions } from '../infra/database/transactions.js';
 import type { SignInAccount } from '../identity/index.js';
 import { EmailVerificationService } from '../account/index.js';

@@ -1,0 +1,3 @@
+export { RegisterDto } from './auth.dto.js';
+export { TrustedOrigins, claimedOrigin, isWriteMethod, originOf } from './cookie-origin.js';
+export { SignInModule } from './sign-in.module.js';
