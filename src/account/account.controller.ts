@@ -25,6 +25,7 @@ import { ProfileService } from './profile.service.js';
 import { TotpEnrolmentService } from './totp-enrolment.service.js';
 import { AccountDeletionService } from './account-deletion.service.js';
 import { Client, type ClientInfo } from '../common/client-info.js';
+import { DocumentRoute, ref, list, empty, tokensOr } from '../common/route-doc.js';
 
 /** The signed-in person's own account: every route needs their access token and no permission. */
 @Controller('account')
@@ -45,6 +46,14 @@ export class AccountController {
   @Post('reauthenticate')
   @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'Prove presence again (password, or a code with method sms, totp or recovery) for a fresh sign-in time',
+    data: tokensOr(ref('OtpSent')),
+    statuses: {
+      401: 'INVALID_CREDENTIALS (wrong password, or a passkey answer that does not verify) or INVALID_OTP, OTP_EXPIRED, OTP_ATTEMPTS_EXCEEDED (codes); a wrong proof counts toward the account lockout. UNAUTHENTICATED without a valid access token.',
+      429: 'RATE_LIMITED: the account is locked out, or the SMS cooldown or hourly cap holds.',
+    },
+  })
   async reauthenticate(
     @CurrentUser() user: AuthUser,
     @Body() dto: ReauthenticateDto,
@@ -58,11 +67,13 @@ export class AccountController {
 
   @Get()
   @AllowedBeforeEnrolment()
+  @DocumentRoute({ summary: "The signed-in person's own record", data: ref('Caller') })
   get(@CurrentUser() user: AuthUser) {
     return this.profile.get(user);
   }
 
   @Patch()
+  @DocumentRoute({ summary: 'Change your own name', data: ref('Caller') })
   update(@CurrentUser() user: AuthUser, @Body() dto: UpdateAccountDto, @Client() client: ClientInfo) {
     return this.profile.rename(user, dto.name, client);
   }
@@ -70,6 +81,11 @@ export class AccountController {
   /** The holder deletes their own account: everything of it goes, audit events keep its id. */
   @Delete()
   @RequireFreshAuth()
+  @DocumentRoute({
+    summary: 'Delete your own account (ends every session)',
+    data: empty,
+    statuses: { 409: 'CONFLICT: the last administrator cannot delete their account.' },
+  })
   delete(
     @CurrentUser() user: AuthUser,
     @Body(EmptyBodyPipe) _body: Record<string, never>,
@@ -80,6 +96,11 @@ export class AccountController {
 
   @Post('password')
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'Change your own password (ends every other session)',
+    data: empty,
+    statuses: { 401: 'INVALID_CREDENTIALS: the current password is wrong.' },
+  })
   changePassword(@CurrentUser() user: AuthUser, @Body() dto: ChangePasswordDto, @Client() client: ClientInfo) {
     return this.passwordChange.change(user, dto, client);
   }
@@ -87,6 +108,11 @@ export class AccountController {
   @Post('email')
   @RequireFreshAuth()
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'Start changing your email (a link goes to the new address)',
+    data: empty,
+    statuses: { 401: 'INVALID_CREDENTIALS: the current password is wrong.', 409: 'CONFLICT: email taken.' },
+  })
   changeEmail(@CurrentUser() user: AuthUser, @Body() dto: ChangeEmailDto, @Client() client: ClientInfo) {
     return this.emailChange.request(user, dto.email, client);
   }
@@ -95,6 +121,11 @@ export class AccountController {
   @Public()
   @Post('email/confirm')
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'Confirm an email change with the link token',
+    data: empty,
+    statuses: { 409: 'CONFLICT: the email was taken meanwhile.' },
+  })
   confirmEmail(@Body() dto: ConfirmEmailChangeDto, @Client() client: ClientInfo) {
     return this.emailChange.confirm(dto.token, client);
   }
@@ -103,6 +134,7 @@ export class AccountController {
   @Public()
   @Post('email/cancel')
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({ summary: 'Stop a pending email change with the link mailed to the old address', data: empty })
   cancelEmailChange(@Body() dto: ConfirmEmailChangeDto, @Client() client: ClientInfo) {
     return this.emailChange.cancel(dto.token, client);
   }
@@ -110,6 +142,11 @@ export class AccountController {
   @Post('mobile')
   @RequireFreshAuth()
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'Start changing your mobile (a code is texted to it)',
+    data: ref('OtpSent'),
+    statuses: { 401: 'INVALID_CREDENTIALS: the current password is wrong.', 409: 'CONFLICT: mobile taken.' },
+  })
   changeMobile(@CurrentUser() user: AuthUser, @Body() dto: ChangeMobileDto, @Client() client: ClientInfo) {
     return this.mobileChange.request(user, dto.mobile, client);
   }
@@ -117,17 +154,24 @@ export class AccountController {
   @Post('mobile/confirm')
   @RequireFreshAuth()
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'Confirm a mobile change with the texted code',
+    data: empty,
+    statuses: { 401: 'INVALID_OTP or OTP_EXPIRED.', 409: 'CONFLICT: the mobile was taken meanwhile.' },
+  })
   confirmMobile(@CurrentUser() user: AuthUser, @Body() dto: ConfirmCodeDto, @Client() client: ClientInfo) {
     return this.mobileChange.confirm(user, dto.code, client);
   }
 
   @Get('sessions')
+  @DocumentRoute({ summary: 'Your own sessions', data: list(ref('Session')) })
   listSessions(@CurrentUser() user: AuthUser) {
     return this.sessions.list(user.id, { userId: user.id, sessionId: user.sessionId });
   }
 
   @Post('sessions/revoke-others')
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({ summary: 'End every session but this one', data: empty })
   async revokeOtherSessions(
     @CurrentUser() user: AuthUser,
     @Body(EmptyBodyPipe) _body: Record<string, never>,
@@ -138,6 +182,11 @@ export class AccountController {
   }
 
   @Delete('sessions/:id')
+  @DocumentRoute({
+    summary: 'End one of your sessions',
+    data: empty,
+    statuses: { 404: "NOT_FOUND: no such session of yours (someone else's is 404 too)." },
+  })
   revokeSession(@CurrentUser() user: AuthUser, @UuidParam() id: string, @Client() client: ClientInfo) {
     return this.sessions.revokeOne({ userId: user.id, sessionId: id }, user.id, client);
   }
@@ -146,6 +195,11 @@ export class AccountController {
   @RequireFreshAuth()
   @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'Start enrolling an authenticator app',
+    data: ref('TotpEnrolment'),
+    statuses: { 409: 'CONFLICT: an authenticator app is already enrolled.' },
+  })
   startTotp(
     @CurrentUser() user: AuthUser,
     @Body(EmptyBodyPipe) _body: Record<string, never>,
@@ -158,6 +212,11 @@ export class AccountController {
   @RequireFreshAuth()
   @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'Confirm the authenticator app with a code; returns the recovery codes',
+    data: ref('RecoveryCodes'),
+    statuses: { 401: 'INVALID_OTP: wrong code, or no enrolment started.', 409: 'CONFLICT: already enrolled.' },
+  })
   confirmTotp(@CurrentUser() user: AuthUser, @Body() dto: ConfirmCodeDto, @Client() client: ClientInfo) {
     return this.totp.confirm(user, dto.code, client);
   }
@@ -165,6 +224,15 @@ export class AccountController {
   /** Needs a fresh proof that includes a second factor (`amr` with `otp` or `mfa`). */
   @Delete('totp')
   @RequireFreshAuth()
+  @DocumentRoute({
+    summary: 'Remove the authenticator app',
+    data: empty,
+    statuses: {
+      401: 'INVALID_OTP or INVALID_CREDENTIALS.',
+      403: 'REAUTHENTICATION_REQUIRED unless the re-authentication included a second factor (`amr` with `otp` or `mfa`).',
+      404: 'NOT_FOUND: no authenticator app is enrolled.',
+    },
+  })
   disableTotp(
     @CurrentUser() user: AuthUser,
     @Body(EmptyBodyPipe) _body: Record<string, never>,

@@ -3,6 +3,7 @@ import { AdminList } from '../common/admin-list.decorator.js';
 import { Permissions, RequirePermissions } from '@auth-rbac/nest-guard';
 import { ListAuditEventsQuery } from './audit.dto.js';
 import { AuditTrailService } from './audit-trail.service.js';
+import { DocumentRoute, ref, page } from '../common/route-doc.js';
 
 @Controller('admin/audit-events')
 export class AuditController {
@@ -12,6 +13,7 @@ export class AuditController {
   @Get()
   @AdminList()
   @RequirePermissions(Permissions.AuditView)
+  @DocumentRoute({ summary: 'Audit events, newest first, a page at a time', data: page(ref('AuditEvent')) })
   list(@Query() query: ListAuditEventsQuery) {
     return this.trail.list(query);
   }

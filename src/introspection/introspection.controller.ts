@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SkipRateLimits } from '../common/rate-limits.js';
 import { IntrospectionRequests } from './introspection-requests.js';
 import { IntrospectionService } from './introspection.service.js';
+import { DocumentRoute, ref } from '../common/route-doc.js';
 
 /**
  * RFC 7662 token introspection for other services. Not a sign-in endpoint: the per-address limits
@@ -21,6 +22,11 @@ export class IntrospectionController {
   @SkipRateLimits()
   @Post('introspect')
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'RFC 7662 token introspection, for service clients',
+    bare: ref('Introspection'),
+    clientCredentials: true,
+  })
   async introspect(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const token = await this.requests.accept(request);
     void reply.status(HttpStatus.OK).send(await this.introspection.introspect(token));

@@ -8,6 +8,7 @@ import { SendOtpDto, VerifyOtpDto, VerifyTwoFactorDto } from './otp.dto.js';
 import { TwoFactorService } from '../second-factor/index.js';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { Client, type ClientInfo } from '../common/client-info.js';
+import { DocumentRoute, ref, tokensOr } from '../common/route-doc.js';
 
 @Controller('auth')
 @Public()
@@ -20,12 +21,25 @@ export class OtpController {
 
   @Post('send-otp')
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'Text a sign-in code to a mobile (same answer for any mobile)',
+    data: ref('OtpSent'),
+    statuses: { 403: 'LOGIN_METHOD_DISABLED: sign-in by mobile code is off.' },
+  })
   sendOtp(@Body() dto: SendOtpDto, @Client() client: ClientInfo) {
     return this.mobileOtp.send(dto.mobile, client);
   }
 
   @Post('verify-otp')
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'Sign in with a mobile and the code texted to it',
+    data: tokensOr(ref('TwoFactorChallenge')),
+    statuses: {
+      401: 'INVALID_OTP, OTP_EXPIRED or OTP_ATTEMPTS_EXCEEDED.',
+      403: 'LOGIN_METHOD_DISABLED: SMS sign-in is off, or a privileged account without a second factor; ACCOUNT_DISABLED after a right code.',
+    },
+  })
   async verifyOtp(
     @Body() dto: VerifyOtpDto,
     @Client() client: ClientInfo,
@@ -38,6 +52,14 @@ export class OtpController {
 
   @Post('otp/verify-2fa')
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'Complete a sign-in with its second factor (method sms, totp or recovery)',
+    data: ref('TokenPair'),
+    statuses: {
+      401: 'UNAUTHENTICATED (bad temp token), INVALID_OTP (a wrong code or passkey answer), OTP_EXPIRED or OTP_ATTEMPTS_EXCEEDED.',
+      403: 'ACCOUNT_DISABLED after a right code.',
+    },
+  })
   async verifyTwoFactor(
     @Body() dto: VerifyTwoFactorDto,
     @Client() client: ClientInfo,

@@ -6,6 +6,7 @@ import { OAuthError } from './oauth-error.js';
 import { RevocationService } from './revocation.service.js';
 import { TokenEndpointService } from './token-endpoint.service.js';
 import { UserInfoService } from './userinfo.service.js';
+import { DocumentRoute, ref } from '../common/route-doc.js';
 
 /**
  * The standard endpoints for clients nobody here wrote: token (RFC 6749), revocation (RFC 7009)
@@ -25,6 +26,12 @@ export class OAuthController {
   @SkipRateLimits()
   @Post('token')
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'OAuth 2.0 token endpoint (RFC 6749): client credentials and refresh tokens',
+    bare: ref('TokenResponse'),
+    clientCredentials: true,
+    oauthErrors: true,
+  })
   async token(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     await answer(reply, () => this.tokenEndpoint.token(request));
   }
@@ -33,6 +40,12 @@ export class OAuthController {
   @SkipRateLimits()
   @Post('revoke')
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'OAuth 2.0 token revocation (RFC 7009)',
+    bare: ref('Revocation'),
+    clientCredentials: true,
+    oauthErrors: true,
+  })
   async revoke(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     await answer(reply, async () => {
       await this.revocation.revoke(request);
@@ -41,6 +54,7 @@ export class OAuthController {
   }
 
   @Get('userinfo')
+  @DocumentRoute({ summary: 'OpenID Connect userinfo: claims about the signed-in caller', bare: ref('UserInfo') })
   async userinfo(@CurrentUser() user: AuthUser, @Res() reply: FastifyReply): Promise<void> {
     void reply.status(HttpStatus.OK).send(await this.userInfo.userinfo(user));
   }

@@ -10,6 +10,7 @@ import { Public } from '@auth-rbac/nest-guard';
 import { AppException } from '../common/app-exception.js';
 import { SkipRateLimits } from '../common/rate-limits.js';
 import { REDIS, type RedisClient } from '../infra/redis/redis-client.js';
+import { DocumentRoute, ref } from '../common/route-doc.js';
 
 @Public()
 // A load balancer's probes must never be refused for being frequent.
@@ -25,6 +26,7 @@ export class HealthController {
 
   /** Liveness: the process serves HTTP. Never touches a dependency, so restarts are not triggered by them. */
   @Get()
+  @DocumentRoute({ summary: 'Liveness: the process answers', data: ref('Liveness'), noDatabase: true })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
@@ -34,6 +36,11 @@ export class HealthController {
    * should route traffic here only then.
    */
   @Get('ready')
+  @DocumentRoute({
+    summary: 'Readiness: the database (and Redis when configured) answer',
+    data: ref('Readiness'),
+    statuses: { 503: 'SERVICE_UNAVAILABLE: not ready; `details` names what is down.' },
+  })
   async ready(): Promise<HealthCheckResult> {
     const checks: HealthIndicatorFunction[] = [this.database.pingCheck('database').withTimeout(1500)];
     if (this.redis) checks.push(() => this.pingRedis(this.redis!));

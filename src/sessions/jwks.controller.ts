@@ -3,6 +3,7 @@ import { Controller, Get, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { SkipRateLimits } from '../common/rate-limits.js';
 import { SigningKeys } from './signing-keys.js';
+import { DocumentRoute, ref } from '../common/route-doc.js';
 
 /**
  * `GET /.well-known/jwks.json` (RFC 7517, bare JSON): the public keys that verify the service's
@@ -16,6 +17,11 @@ export class JwksController {
   constructor(private readonly keys: SigningKeys) {}
 
   @Get('jwks.json')
+  @DocumentRoute({
+    summary: 'The public keys that verify access tokens (RFC 7517)',
+    bare: ref('Jwks'),
+    noDatabase: true,
+  })
   async jwks(@Res() reply: FastifyReply): Promise<void> {
     void reply.header('cache-control', 'public, max-age=300').send(await this.keys.jwks());
   }

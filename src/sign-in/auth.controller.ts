@@ -17,6 +17,7 @@ import { LoginDto, RefreshDto, RegisterDto } from './auth.dto.js';
 import { AuthService } from './auth.service.js';
 import { CurrentUser, Public } from '@auth-rbac/nest-guard';
 import { Client, type ClientInfo } from '../common/client-info.js';
+import { DocumentRoute, ref, empty, tokensOr } from '../common/route-doc.js';
 
 @Controller('auth')
 export class AuthController {
@@ -29,6 +30,14 @@ export class AuthController {
 
   @Public()
   @Post('register')
+  @DocumentRoute({
+    summary: 'Create an account (role user) and sign in',
+    data: tokensOr(ref('PendingVerification')),
+    statuses: {
+      403: 'LOGIN_METHOD_DISABLED: password sign-in is off.',
+      409: 'CONFLICT: the email or mobile is taken.',
+    },
+  })
   async register(
     @Body() dto: RegisterDto,
     @Client() client: ClientInfo,
@@ -42,6 +51,14 @@ export class AuthController {
   @Public()
   @Post('login')
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'Sign in with email or mobile and a password',
+    data: tokensOr(ref('TwoFactorChallenge')),
+    statuses: {
+      401: 'INVALID_CREDENTIALS: wrong password, unknown email or mobile (same body and timing).',
+      403: 'LOGIN_METHOD_DISABLED: password sign-in is off; ACCOUNT_DISABLED or EMAIL_NOT_VERIFIED (REQUIRE_EMAIL_VERIFICATION), said only after the right password.',
+    },
+  })
   async login(@Body() dto: LoginDto, @Client() client: ClientInfo, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.auth.login(dto, client);
     // A two-factor challenge carries a temp token only: no session, no cookies yet.
@@ -52,6 +69,14 @@ export class AuthController {
   @ReadsRefreshCookie()
   @Post('refresh')
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'Exchange a refresh token for a new pair (single use)',
+    data: ref('TokenPair'),
+    statuses: {
+      401: 'UNAUTHENTICATED or REFRESH_TOKEN_REUSED (the session is now revoked).',
+      403: 'FORBIDDEN: a refresh cookie sent from an origin that is not allowed; ACCOUNT_DISABLED: the session is live but its account is disabled.',
+    },
+  })
   async refresh(
     @Body() dto: RefreshDto,
     @Req() request: FastifyRequest,
@@ -65,6 +90,7 @@ export class AuthController {
   @Post('logout')
   @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({ summary: 'Sign out: revoke the current session and clear the cookies', data: empty })
   async logout(
     @CurrentUser() user: AuthUser,
     @Body(EmptyBodyPipe) _body: Record<string, never>,
@@ -77,6 +103,7 @@ export class AuthController {
 
   @Get('me')
   @AllowedBeforeEnrolment()
+  @DocumentRoute({ summary: 'The signed-in caller, with roles and permissions', data: ref('Caller') })
   async me(@CurrentUser() user: AuthUser) {
     const profile = await this.principals.profile(user);
     if (!profile) throw invalidToken();

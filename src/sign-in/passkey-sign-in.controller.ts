@@ -9,6 +9,7 @@ import type { TokenPairResponse } from '../sessions/index.js';
 import { PasskeyOptionsDto } from './auth.dto.js';
 import { PasskeySignInService } from './passkey-sign-in.service.js';
 import { Client, type ClientInfo } from '../common/client-info.js';
+import { DocumentRoute, ref } from '../common/route-doc.js';
 
 /** Sign-in with a passkey: options, then the authenticator's assertion. Rate limited like every `/api/auth` route. */
 @Public()
@@ -21,12 +22,23 @@ export class PasskeySignInController {
 
   @Post('options')
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'Start a passkey sign-in: the WebAuthn request options',
+    data: ref('PasskeyRequestOptions'),
+  })
   options(@Body() dto: PasskeyOptionsDto) {
     return this.signIn.options(dto.email);
   }
 
   @Post('verify')
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'Sign in with the answer of a passkey',
+    data: ref('TokenPair'),
+    statuses: {
+      401: 'INVALID_CREDENTIALS, one body for every failure: unknown credential, used or expired challenge, wrong origin or RP ID, bad signature, counter going backwards, no user verification.',
+    },
+  })
   async verify(
     @Body() dto: AuthenticationResponseDto,
     @Client() client: ClientInfo,

@@ -10,6 +10,7 @@ import { CreateUserDto, DisableUserDto, ListUsersQuery, RoleIdsDto, UpdateUserDt
 import { UserDisablingService } from './user-disabling.service.js';
 import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 import { Client, type ClientInfo } from '../common/client-info.js';
+import { DocumentRoute, ref, page, empty } from '../common/route-doc.js';
 
 @Controller('admin/users')
 export class UsersController {
@@ -22,24 +23,32 @@ export class UsersController {
   @Get()
   @AdminList()
   @RequirePermissions(Permissions.UsersView)
+  @DocumentRoute({ summary: 'Users, a page at a time, optionally searched', data: page(ref('User')) })
   list(@Query() query: ListUsersQuery) {
     return this.users.list(query);
   }
 
   @Get(':id')
   @RequirePermissions(Permissions.UsersView)
+  @DocumentRoute({ summary: 'One user with roles', data: ref('User'), statuses: { 404: 'NOT_FOUND: no such user.' } })
   get(@UuidParam() id: string) {
     return this.users.get(id);
   }
 
   @Post()
   @RequirePermissions(Permissions.UsersCreate)
+  @DocumentRoute({ summary: 'Create a user', data: ref('User'), statuses: { 409: 'CONFLICT: email or mobile taken.' } })
   create(@CurrentUser() actor: AuthUser, @Body() dto: CreateUserDto) {
     return this.users.create(dto, actor.id);
   }
 
   /** The specification's handler-level check, with its own message. */
   @Put(':id')
+  @DocumentRoute({
+    summary: 'Change a user',
+    data: ref('User'),
+    statuses: { 404: 'NOT_FOUND: no such user.', 409: 'CONFLICT: email or mobile taken.' },
+  })
   update(
     @CurrentUser() actor: AuthUser,
     @UuidParam() id: string,
@@ -52,6 +61,11 @@ export class UsersController {
 
   @Delete(':id')
   @RequirePermissions(Permissions.UsersDelete)
+  @DocumentRoute({
+    summary: 'Delete a user',
+    data: empty,
+    statuses: { 404: 'NOT_FOUND: no such user.', 409: 'CONFLICT: the last administrator.' },
+  })
   delete(@CurrentUser() actor: AuthUser, @UuidParam() id: string) {
     return this.users.delete(id, actor.id);
   }
@@ -59,6 +73,11 @@ export class UsersController {
   @Post(':id/disable')
   @HttpCode(HttpStatus.OK)
   @RequirePermissions(Permissions.UsersEdit)
+  @DocumentRoute({
+    summary: 'Disable a user: no sign-in, every session ends',
+    data: ref('User'),
+    statuses: { 404: 'NOT_FOUND: no such user.', 409: 'CONFLICT: the last enabled holder of the admin role.' },
+  })
   disable(
     @CurrentUser() actor: AuthUser,
     @UuidParam() id: string,
@@ -72,6 +91,11 @@ export class UsersController {
   @Post(':id/enable')
   @HttpCode(HttpStatus.OK)
   @RequirePermissions(Permissions.UsersEdit)
+  @DocumentRoute({
+    summary: 'Enable a disabled user again',
+    data: ref('User'),
+    statuses: { 404: 'NOT_FOUND: no such user.' },
+  })
   enable(
     @CurrentUser() actor: AuthUser,
     @UuidParam() id: string,
@@ -83,18 +107,36 @@ export class UsersController {
 
   @Post(':id/roles')
   @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'Give a user roles (idempotent)',
+    data: ref('UserRoles'),
+    statuses: { 404: 'NOT_FOUND: no such user.' },
+  })
   addRoles(@CurrentUser() actor: AuthUser, @UuidParam() id: string, @Body() dto: RoleIdsDto) {
     assertMayEditUsers(actor);
     return this.userRoles.add(actor, id, dto.role_ids);
   }
 
   @Put(':id/roles')
+  @DocumentRoute({
+    summary: "Replace a user's roles",
+    data: ref('UserRoles'),
+    statuses: { 404: 'NOT_FOUND: no such user.', 409: 'CONFLICT: the last administrator would lose the admin role.' },
+  })
   replaceRoles(@CurrentUser() actor: AuthUser, @UuidParam() id: string, @Body() dto: RoleIdsDto) {
     assertMayEditUsers(actor);
     return this.userRoles.replace(actor, id, dto.role_ids);
   }
 
   @Delete(':id/roles/:role_id')
+  @DocumentRoute({
+    summary: 'Take a role from a user',
+    data: ref('UserRoles'),
+    statuses: {
+      404: 'NOT_FOUND: no such user or role.',
+      409: 'CONFLICT: the last administrator cannot lose the admin role.',
+    },
+  })
   removeRole(@CurrentUser() actor: AuthUser, @UuidParam() id: string, @UuidParam('role_id') roleId: string) {
     assertMayEditUsers(actor);
     return this.userRoles.remove(actor, id, roleId);

@@ -28,20 +28,13 @@ import {
   type PermissionRequirement,
 } from '@auth-rbac/nest-guard/internal';
 import { AppConfig } from '../../config/app-config.js';
-import { ROUTE_ANSWERS } from './route-answers.js';
-import {
-  BARE_ANSWERS,
-  BASIC_AUTH_HANDLERS,
-  ENVELOPED_DATA,
-  EXTRA_ANSWERS,
-  OAUTH_ERROR_HANDLERS,
-  PAGE_ANSWERS,
-  RESPONSE_COMPONENTS,
-} from './response-schemas.js';
+import { ROUTE_DOC_KEY, type RouteDoc } from '../../common/route-doc.js';
+import { RESPONSE_COMPONENTS } from './response-components.js';
 
 /**
  * The OpenAPI 3 document of the service (see `setUpOpenApi`), built from the routes Nest
- * registered and the guards' own metadata, plus the tables of response-schemas.ts.
+ * registered, the guards' own metadata and what each handler says of itself (`@DocumentRoute`,
+ * common/route-doc.ts), with the shapes of response-components.ts.
  */
 
 /** Handlers already described; test apps build the document more than once per process. */
@@ -116,14 +109,14 @@ function describeHandlers(app: NestFastifyApplication, dtoSchemas: Record<string
           Reflect.getMetadata(PATH_METADATA, handler) === undefined
         )
           continue;
-        describeHandler(controller, key, handler as object, `${controller.name}.${key}`);
+        describeHandler(controller, key, handler as object);
         describeQuery(controller, key, dtoSchemas);
       }
     }
   }
 }
 
-function describeHandler(controller: object, key: string, handler: object, name: string): void {
+function describeHandler(controller: object, key: string, handler: object): void {
   const descriptor = Object.getOwnPropertyDescriptor((controller as { prototype: object }).prototype, key)!;
   const decorate = (decorator: MethodDecorator) =>
     decorator((controller as { prototype: object }).prototype, key, descriptor);
@@ -131,26 +124,25 @@ function describeHandler(controller: object, key: string, handler: object, name:
   const requirement: PermissionRequirement | undefined =
     Reflect.getMetadata(REQUIRED_PERMISSIONS_KEY, handler) ?? Reflect.getMetadata(REQUIRED_PERMISSIONS_KEY, controller);
   const method: RequestMethod = Reflect.getMetadata(METHOD_METADATA, handler);
-  const error = OAUTH_ERROR_HANDLERS.has(name) ? oauthError : envelopeError;
+  // A handler that says nothing of itself is a gap the OpenAPI test reports, not a start-up failure.
+  const answers: RouteDoc | undefined = Reflect.getMetadata(ROUTE_DOC_KEY, handler);
+  const error = answers?.oauthErrors ? oauthError : envelopeError;
   const success: number =
     Reflect.getMetadata(HTTP_CODE_METADATA, handler) ??
     (method === RequestMethod.POST ? HttpStatus.CREATED : HttpStatus.OK);
-  // A handler missing from the table is a gap the OpenAPI test reports, not a start-up failure.
-  const answers = ROUTE_ANSWERS[name];
   if (answers) decorate(ApiOperation({ summary: answers.summary }));
 
   // Every error status, with what it means here: first what every route of its kind answers, then the route's own.
   const errors = new Map<number, string>();
   // Pages and scrapes (`/reset-password`, `/metrics`) answer in their own format; the rest in the envelope.
-  const pageAnswer = PAGE_ANSWERS[name];
+  const pageAnswer = answers?.page;
   if (pageAnswer) {
     decorate(ApiProduces(pageAnswer.produces));
     decorate(ApiOkResponse({ description: pageAnswer.description }));
     if (pageAnswer.notFound) decorate(ApiResponse({ status: 404, description: pageAnswer.notFound, schema: error }));
   } else {
-    const bare = BARE_ANSWERS[name];
-    const data = ENVELOPED_DATA[name];
-    const schema = bare ?? envelope(data ?? { type: 'object' });
+    const bare = answers?.bare;
+    const schema = bare ?? envelope(answers?.data ?? { type: 'object' });
     decorate(
       ApiResponse({
         status: success,
@@ -166,11 +158,11 @@ function describeHandler(controller: object, key: string, handler: object, name:
   }
   errors.set(429, 'RATE_LIMITED, with Retry-After.');
   if (!answers?.noDatabase) errors.set(503, 'SERVICE_UNAVAILABLE: the database cannot be reached.');
-  if (BASIC_AUTH_HANDLERS.has(name)) {
+  if (answers?.clientCredentials) {
     decorate(ApiBasicAuth('basic'));
     errors.set(
       401,
-      OAUTH_ERROR_HANDLERS.has(name)
+      answers.oauthErrors
         ? 'invalid_client: no valid client credentials, by HTTP Basic or client_secret_post (WWW-Authenticate: Basic).'
         : 'UNAUTHENTICATED: no valid client credentials (WWW-Authenticate: Basic).',
     );
@@ -199,7 +191,6 @@ function describeHandler(controller: object, key: string, handler: object, name:
     );
   }
   for (const [status, description] of Object.entries(answers?.statuses ?? {})) add(Number(status), description);
-  for (const answer of EXTRA_ANSWERS[name] ?? []) add(answer.status, answer.description);
   for (const [status, description] of [...errors].sort(([a], [b]) => a - b)) {
     decorate(ApiResponse({ status, description, schema: error }));
   }

@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { Public } from '@auth-rbac/nest-guard';
 import { AppException } from '../../common/app-exception.js';
 import { ConsoleFiles } from './console-files.js';
+import { DocumentRoute } from '../../common/route-doc.js';
 
 /**
  * The console is files of this origin only: its script and styles, the REST API it calls. Nothing
@@ -34,6 +35,15 @@ export class ConsolePageController {
   constructor(private readonly files: ConsoleFiles) {}
 
   @Get()
+  @DocumentRoute({
+    summary: 'The admin console (single-page app)',
+    page: {
+      produces: 'text/html',
+      description: 'The admin console (a single-page app on the public REST API).',
+      notFound: 'NOT_FOUND: the console has not been built (`npm run build`).',
+    },
+    noDatabase: true,
+  })
   async page(@Res() reply: FastifyReply): Promise<FastifyReply> {
     const built = await this.files.forPage();
     if (!built) throw new AppException('NOT_FOUND', 'The admin console has not been built: run npm run build.');
@@ -45,6 +55,15 @@ export class ConsolePageController {
   }
 
   @Get('assets/:file')
+  @DocumentRoute({
+    summary: "A file of the admin console's build",
+    page: {
+      produces: '*/*',
+      description: "A file of the admin console's build (script, style sheet), named by its content's hash.",
+      notFound: 'NOT_FOUND: no such file in the build.',
+    },
+    noDatabase: true,
+  })
   async asset(@Param('file') file: string, @Res() reply: FastifyReply): Promise<FastifyReply> {
     const asset = (await this.files.get())?.assets.get(file);
     if (!asset) throw new AppException('NOT_FOUND', 'No such file.');

@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { Public } from '@auth-rbac/nest-guard';
 import { RESET_PAGE_CSP } from './reset-page.js';
 import { CANCEL_EMAIL_CHANGE_PAGE, CONFIRM_EMAIL_PAGE, type LinkPage } from './email-change-pages.js';
+import { DocumentRoute } from '../../common/route-doc.js';
 
 function sendPage(reply: FastifyReply, page: LinkPage): FastifyReply {
   return reply.header('content-security-policy', RESET_PAGE_CSP).type('text/html; charset=utf-8').send(page.html);
@@ -17,11 +18,25 @@ function sendScript(reply: FastifyReply, page: LinkPage): FastifyReply {
 @Controller('confirm-email')
 export class ConfirmEmailPageController {
   @Get()
+  @DocumentRoute({
+    summary: 'The page an email-change link opens',
+    page: {
+      produces: 'text/html',
+      description:
+        'The page of an email-change link (`?token=...`): confirms it through `POST /api/account/email/confirm`.',
+    },
+    noDatabase: true,
+  })
   page(@Res() reply: FastifyReply): FastifyReply {
     return sendPage(reply, CONFIRM_EMAIL_PAGE);
   }
 
   @Get('page.js')
+  @DocumentRoute({
+    summary: "The email-change page's script",
+    page: { produces: 'application/javascript', description: "The page's script." },
+    noDatabase: true,
+  })
   script(@Res() reply: FastifyReply): FastifyReply {
     return sendScript(reply, CONFIRM_EMAIL_PAGE);
   }
@@ -32,11 +47,25 @@ export class ConfirmEmailPageController {
 @Controller('cancel-email-change')
 export class CancelEmailChangePageController {
   @Get()
+  @DocumentRoute({
+    summary: 'The page the cancel link (sent to the old address) opens',
+    page: {
+      produces: 'text/html',
+      description:
+        'The page of the cancel link sent to the old address (`?token=...`): cancels through `POST /api/account/email/cancel`.',
+    },
+    noDatabase: true,
+  })
   page(@Res() reply: FastifyReply): FastifyReply {
     return sendPage(reply, CANCEL_EMAIL_CHANGE_PAGE);
   }
 
   @Get('page.js')
+  @DocumentRoute({
+    summary: "The cancel page's script",
+    page: { produces: 'application/javascript', description: "The page's script." },
+    noDatabase: true,
+  })
   script(@Res() reply: FastifyReply): FastifyReply {
     return sendScript(reply, CANCEL_EMAIL_CHANGE_PAGE);
   }
