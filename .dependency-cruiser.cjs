@@ -23,6 +23,7 @@ const CAPABILITIES = [
   'lockout',
   'mobile-otp',
   'oidc',
+  'one-time-codes',
   'ops',
   'password-reset',
   'rbac',

@@ -8,6 +8,7 @@ import type { ClientInfo } from '../common/client-info.js';
 import { invalidToken } from '../sessions/index.js';
 import { UsersRepository } from '../identity/index.js';
 import { Transactions } from '../infra/database/transactions.js';
+import { OneTimeCodes } from '../one-time-codes/index.js';
 
 /**
  * The holder deletes their own account (GDPR Art. 17). In one transaction the user row goes, and
@@ -24,6 +25,7 @@ export class AccountDeletionService {
     private readonly roles: RolesRepository,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
+    private readonly codes: OneTimeCodes,
   ) {}
 
   async delete(user: AuthUser, client: ClientInfo): Promise<Record<string, never>> {
@@ -35,7 +37,9 @@ export class AccountDeletionService {
       if (await this.users.isLastEnabledHolder(manager, user.id, SystemRoles.Admin)) {
         throw new AppException('CONFLICT', 'The last administrator cannot delete their account.');
       }
-      await this.users.deleteAccount(manager, user.id, account.email);
+      // The codes asked for its address name no account when nobody's account asked: they go by address.
+      await this.codes.deleteAddressedTo(manager, account.email);
+      await this.users.deleteUser(manager, user.id);
     });
     // Every instance drops its cached caller: the access token is refused at its next use.
     await this.versions.bumpUser(user.id);

@@ -3,6 +3,7 @@ import { IdentityModule } from '../identity/index.js';
 import { MessagingModule } from '../infra/messaging/messaging.module.js';
 import { LockoutModule } from '../lockout/index.js';
 import { RbacModule } from '../rbac/index.js';
+import { OneTimeCodesModule } from '../one-time-codes/index.js';
 import { SecondFactorModule } from '../second-factor/index.js';
 import { SessionsModule } from '../sessions/index.js';
 import { AccountDeletionService } from './account-deletion.service.js';
@@ -24,7 +25,15 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
 
 /** The account holder's own side: profile, credentials, factors, sessions, verification, deletion. */
 @Module({
-  imports: [SessionsModule, SecondFactorModule, IdentityModule, RbacModule, LockoutModule, MessagingModule],
+  imports: [
+    SessionsModule,
+    SecondFactorModule,
+    OneTimeCodesModule,
+    IdentityModule,
+    RbacModule,
+    LockoutModule,
+    MessagingModule,
+  ],
   controllers: [AccountController, PasskeysController, EmailVerificationController],
   providers: [
     ProfileService,

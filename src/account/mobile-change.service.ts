@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { AuditLog } from '../audit/index.js';
 import type { ClientInfo } from '../common/client-info.js';
 import { AppException } from '../common/app-exception.js';
 import { asConflict } from '../common/unique-violation.js';
 import { clientAddressKey } from '../common/client-address.js';
-import { AppConfig } from '../config/app-config.js';
-import { OtpCodes, assertCodeRequestAllowed, lockMobileForSending } from '../second-factor/index.js';
+import { OneTimeCodes, SendLimits } from '../one-time-codes/index.js';
 import { SmsService } from '../infra/messaging/sms.service.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { IdentityChangeService } from './identity-change.service.js';
@@ -14,31 +13,26 @@ import { UsersRepository, AccountChangesRepository } from '../identity/index.js'
 import { Transactions } from '../infra/database/transactions.js';
 import { SessionsRepository } from '../sessions/index.js';
 
-const MAX_ATTEMPTS = 3;
-
 /**
  * The holder changes their mobile: an SMS code goes to the new number (under send-otp's cooldown
  * per number and hourly caps per number and per client address, against SMS pumping), and the
- * change applies through the one identity change when that code comes back. Three wrong codes
- * end the request.
+ * change applies through the one identity change when that code comes back. The code is a
+ * `mobile_change` one-time code bound to the request; its last wrong answer (OTP_MAX_ATTEMPTS)
+ * ends the request with it.
  */
 @Injectable()
 export class MobileChangeService {
-  private readonly key: Buffer;
-
   constructor(
     private readonly transactions: Transactions,
     private readonly changes: AccountChangesRepository,
     private readonly users: UsersRepository,
     private readonly identityChange: IdentityChangeService,
-    private readonly codes: OtpCodes,
+    private readonly codes: OneTimeCodes,
+    private readonly limits: SendLimits,
     private readonly sms: SmsService,
-    private readonly config: AppConfig,
     private readonly audit: AuditLog,
     private readonly sessions: SessionsRepository,
-  ) {
-    this.key = Buffer.from(hkdfSync('sha256', config.jwt.secret, '', 'mobile-change-code-hash', 32));
-  }
+  ) {}
 
   async request(user: AuthUser, mobile: string, client: ClientInfo): Promise<{ expires_in: number }> {
     const profile = await this.users.findProfile(user.id);
@@ -50,30 +44,37 @@ export class MobileChangeService {
     // A taken number gets the same answer, the same limits and the same work, but its SMS is a
     // stand-in that is never sent (Changes name no one else's account); the conflict is audited.
     const taken = (await this.users.findIdByMobile(mobile)) !== null;
-    const code = this.codes.generate();
     const id = randomUUID();
     // The per-address cap counts clients as send-otp does (an IPv6 /64, `::ffff:1.2.3.4` as 1.2.3.4).
     const clientIp = clientAddressKey(client.ip)?.slice(0, 64) ?? null;
     await this.transactions.run(async (manager) => {
       // The lock send-otp takes: one sender per number at a time, so the cooldown and caps cannot be raced.
-      await lockMobileForSending(manager, mobile);
-      // send-otp's own check, counting both flows: one cooldown per number, one hourly budget per number and per address.
-      await assertCodeRequestAllowed(manager, mobile, clientIp, this.config.otp);
+      await this.codes.lockRecipient(manager, mobile);
+      // send-otp's own rule, counting every flow: one cooldown per number, one hourly budget per number and per address.
+      await this.limits.assertMaySend(manager, 'mobile_change', mobile, clientIp);
+      const { ttlSeconds } = this.codes.settings('mobile_change');
       await this.changes.replacePending(manager, {
         id,
         userId: user.id,
         kind: 'mobile',
         newValue: mobile,
-        secretHash: this.hash(id, code),
+        secretHash: null,
         sessionId: user.sessionId,
         clientIp,
-        ttlSeconds: this.config.otp.ttl,
+        ttlSeconds,
+      });
+      const code = await this.codes.issue(manager, 'mobile_change', {
+        recipient: mobile,
+        userId: user.id,
+        binding: id,
+        reference: id,
+        clientIp,
       });
       // Queued with the request (the outbox): the answer never waits for the SMS gateway.
       await this.sms.send(
         {
           to: taken ? null : mobile,
-          text: this.codes.message(code),
+          text: this.codes.smsText(code),
           kind: 'mobile_change',
           userId: user.id,
           perRecipient: true,
@@ -98,7 +99,7 @@ export class MobileChangeService {
         client,
       });
     }
-    return { expires_in: this.config.otp.ttl };
+    return { expires_in: this.codes.settings('mobile_change').ttlSeconds };
   }
 
   async confirm(user: AuthUser, code: string, client: ClientInfo): Promise<Record<string, never>> {
@@ -111,13 +112,12 @@ export class MobileChangeService {
         await this.changes.end(manager, pending.id);
         return { error: invalidCode() };
       }
-      if (this.matches(pending.secretHash, pending.id, code)) return { pending };
-      const attempts = await this.changes.countWrongAttempt(manager, pending.id, MAX_ATTEMPTS);
-      return {
-        error: new AppException('INVALID_OTP', 'The code is wrong.', [
-          { attempts_remaining: Math.max(0, MAX_ATTEMPTS - attempts) },
-        ]),
-      };
+      const row = await this.codes.lockLatest(manager, 'mobile_change', { reference: pending.id });
+      const check = await this.codes.answer(manager, row, pending.id, code);
+      if (check.ok) return { pending };
+      // A spent code (its last wrong answer, say) ends the request: the next answer finds none pending.
+      if (check.spent) await this.changes.end(manager, pending.id);
+      return { error: check.error };
     });
     if ('error' in outcome) throw outcome.error;
     const pending = outcome.pending!;
@@ -141,16 +141,6 @@ export class MobileChangeService {
       throw asConflict(error);
     }
     return {};
-  }
-
-  private hash(requestId: string, code: string): string {
-    return createHmac('sha256', this.key).update(`${requestId}\n${code}`).digest('hex');
-  }
-
-  private matches(stored: string, requestId: string, code: string): boolean {
-    const expected = Buffer.from(stored, 'hex');
-    const actual = Buffer.from(this.hash(requestId, code), 'hex');
-    return expected.length === actual.length && timingSafeEqual(expected, actual);
   }
 }
 

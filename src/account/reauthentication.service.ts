@@ -14,19 +14,8 @@ import { AppException } from '../common/app-exception.js';
 import { clientAddressKey } from '../common/client-address.js';
 import { AppConfig } from '../config/app-config.js';
 import { LoginLockout, lockoutSubject } from '../lockout/index.js';
-import {
-  TotpService,
-  RecoveryCodesService,
-  OtpCodes,
-  checkOtp,
-  assertCodeRequestAllowed,
-  insertCode,
-  lockLatestReauthCode,
-  lockMobileForSending,
-  replaceLiveCodes,
-  PasskeysService,
-  passkeyRefusal,
-} from '../second-factor/index.js';
+import { TotpService, RecoveryCodesService, PasskeysService, passkeyRefusal } from '../second-factor/index.js';
+import { OneTimeCodes, SendLimits } from '../one-time-codes/index.js';
 import { SmsService } from '../infra/messaging/sms.service.js';
 import { Transactions } from '../infra/database/transactions.js';
 import type { ReauthenticateDto } from './account.dto.js';
@@ -63,7 +52,8 @@ export class ReauthenticationService {
     private readonly sessions: SessionService,
     private readonly totp: TotpService,
     private readonly recoveryCodes: RecoveryCodesService,
-    private readonly codes: OtpCodes,
+    private readonly codes: OneTimeCodes,
+    private readonly limits: SendLimits,
     private readonly sms: SmsService,
     private readonly config: AppConfig,
     private readonly passkeys: PasskeysService,
@@ -166,24 +156,21 @@ export class ReauthenticationService {
         { field: 'method', message: 'the account has no mobile to send a code to' },
       ]);
     }
-    const code = this.codes.generate();
     const clientIp = clientAddressKey(client.ip)?.slice(0, 64) ?? null;
     await this.transactions.run(async (manager) => {
-      await lockMobileForSending(manager, mobile);
-      await assertCodeRequestAllowed(manager, mobile, clientIp, this.config.otp);
-      await replaceLiveCodes(manager, user.id, 'reauth');
-      await insertCode(manager, {
-        purpose: 'reauth',
-        mobile,
+      await this.codes.lockRecipient(manager, mobile);
+      await this.limits.assertMaySend(manager, 'reauthentication', mobile, clientIp);
+      // Bound to the asking session: another session of the account cannot answer it.
+      const code = await this.codes.issue(manager, 'reauthentication', {
+        recipient: mobile,
         userId: user.id,
-        codeHash: this.codes.hash('reauth', user.sessionId, code),
+        binding: user.sessionId,
         clientIp,
-        expiresAt: new Date(Date.now() + this.config.otp.ttl * 1000),
       });
-      await this.sms.send({ to: mobile, text: this.codes.message(code), kind: 'reauth', userId: user.id }, manager);
+      await this.sms.send({ to: mobile, text: this.codes.smsText(code), kind: 'reauth', userId: user.id }, manager);
     });
     this.sms.dispatch();
-    return { expires_in: this.config.otp.ttl };
+    return { expires_in: this.codes.settings('reauthentication').ttlSeconds };
   }
 
   async assertPassword(user: { id: string; email: string }, password: string, client: ClientInfo): Promise<void> {
@@ -244,8 +231,8 @@ export class ReauthenticationService {
 
   private async checkSmsCode(user: { id: string; sessionId: string }, code: string): Promise<true | AppException> {
     const result = await this.transactions.run(async (manager) => {
-      const row = await lockLatestReauthCode(manager, user.id);
-      return checkOtp(manager, this.codes, row, user.sessionId, code);
+      const row = await this.codes.lockLatest(manager, 'reauthentication', { userId: user.id });
+      return this.codes.answer(manager, row, user.sessionId, code);
     });
     return result.ok ? true : result.error;
   }

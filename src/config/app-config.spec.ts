@@ -17,7 +17,7 @@ describe('configuration', () => {
     expect(config.http.port).toBe(3000);
     expect(config.jwt).toMatchObject({ accessTokenTtl: 900, refreshTokenTtl: 604800, sessionMaxAge: 2592000 });
     expect(config.resetTokenTtl).toBe(3600);
-    expect(config.otp).toEqual({ length: 6, ttl: 300, resendSeconds: 60, hourlyCap: 10 });
+    expect(config.otp).toEqual({ length: 6, ttl: 300, maxAttempts: 3, resendSeconds: 60, hourlyCap: 10 });
     expect(config.loginMethods).toEqual({ emailPassword: true, mobileOtp: false, emailCode: false });
     expect(config.requireEmailVerification).toBe(false);
     expect(config.passwordHashing).toEqual({

@@ -83,6 +83,8 @@ export abstract class AppConfig {
   abstract readonly otp: {
     length: number;
     ttl: number;
+    /** OTP_MAX_ATTEMPTS: wrong answers before a code is burned. */
+    maxAttempts: number;
     resendSeconds: number;
     hourlyCap: number;
   };
@@ -196,6 +198,7 @@ export function buildAppConfig(env: Environment): AppConfig {
     otp: {
       length: env.OTP_LENGTH,
       ttl: env.OTP_EXPIRY,
+      maxAttempts: env.OTP_MAX_ATTEMPTS,
       resendSeconds: env.OTP_RESEND_SECONDS,
       hourlyCap: env.OTP_HOURLY_CAP,
     },

@@ -221,6 +221,13 @@ export const VARIABLES = {
     description: 'Lifetime of a one-time code, seconds.',
     rules: [int, IsInt(), Min(1)],
   }),
+  OTP_MAX_ATTEMPTS: withDefault(3, {
+    section: 'otp',
+    description:
+      'Wrong answers a one-time code takes before it is burned (`OTP_ATTEMPTS_EXCEEDED`): SMS and email sign-in ' +
+      'codes, second-factor challenges, re-authentication and mobile-change codes. The specification says 3.',
+    rules: [int, IsInt(), Min(1), Max(10)],
+  }),
   OTP_RESEND_SECONDS: withDefault(60, {
     section: 'otp',
     description:

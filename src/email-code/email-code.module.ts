@@ -2,17 +2,25 @@ import { Module } from '@nestjs/common';
 import { IdentityModule } from '../identity/index.js';
 import { MessagingModule } from '../infra/messaging/messaging.module.js';
 import { RbacModule } from '../rbac/index.js';
+import { OneTimeCodesModule } from '../one-time-codes/index.js';
 import { SecondFactorModule } from '../second-factor/index.js';
 import { SettingsModule } from '../settings/index.js';
 import { SessionsModule } from '../sessions/index.js';
 import { EmailCodeController } from './email-code.controller.js';
 import { EmailCodeService } from './email-code.service.js';
-import { EmailCodesRepository } from './email-codes.repository.js';
 
 /** Sign-in by a code sent to the account's email. */
 @Module({
-  imports: [SessionsModule, SecondFactorModule, IdentityModule, RbacModule, SettingsModule, MessagingModule],
+  imports: [
+    SessionsModule,
+    SecondFactorModule,
+    OneTimeCodesModule,
+    IdentityModule,
+    RbacModule,
+    SettingsModule,
+    MessagingModule,
+  ],
   controllers: [EmailCodeController],
-  providers: [EmailCodeService, EmailCodesRepository],
+  providers: [EmailCodeService],
 })
 export class EmailCodeModule {}

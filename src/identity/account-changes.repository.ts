@@ -14,9 +14,8 @@ export interface AccountChangeRequestRow {
   userId: string;
   kind: AccountChangeKind;
   newValue: string;
-  /** The keyed hash of the link's token (email) or of the SMS code (mobile). */
-  secretHash: string;
-  attempts: number;
+  /** The keyed hash of an email change's link token; null for a mobile change (its code is a one-time code). */
+  secretHash: string | null;
   /** The session that asked: it stays signed in when the change applies. */
   sessionId: string | null;
   /** The SHA-256 of an email change's cancel link (sent to the old address). */
@@ -30,10 +29,10 @@ export interface AccountChangeRequestRow {
 /** What a pending change is read as, by every lookup. */
 export type PendingChangeRow = Pick<
   AccountChangeRequestRow,
-  'id' | 'userId' | 'newValue' | 'secretHash' | 'attempts' | 'sessionId' | 'expiresAt'
+  'id' | 'userId' | 'newValue' | 'secretHash' | 'sessionId' | 'expiresAt'
 >;
 
-const PENDING_COLUMNS = `id, user_id AS "userId", new_value AS "newValue", secret_hash AS "secretHash", attempts,
+const PENDING_COLUMNS = `id, user_id AS "userId", new_value AS "newValue", secret_hash AS "secretHash",
   session_id AS "sessionId", expires_at AS "expiresAt"`;
 
 /** Every query on pending email and mobile changes. */
@@ -49,7 +48,7 @@ export class AccountChangesRepository {
       userId: string;
       kind: AccountChangeKind;
       newValue: string;
-      secretHash: string;
+      secretHash: string | null;
       /** An email change's cancel link (sent to the old address), as its SHA-256. */
       cancelHash?: string | null;
       sessionId: string;
@@ -146,16 +145,5 @@ export class AccountChangesRepository {
 
   async end(manager: EntityManager, id: string): Promise<void> {
     await manager.query(`UPDATE account_change_requests SET ended_at = now() WHERE id = $1`, [id]);
-  }
-
-  /** Counts a wrong code; the third one ends the request. */
-  async countWrongAttempt(manager: EntityManager, id: string, maxAttempts: number): Promise<number> {
-    const [rows]: [Pick<AccountChangeRequestRow, 'attempts'>[], number] = await manager.query(
-      `UPDATE account_change_requests SET attempts = attempts + 1,
-              ended_at = CASE WHEN attempts + 1 >= $2 THEN now() ELSE ended_at END
-        WHERE id = $1 RETURNING attempts`,
-      [id, maxAttempts],
-    );
-    return rows[0].attempts;
   }
 }

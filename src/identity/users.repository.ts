@@ -360,15 +360,6 @@ export class UsersRepository {
     await manager.query(`DELETE FROM users WHERE id = $1`, [id]);
   }
 
-  /**
-   * The account and everything that hangs on it (ON DELETE CASCADE), and the email codes asked for
-   * its address, which name no user when they were asked for by nobody's account.
-   */
-  async deleteAccount(manager: EntityManager, id: string, email: string): Promise<void> {
-    await manager.query(`DELETE FROM email_codes WHERE email = $1`, [email]);
-    await manager.query(`DELETE FROM users WHERE id = $1`, [id]);
-  }
-
   /** The user's row id, locked until the caller's transaction ends; null when there is no such user. */
   async lockUserRow(manager: EntityManager, userId: string): Promise<{ id: string } | null> {
     const [user] = await manager.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, [userId]);

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { IdentityModule } from '../identity/index.js';
 import { MessagingModule } from '../infra/messaging/messaging.module.js';
+import { OneTimeCodesModule } from '../one-time-codes/index.js';
 import { SecondFactorModule } from '../second-factor/index.js';
 import { SettingsModule } from '../settings/index.js';
 import { SessionsModule } from '../sessions/index.js';
@@ -9,7 +10,7 @@ import { OtpController } from './otp.controller.js';
 
 /** Sign-in by a code sent to the account's mobile, and the second factor's verify step. */
 @Module({
-  imports: [SessionsModule, SecondFactorModule, IdentityModule, SettingsModule, MessagingModule],
+  imports: [SessionsModule, SecondFactorModule, OneTimeCodesModule, IdentityModule, SettingsModule, MessagingModule],
   controllers: [OtpController],
   providers: [MobileOtpService],
 })

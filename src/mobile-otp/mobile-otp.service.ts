@@ -1,25 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { SessionService, type IssuedSession, oneFactor } from '../sessions/index.js';
 import { AuditLog } from '../audit/index.js';
 import { AppException } from '../common/app-exception.js';
 import { clientAddressKey } from '../common/client-address.js';
-import { AppConfig } from '../config/app-config.js';
 import { SettingsService } from '../settings/index.js';
 import { UsersRepository, isDisabled } from '../identity/index.js';
-import {
-  checkOtp,
-  OtpCodes,
-  assertCodeLength,
-  assertCodeRequestAllowed,
-  insertCode,
-  latestLoginCodeWithin,
-  lockLatestLoginCode,
-  lockMobileForSending,
-  replaceLiveLoginCodes,
-  TwoFactorService,
-  type TwoFactorChallenge,
-} from '../second-factor/index.js';
+import { TwoFactorService, type TwoFactorChallenge } from '../second-factor/index.js';
+import { OneTimeCodes, SendLimits } from '../one-time-codes/index.js';
 import { SmsService } from '../infra/messaging/sms.service.js';
 import { Transactions } from '../infra/database/transactions.js';
 import type { ClientInfo } from '../common/client-info.js';
@@ -33,11 +20,11 @@ import type { ClientInfo } from '../common/client-info.js';
 export class MobileOtpService {
   constructor(
     private readonly transactions: Transactions,
-    private readonly codes: OtpCodes,
+    private readonly codes: OneTimeCodes,
+    private readonly limits: SendLimits,
     private readonly sms: SmsService,
     private readonly settings: SettingsService,
     private readonly sessions: SessionService,
-    private readonly config: AppConfig,
     private readonly audit: AuditLog,
     private readonly users: UsersRepository,
     private readonly twoFactor: TwoFactorService,
@@ -45,37 +32,32 @@ export class MobileOtpService {
 
   async send(mobile: string, client: ClientInfo): Promise<{ expires_in: number }> {
     await this.assertEnabled();
-    const code = this.codes.generate();
     // The per-address cap counts clients (an IPv6 /64, `::ffff:1.2.3.4` as 1.2.3.4): client_ip holds that key.
     const address = clientAddressKey(client.ip)?.slice(0, 64);
     await this.transactions.run(async (manager) => {
       // One sender per mobile at a time (second-factor codes too), so the cooldown and caps cannot be raced.
-      await lockMobileForSending(manager, mobile);
-      // Mobile-change codes to this number, or from this address, count too (the same cooldown and caps).
-      await assertCodeRequestAllowed(manager, mobile, address, this.config.otp);
+      await this.codes.lockRecipient(manager, mobile);
+      // Mobile-change and re-authentication codes to this number, or from this address, count too.
+      await this.limits.assertMaySend(manager, 'sms_sign_in', mobile, address ?? null);
       // A disabled account is answered like a number of nobody's: the same work, and no SMS.
       const account = (await this.users.findAccountsByMobile(manager, mobile)).find((found) => !isDisabled(found));
-      const inheritedAttempts = await this.recentFailedAttempts(manager, mobile);
-      await replaceLiveLoginCodes(manager, mobile);
-      await insertCode(manager, {
-        purpose: 'login',
-        mobile,
+      // Wrong answers of the number's last code carry over: asking for codes does not buy guesses.
+      const code = await this.codes.issue(manager, 'sms_sign_in', {
+        recipient: mobile,
         userId: account?.id ?? null,
-        codeHash: this.codes.hash('login', mobile, code),
-        attempts: inheritedAttempts,
+        binding: mobile,
         clientIp: address ?? null,
-        expiresAt: new Date(Date.now() + this.config.otp.ttl * 1000),
       });
       // Queued, never sent here: the answer does not wait for the gateway. A mobile of nobody gets
       // a stand-in that the sender drops, so both cost the request the same work. The sender
       // records `otp.sent` once the gateway has taken the message.
       await this.sms.send(
-        { to: account ? mobile : null, text: this.codes.message(code), kind: 'otp.login', userId: account?.id ?? null },
+        { to: account ? mobile : null, text: this.codes.smsText(code), kind: 'otp.login', userId: account?.id ?? null },
         manager,
       );
     });
     this.sms.dispatch();
-    return { expires_in: this.config.otp.ttl };
+    return { expires_in: this.codes.settings('sms_sign_in').ttlSeconds };
   }
 
   /** A session, or, for an account that holds a second factor, the challenge for it. */
@@ -85,10 +67,10 @@ export class MobileOtpService {
     client: ClientInfo,
   ): Promise<IssuedSession | { challenge: TwoFactorChallenge }> {
     await this.assertEnabled();
-    assertCodeLength(code, this.config.otp.length, 'otp');
+    this.codes.assertLength('sms_sign_in', code, 'otp');
     const result = await this.transactions.run(async (manager) => {
-      const row = await lockLatestLoginCode(manager, mobile);
-      return checkOtp(manager, this.codes, row, mobile, code);
+      const row = await this.codes.lockLatest(manager, 'sms_sign_in', { recipient: mobile });
+      return this.codes.answer(manager, row, mobile, code);
     });
     if (!result.ok) {
       await this.audit.record({ type: 'otp.failure', client, details: { reason: result.error.code } });
@@ -116,14 +98,5 @@ export class MobileOtpService {
     const methods = await this.settings.getLoginMethods();
     if (!methods.mobileOtp) throw new AppException('LOGIN_METHOD_DISABLED', 'Sign-in with a mobile code is disabled.');
     return methods;
-  }
-
-  /**
-   * Wrong attempts of the mobile's latest code, when it is recent and was not used: a new code
-   * does not reset them, so asking for codes does not buy more guesses.
-   */
-  private async recentFailedAttempts(manager: EntityManager, mobile: string): Promise<number> {
-    const latest = await latestLoginCodeWithin(manager, mobile, this.config.limits.lockoutSeconds);
-    return latest && latest.endReason !== 'used' ? latest.attempts : 0;
   }
 }

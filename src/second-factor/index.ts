@@ -1,16 +1,3 @@
-export { assertCodeLength } from './code-length.js';
-export { attemptsExceeded, checkOtp, expired } from './otp-check.js';
-export {
-  insertCode,
-  latestLoginCodeWithin,
-  lockLatestLoginCode,
-  lockLatestReauthCode,
-  lockMobileForSending,
-  replaceLiveLoginCodes,
-  replaceLiveCodes,
-} from './otp-codes.repository.js';
-export { MAX_OTP_ATTEMPTS, OtpCodes } from './otp-codes.js';
-export { assertCodeRequestAllowed } from './otp-send-limits.js';
 export { PasskeysRepository } from './passkeys.repository.js';
 export { PasskeysService, passkeyRefusal, passkeyView, type PasskeyView } from './passkeys.service.js';
 export { PrincipalRules } from './principal-rules.js';

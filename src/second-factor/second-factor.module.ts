@@ -6,7 +6,7 @@ import { OidcModule } from '../oidc/index.js';
 import { RbacModule } from '../rbac/index.js';
 import { SettingsModule } from '../settings/index.js';
 import { SessionsModule } from '../sessions/index.js';
-import { OtpCodes } from './otp-codes.js';
+import { OneTimeCodesModule } from '../one-time-codes/index.js';
 import { PasskeysRepository } from './passkeys.repository.js';
 import { PasskeysService } from './passkeys.service.js';
 import { PrincipalRules } from './principal-rules.js';
@@ -18,9 +18,17 @@ import { TwoFactorService } from './two-factor.service.js';
 
 /** Challenges and their answers: app codes, recovery codes, SMS and email codes, passkeys. */
 @Module({
-  imports: [SessionsModule, LockoutModule, SettingsModule, IdentityModule, RbacModule, OidcModule, MessagingModule],
+  imports: [
+    SessionsModule,
+    OneTimeCodesModule,
+    LockoutModule,
+    SettingsModule,
+    IdentityModule,
+    RbacModule,
+    OidcModule,
+    MessagingModule,
+  ],
   providers: [
-    OtpCodes,
     SecondFactorsRepository,
     SecretBox,
     TotpService,
@@ -31,7 +39,6 @@ import { TwoFactorService } from './two-factor.service.js';
     PrincipalRules,
   ],
   exports: [
-    OtpCodes,
     SecondFactorsRepository,
     TotpService,
     RecoveryCodesService,

@@ -35,6 +35,11 @@ export interface RecoveryCodeRow {
 export class SecondFactorsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** Parallel password logins of one account take turns at creating its challenge. */
+  async lockChallengesOf(manager: EntityManager, userId: string): Promise<void> {
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`2fa:${userId}`]);
+  }
+
   async findTotp(userId: string, manager: EntityManager = this.dataSource.manager): Promise<TotpSecretRow | null> {
     const [row]: TotpSecretRow[] = await manager.query(
       `SELECT secret_ciphertext AS "secretCiphertext", confirmed_at AS "confirmedAt", last_used_step AS "lastUsedStep"

@@ -10,26 +10,15 @@ import {
 } from '../sessions/index.js';
 import { AuditLog } from '../audit/index.js';
 import { AppException } from '../common/app-exception.js';
-import { AppConfig } from '../config/app-config.js';
 import { LoginLockout, lockoutSubject } from '../lockout/index.js';
 import { SettingsService } from '../settings/index.js';
 import { UsersRepository } from '../identity/index.js';
-import { checkOtp } from './otp-check.js';
-import { OtpCodes } from './otp-codes.js';
-import { assertCodeLength } from './code-length.js';
+import { assertCodeLength, OneTimeCodes, SendLimits } from '../one-time-codes/index.js';
 import { maskMobile } from './mask-mobile.js';
-import { assertMobileHourlyCap } from './otp-send-limits.js';
-import {
-  insertCode,
-  lockChallenge,
-  lockChallengesOfUser,
-  lockMobileForSending,
-  replaceLiveCodes,
-} from './otp-codes.repository.js';
+import { SecondFactorsRepository } from './second-factors.repository.js';
 import { SmsService } from '../infra/messaging/sms.service.js';
 import { RecoveryCodesService } from './recovery-codes.service.js';
 import { TotpService } from './totp.service.js';
-import { checkChallengeAnswer } from './second-factor-check.js';
 import { Transactions } from '../infra/database/transactions.js';
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { PasskeysService } from './passkeys.service.js';
@@ -64,20 +53,21 @@ export interface SecondFactorAnswer {
 /**
  * The administrators' second factor. When both login methods are on, a correct password of a
  * privileged account (contract, Privilege boundaries) that has a mobile earns a temp token (5 minutes, single use) and an SMS
- * code bound to it; `verify-2fa` with both completes the sign-in. Three wrong codes end it.
+ * code bound to it; `verify-2fa` with both completes the sign-in. OTP_MAX_ATTEMPTS (3) wrong codes end it.
  */
 @Injectable()
 export class TwoFactorService {
   constructor(
     private readonly transactions: Transactions,
-    private readonly codes: OtpCodes,
+    private readonly codes: OneTimeCodes,
+    private readonly limits: SendLimits,
+    private readonly factors: SecondFactorsRepository,
     private readonly sms: SmsService,
     private readonly settings: SettingsService,
     private readonly tokens: TokenService,
     private readonly sessions: SessionService,
     private readonly users: UsersRepository,
     private readonly access: AccessRepository,
-    private readonly config: AppConfig,
     private readonly audit: AuditLog,
     private readonly lockout: LoginLockout,
     private readonly totp: TotpService,
@@ -132,31 +122,27 @@ export class TwoFactorService {
     // Without SMS the row still carries the challenge's attempts and single use; its code is never sent.
     const mobile = methods.includes('sms') ? user.mobile : null;
     const jti = randomUUID();
-    const code = this.codes.generate();
     const tempToken = await this.tokens.signTwoFactor({ userId: user.id, email: user.email }, jti, firstFactor);
-    const ttl = Math.min(this.config.otp.ttl, TWO_FACTOR_TOKEN_TTL);
     await this.transactions.run(async (manager) => {
       // Per account, then per mobile (the lock send-otp takes too): parallel logins take turns,
       // so exactly one challenge stays live and the hourly cap cannot be raced.
-      await lockChallengesOfUser(manager, user.id);
+      await this.factors.lockChallengesOf(manager, user.id);
       if (mobile !== null) {
-        await lockMobileForSending(manager, mobile);
+        await this.codes.lockRecipient(manager, mobile);
         // Second-factor SMS spend the mobile's hourly budget too (429 at the password step past it).
-        await assertMobileHourlyCap(manager, mobile, this.config.otp.hourlyCap);
+        await this.limits.assertMaySend(manager, 'second_factor', mobile, null);
       }
       // One live challenge per account: a new one ends the previous temp token (401 OTP_EXPIRED).
-      await replaceLiveCodes(manager, user.id, '2fa');
-      await insertCode(manager, {
-        purpose: '2fa',
-        mobile: mobile ?? '',
+      const code = await this.codes.issue(manager, 'second_factor', {
+        recipient: mobile,
         userId: user.id,
-        tempTokenJti: jti,
-        codeHash: this.codes.hash('2fa', jti, code),
+        binding: jti,
+        reference: jti,
         clientIp: client.ip?.slice(0, 64) ?? null,
-        expiresAt: new Date(Date.now() + ttl * 1000),
+        ttlSeconds: Math.min(this.codes.settings('second_factor').ttlSeconds, TWO_FACTOR_TOKEN_TTL),
       });
       if (mobile !== null)
-        await this.sms.send({ to: mobile, text: this.codes.message(code), kind: '2fa', userId: user.id }, manager);
+        await this.sms.send({ to: mobile, text: this.codes.smsText(code), kind: '2fa', userId: user.id }, manager);
     });
     if (mobile !== null) this.sms.dispatch();
     const offered = methods.includes('totp') || methods.includes('passkey') ? { methods } : {};
@@ -195,7 +181,7 @@ export class TwoFactorService {
     }
     const code = assertAnswerShape(answer, method);
     if (method !== 'recovery' && method !== 'passkey')
-      assertDigits(code, method, method === 'sms' ? this.config.otp.length : 6);
+      assertDigits(code, method, method === 'sms' ? this.codes.settings('second_factor').length : 6);
     // Second-factor codes are guessed under the account's lockout, like passwords: no code of a
     // live challenge is judged while the account is locked.
     const subject = lockoutSubject(claims.sub, {});
@@ -210,17 +196,25 @@ export class TwoFactorService {
         { userId: claims.sub, requireUserVerification: false },
         client,
       )) !== null;
-    // The row lock makes parallel attempts with one temp token take turns: at most three are judged.
+    // The row lock makes parallel attempts with one temp token take turns: at most OTP_MAX_ATTEMPTS
+    // are judged. Whatever the method, the challenge's row counts the answers under the one rule.
     const result = await this.transactions.run(async (manager) => {
-      const row = await lockChallenge(manager, claims.jti);
-      if (method === 'sms') return checkOtp(manager, this.codes, row, claims.jti, code);
-      // Only an account that enrolled an app (or a passkey) is offered these; a code of one step is accepted once.
-      return checkChallengeAnswer(manager, row, async () => {
-        if (method === 'passkey') return passkeyAccepted;
-        return method === 'totp'
-          ? this.totp.check(manager, claims.sub, code, false)
-          : this.recoveryCodes.use(manager, claims.sub, code);
-      });
+      const row = await this.codes.lockLatest(manager, 'second_factor', { reference: claims.jti });
+      if (method === 'sms') return this.codes.answer(manager, row, claims.jti, code);
+      // Only an account that enrolled an app (or a passkey) is offered these; a code of one step is
+      // accepted once. A challenge always belongs to an account: a row without one matches nothing.
+      return this.codes.judge(
+        manager,
+        row,
+        async (live) => {
+          if (live.userId === null) return false;
+          if (method === 'passkey') return passkeyAccepted;
+          return method === 'totp'
+            ? this.totp.check(manager, claims.sub, code, false)
+            : this.recoveryCodes.use(manager, claims.sub, code);
+        },
+        'sign in again',
+      );
     });
     if (!result.ok) {
       await this.audit.record({

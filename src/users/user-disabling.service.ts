@@ -21,7 +21,7 @@ export interface Disabling {
 
 /**
  * Disabling and enabling accounts (Keycloak's `enabled`, Supabase's ban). A disabled account
- * signs in by no method (core/users/account-status.ts) and everything issued to it ends at once,
+ * signs in by no method (identity/account-status.ts) and everything issued to it ends at once,
  * through the path identity changes take. The last enabled holder of the admin role stays enabled.
  */
 @Injectable()

@@ -75,9 +75,10 @@ describe('sign-in by email code, flag on', () => {
     expect(asked.body.data).toEqual({ expires_in: 300 });
     const code = codeFrom(await sink.waitForMail(user.email));
 
-    const rows: { code_hash: string }[] = await db.query(`SELECT code_hash FROM email_codes WHERE email = $1`, [
-      user.email,
-    ]);
+    const rows: { code_hash: string }[] = await db.query(
+      `SELECT code_hash FROM one_time_codes WHERE purpose = 'email_sign_in' AND recipient = $1`,
+      [user.email],
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0].code_hash).not.toContain(code);
 

@@ -167,7 +167,9 @@ describe('mobile + SMS code sign-in', () => {
     const user = await userWithMobile();
     await sendOtp(user.mobile);
     const code = await sms.codeFor(user.mobile);
-    const rows = await db.query(`SELECT * FROM otp_codes WHERE mobile = $1`, [user.mobile]);
+    const rows = await db.query(`SELECT * FROM one_time_codes WHERE purpose = 'sms_sign_in' AND recipient = $1`, [
+      user.mobile,
+    ]);
     expect(rows).toHaveLength(1);
     expect(rows[0].code_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(rows)).not.toContain(code);

@@ -64,7 +64,7 @@ describe('second factor throttling', () => {
     const results = await Promise.all(Array.from({ length: HOURLY_CAP }, () => login(user)));
     expect(results.map((res) => res.status)).toEqual(Array(HOURLY_CAP).fill(200));
     const [{ live }] = await db.query(
-      `SELECT count(*)::int AS live FROM otp_codes WHERE user_id = $1 AND purpose = '2fa' AND ended_at IS NULL`,
+      `SELECT count(*)::int AS live FROM one_time_codes WHERE user_id = $1 AND purpose = 'second_factor' AND ended_at IS NULL`,
       [user.id],
     );
     expect(live).toBe(1);
@@ -140,7 +140,7 @@ describe('second factor throttling', () => {
       const code = await sms.codeFor(user.mobile);
       if (round === 0) expect((await verify2fa(res.body.data.temp_token, wrongCode(code))).status).toBe(401);
       expect((await verify2fa(res.body.data.temp_token, code)).status).toBe(200);
-      await db.query(`DELETE FROM otp_codes WHERE user_id = $1`, [user.id]);
+      await db.query(`DELETE FROM one_time_codes WHERE user_id = $1`, [user.id]);
     }
   });
 

@@ -86,6 +86,40 @@ describe('admin two-factor sign-in (both login methods on)', () => {
     expect(right.body.error.code).toBe('OTP_ATTEMPTS_EXCEEDED');
   });
 
+  it('takes as many wrong codes as OTP_MAX_ATTEMPTS says: 5, then OTP_ATTEMPTS_EXCEEDED', async () => {
+    const fiveAttempts = await createTestApp({
+      env: {
+        DATABASE_URL: database.url,
+        AUTH_MOBILE_OTP: 'true',
+        SMS_TRANSPORT: 'webhook',
+        SMS_WEBHOOK_URL: sms.url,
+        OTP_MAX_ATTEMPTS: '5',
+      },
+    });
+    try {
+      const user = await admin();
+      const signIn = await request(fiveAttempts.getHttpServer())
+        .post('/api/auth/login')
+        .send({ email: user.email, password: user.password });
+      const tempToken = signIn.body.data.temp_token as string;
+      const code = await sms.codeFor(user.mobile);
+      const answer = (attempt: string) =>
+        request(fiveAttempts.getHttpServer())
+          .post('/api/auth/otp/verify-2fa')
+          .send({ temp_token: tempToken, code: attempt });
+      for (const remaining of [4, 3, 2, 1, 0]) {
+        const res = await answer(wrongCode(code));
+        expect(res.status).toBe(401);
+        expect(res.body.error).toMatchObject({ code: 'INVALID_OTP', details: [{ attempts_remaining: remaining }] });
+      }
+      const right = await answer(code);
+      expect(right.status).toBe(401);
+      expect(right.body.error.code).toBe('OTP_ATTEMPTS_EXCEEDED');
+    } finally {
+      await fiveAttempts.close();
+    }
+  });
+
   it('refuses a used temp token', async () => {
     const user = await admin();
     const { tempToken, code } = await challenge(user);
@@ -175,7 +209,10 @@ describe('admin two-factor sign-in (both login methods on)', () => {
     expect(successes.length).toBeLessThanOrEqual(1);
     const judged = results.filter((res) => res.body.error?.code === 'INVALID_OTP' || res.status === 200);
     expect(judged.length).toBeLessThanOrEqual(3);
-    const [row] = await db.query(`SELECT attempts FROM otp_codes WHERE user_id = $1 AND purpose = '2fa'`, [user.id]);
+    const [row] = await db.query(
+      `SELECT attempts FROM one_time_codes WHERE user_id = $1 AND purpose = 'second_factor'`,
+      [user.id],
+    );
     expect(row.attempts).toBeLessThanOrEqual(3);
     const [{ after }] = await db.query(`SELECT count(*)::int AS after FROM sessions WHERE user_id = $1`, [user.id]);
     expect(after - before).toBe(successes.length);

@@ -67,14 +67,12 @@ export class RecoveryCode {
 export type AccountChangeKind = 'email' | 'mobile';
 
 /**
- * A change of email or mobile that waits for proof of the new address: a link (email) or an SMS
- * code (mobile), stored as a keyed hash. It applies when that proof comes back, through the one
- * identity-change operation.
+ * A change of email or mobile that waits for proof of the new address: a link (email, its token's
+ * keyed hash here) or an SMS code (mobile, a `mobile_change` row of one_time_codes whose reference
+ * is this request). It applies when that proof comes back, through the one identity-change operation.
  */
 @Entity({ name: 'account_change_requests' })
 @Index('IDX_account_change_requests_user_kind', ['userId', 'kind'])
-@Index('IDX_account_change_requests_value_created', ['newValue', 'createdAt'])
-@Index('IDX_account_change_requests_client_created', ['clientIp', 'createdAt'])
 export class AccountChangeRequest {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'PK_account_change_requests' })
   id!: string;
@@ -92,12 +90,10 @@ export class AccountChangeRequest {
   @Column({ name: 'new_value', type: 'varchar', length: 255 })
   newValue!: string;
 
+  /** An email change's link token, as its keyed hash; null for a mobile change (its code is in one_time_codes). */
   @Index('UQ_account_change_requests_secret_hash', { unique: true })
-  @Column({ name: 'secret_hash', type: 'varchar', length: 64 })
-  secretHash!: string;
-
-  @Column({ type: 'integer', default: 0 })
-  attempts!: number;
+  @Column({ name: 'secret_hash', type: 'varchar', length: 64, nullable: true })
+  secretHash!: string | null;
 
   /** The session that asked: it stays signed in when the change applies, as the holder made it. */
   @Index('IDX_account_change_requests_session_id')

@@ -1,11 +1,11 @@
 import { AccountChangeRequest, RecoveryCode, TotpAuthenticator } from './account.entities.js';
-import { EmailCode, EmailVerificationToken } from './account-life.entities.js';
+import { EmailVerificationToken } from './account-life.entities.js';
 import { AuditEvent } from './audit-event.entity.js';
 import { PasswordResetToken } from './password-reset-token.entity.js';
 import { Session } from './session.entity.js';
 import { Content } from './content.entity.js';
 import { LoginFailure } from './login-failure.entity.js';
-import { OtpCode } from './otp-code.entity.js';
+import { OneTimeCode } from './one-time-code.entity.js';
 import { OutboxMessage } from './outbox-message.entity.js';
 import { Passkey, WebauthnChallenge } from './passkey.entities.js';
 import { Permission } from './permission.entity.js';
@@ -23,7 +23,7 @@ export const entities = [
   PasswordResetToken,
   Setting,
   Content,
-  OtpCode,
+  OneTimeCode,
   LoginFailure,
   AuditEvent,
   OutboxMessage,
@@ -32,7 +32,6 @@ export const entities = [
   RecoveryCode,
   AccountChangeRequest,
   EmailVerificationToken,
-  EmailCode,
   Passkey,
   WebauthnChallenge,
 ];

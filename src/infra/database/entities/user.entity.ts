@@ -41,7 +41,7 @@ export class User {
   @Column({ name: 'email_verified_at', type: 'timestamptz', nullable: true })
   emailVerifiedAt!: Date | null;
 
-  /** Set while the account is disabled: no sign-in of any kind (see core/users/account-status.ts). */
+  /** Set while the account is disabled: no sign-in of any kind (see src/identity/account-status.ts). */
   @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
   disabledAt!: Date | null;
 

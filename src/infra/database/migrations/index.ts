@@ -18,6 +18,7 @@ import { ClientRolesAndTokens1770310000000 } from './1770310000000-client-roles-
 import { AccountLife1770500000000 } from './1770500000000-account-life.js';
 import { Passkeys1770600000000 } from './1770600000000-passkeys.js';
 import { SecurityEvents1770700000000 } from './1770700000000-security-events.js';
+import { OneTimeCodes1770800000000 } from './1770800000000-one-time-codes.js';
 
 /** In order of application. Listed explicitly so the build and the tests load the same set. */
 export const migrations = [
@@ -41,4 +42,5 @@ export const migrations = [
   AccountLife1770500000000,
   Passkeys1770600000000,
   SecurityEvents1770700000000,
+  OneTimeCodes1770800000000,
 ];
