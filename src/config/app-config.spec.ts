@@ -9,7 +9,12 @@ const STRONG_SECRET = 'q4Zr7XhN0vJm2bYt9KcW1sLd8FpGe5UaTnR3oHiB6yE=';
 /** What production needs besides a strong secret: codes that do not go to the log. */
 /** The end-to-end suite's secret (test/support/test-config.ts), which production tests start with. */
 const TEST_JWT_SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
-const PRODUCTION = { APP_ENV: 'production', SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: 'https://sms.example.com/send' };
+const PRODUCTION = {
+  APP_ENV: 'production',
+  SMS_TRANSPORT: 'webhook',
+  SMS_WEBHOOK_URL: 'https://sms.example.com/send',
+  DATABASE_URL: 'postgres://auth@db.example.com:5432/auth',
+};
 
 describe('configuration', () => {
   it("applies the contract's defaults", () => {
@@ -172,13 +177,29 @@ describe('configuration', () => {
     expect(build({ APP_ENV: 'development', [name]: 'Password123' }).isProduction).toBe(false);
   });
 
+  it('refuses the embedded database in production unless ALLOW_EMBEDDED_DATABASE_IN_PRODUCTION says so', () => {
+    const { DATABASE_URL: _server, ...embedded } = PRODUCTION;
+    const attempt = () => build({ ...embedded, JWT_SECRET: STRONG_SECRET });
+    expect(attempt).toThrow(ConfigurationError);
+    expect(attempt).toThrow(
+      /DATABASE_URL is unset, so production would run on the embedded database.*set DATABASE_URL to a PostgreSQL server, or ALLOW_EMBEDDED_DATABASE_IN_PRODUCTION=true/,
+    );
+    const onPurpose = { ...embedded, JWT_SECRET: STRONG_SECRET, ALLOW_EMBEDDED_DATABASE_IN_PRODUCTION: 'true' };
+    expect(build(onPurpose).isProduction).toBe(true);
+    expect(() => build({ ...onPurpose, ALLOW_EMBEDDED_DATABASE_IN_PRODUCTION: 'false' })).toThrow(
+      /ALLOW_EMBEDDED_DATABASE_IN_PRODUCTION/,
+    );
+    expect(build({ APP_ENV: 'staging', JWT_SECRET: STRONG_SECRET }).isProduction).toBe(false);
+  });
+
   it('names every production problem at once, and never the secret itself', () => {
     try {
       build({ APP_ENV: 'production', JWT_SECRET: 'b'.repeat(40), SEED_ADMIN_PASSWORD: 'iloveyou1' });
       throw new Error('accepted');
     } catch (error) {
       const message = (error as Error).message;
-      for (const name of ['JWT_SECRET', 'SMS_TRANSPORT', 'SEED_ADMIN_PASSWORD']) expect(message).toContain(name);
+      for (const name of ['JWT_SECRET', 'SMS_TRANSPORT', 'SEED_ADMIN_PASSWORD', 'DATABASE_URL'])
+        expect(message).toContain(name);
       expect(message).not.toContain('b'.repeat(40));
       expect(message).not.toContain('iloveyou1');
     }

@@ -273,11 +273,20 @@ function webauthnConfig(env: Environment): AppConfig['webauthn'] {
 
 /**
  * What production refuses to start with, beyond a short JWT_SECRET: a guessable one (judged by a
- * strength estimator, not by length alone), one-time codes written to the log, and seed accounts
- * with a common password. Each message names the variable and how to fix it.
+ * strength estimator, not by length alone), one-time codes written to the log, seed accounts
+ * with a common password, and the embedded database unless it is chosen on purpose. Each message
+ * names the variable and how to fix it.
  */
 function refuseUnsafeProduction(env: Environment): void {
   const problems: string[] = [];
+  // A forgotten DATABASE_URL must not quietly put production's accounts into a local folder.
+  if (!env.DATABASE_URL && !env.ALLOW_EMBEDDED_DATABASE_IN_PRODUCTION) {
+    problems.push(
+      'DATABASE_URL is unset, so production would run on the embedded database (one process, its data under ' +
+        'DATA_DIR): set DATABASE_URL to a PostgreSQL server, or ALLOW_EMBEDDED_DATABASE_IN_PRODUCTION=true to run ' +
+        'on the embedded database on purpose.',
+    );
+  }
   if (env.JWT_SECRET && isGuessableSecret(env.JWT_SECRET)) {
     problems.push(
       'JWT_SECRET is guessable (repeated, keyboard or dictionary patterns): use random data, e.g. `openssl rand -base64 48`.',

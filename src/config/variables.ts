@@ -262,6 +262,14 @@ export const VARIABLES = {
       'a time: a lock file refuses a second one).',
     rules: [unset, IsOptional(), IsString()],
   }),
+  ALLOW_EMBEDDED_DATABASE_IN_PRODUCTION: withDefault(false, {
+    section: 'database',
+    description:
+      'With `APP_ENV=production` and no `DATABASE_URL`, the service refuses to start rather than run on the ' +
+      'embedded database (one process, its data in `DATA_DIR`). `true` runs on it on purpose (a single small ' +
+      'instance whose `DATA_DIR` is a backed-up volume).',
+    rules: [bool, IsBoolean()],
+  }),
   DB_MIGRATIONS_RUN: withDefault(true, {
     section: 'database',
     description: 'Apply pending migrations at start.',

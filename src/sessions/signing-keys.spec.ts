@@ -7,7 +7,12 @@ import os from 'node:os';
 import path from 'node:path';
 
 const SECRET = 'q4Zr7XhN0vJm2bYt9KcW1sLd8FpGe5UaTnR3oHiB6yE=';
-const PRODUCTION = { APP_ENV: 'production', SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: 'https://sms.example.com/send' };
+const PRODUCTION = {
+  APP_ENV: 'production',
+  SMS_TRANSPORT: 'webhook',
+  SMS_WEBHOOK_URL: 'https://sms.example.com/send',
+  DATABASE_URL: 'postgres://auth@db.example.com:5432/auth',
+};
 const keysFor = (env: Record<string, string>) =>
   new SigningKeys(buildAppConfig(parseEnvironment({ JWT_SECRET: SECRET, ...env })));
 const pem = (type: 'ec' | 'ed25519', curve?: string) =>

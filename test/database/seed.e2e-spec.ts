@@ -23,7 +23,13 @@ async function counts(dataSource: DataSource) {
 }
 
 /** Production refuses to start with one-time codes going to the log. */
-const PRODUCTION = { APP_ENV: 'production', SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: 'http://127.0.0.1:9/sms' };
+/** A production configuration (the seeder reads it; the data source is the test's own). */
+const PRODUCTION = {
+  APP_ENV: 'production',
+  SMS_TRANSPORT: 'webhook',
+  SMS_WEBHOOK_URL: 'http://127.0.0.1:9/sms',
+  DATABASE_URL: 'postgres://auth@db.example.com:5432/auth',
+};
 
 describe('seeding', () => {
   it("creates the specification's default data", () =>

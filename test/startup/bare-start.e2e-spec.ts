@@ -97,6 +97,9 @@ describe('the built service started with no configuration', () => {
     expect(result.output).toContain('JWT_SECRET is guessable');
     expect(result.output).toContain('SMS_TRANSPORT=log writes one-time codes to the log');
     expect(result.output).toContain('SEED_ADMIN_PASSWORD is on the list of common passwords');
+    expect(result.output).toContain(
+      'set DATABASE_URL to a PostgreSQL server, or ALLOW_EMBEDDED_DATABASE_IN_PRODUCTION=true to run on the embedded database on purpose',
+    );
     expect(result.output).not.toContain(secret);
     expect(result.output).not.toContain('iloveyou1');
   });

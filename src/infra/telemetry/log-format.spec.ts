@@ -51,7 +51,12 @@ describe('log format', () => {
     [{ APP_ENV: 'test' }, true, 'json'],
     [{ APP_ENV: 'staging' }, true, 'json'],
     [
-      { APP_ENV: 'production', SMS_TRANSPORT: 'webhook', SMS_WEBHOOK_URL: 'https://sms.example.com/send' },
+      {
+        APP_ENV: 'production',
+        SMS_TRANSPORT: 'webhook',
+        SMS_WEBHOOK_URL: 'https://sms.example.com/send',
+        DATABASE_URL: 'postgres://auth@db.example.com:5432/auth',
+      },
       true,
       'json',
     ],
