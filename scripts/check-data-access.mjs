@@ -10,6 +10,10 @@
 //    repository's TypeScript (its SQL aliases every column to camelCase), so none leaves it.
 // 4. The entity classes only describe the schema (the migrations test compares them with the
 //    migrations): outside src/infra/database/ nothing imports a class of theirs, only a type.
+// 5. One owner per table: every statement that writes a table (INSERT INTO, UPDATE, DELETE FROM,
+//    TRUNCATE) is written in one repository file. A statement of another capability that must
+//    write the table in its own statement composes the owner's exported piece of SQL
+//    (`auditEventInsert`, `revocationEvents`), so the text of a write stands in one file only.
 //
 // `node scripts/check-data-access.mjs [root]` checks `root/src` (the repository's by default).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -59,6 +63,18 @@ for (const file of files(ENTITIES))
   for (const match of readFileSync(path.join(ROOT, file), 'utf8').matchAll(/export\s+(?:abstract\s+)?class\s+(\w+)/g))
     entityClasses.set(match[1], file);
 
+/** The tables a repository's SQL writes (comments left out; keywords in capitals, as the SQL is written). */
+function writtenTables(text) {
+  const sql = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const tables = new Set();
+  for (const match of sql.matchAll(
+    /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM|TRUNCATE(?:\s+TABLE)?)\s+"?([a-z_][a-z0-9_]*)"?/g,
+  ))
+    tables.add(match[1]);
+  return tables;
+}
+
+const writers = new Map();
 const problems = [];
 for (const file of files('src')) {
   if (SPEC.test(file)) continue;
@@ -71,6 +87,9 @@ for (const file of files('src')) {
     code.forEach((line, index) => {
       for (const [pattern, what] of STATEMENTS) if (pattern.test(line)) report(index, `${what} outside a repository`);
     });
+
+  if (REPOSITORY.test(file))
+    for (const table of writtenTables(text)) writers.set(table, [...(writers.get(table) ?? []), file]);
 
   if (REPOSITORY.test(file))
     code.forEach((line, index) => {
@@ -101,9 +120,19 @@ for (const file of files('src')) {
     }
 }
 
+for (const [table, owners] of writers) {
+  if (owners.length > 1)
+    problems.push(
+      `${table}: written by ${owners.length} repositories (${[...owners].sort().join(', ')}): one owns the table, ` +
+        "and the others compose its owner's statement",
+    );
+}
+
 if (problems.length > 0) {
   console.error(problems.join('\n'));
   console.error(`\n${problems.length} data-access problem(s) (see docs/architecture.md).`);
   process.exit(1);
 }
-console.log('Data access: statements only in repositories, SQL only, one camelCase row shape per table.');
+console.log(
+  'Data access: statements only in repositories, SQL only, one camelCase row shape per table, one repository writing each table.',
+);

@@ -3,7 +3,7 @@ import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { AppException } from '../common/app-exception.js';
 import { AuditLog } from '../audit/index.js';
-import { AuthzVersions, RolesRepository } from '../rbac/index.js';
+import { AuthzVersions, RolesRepository, UserRolesRepository } from '../rbac/index.js';
 import type { ClientInfo } from '../common/client-info.js';
 import { invalidToken } from '../sessions/index.js';
 import { UsersRepository } from '../identity/index.js';
@@ -20,6 +20,7 @@ import { OneTimeCodes } from '../one-time-codes/index.js';
 @Injectable()
 export class AccountDeletionService {
   constructor(
+    private readonly userRoles: UserRolesRepository,
     private readonly transactions: Transactions,
     private readonly users: UsersRepository,
     private readonly roles: RolesRepository,
@@ -34,7 +35,7 @@ export class AccountDeletionService {
       await this.roles.lockRoleByName(manager, SystemRoles.Admin);
       const account = await this.users.lockAccount(manager, user.id);
       if (!account) throw invalidToken();
-      if (await this.users.isLastEnabledHolder(manager, user.id, SystemRoles.Admin)) {
+      if (await this.userRoles.isLastEnabledHolder(manager, user.id, SystemRoles.Admin)) {
         throw new AppException('CONFLICT', 'The last administrator cannot delete their account.');
       }
       // The codes asked for its address name no account when nobody's account asked: they go by address.

@@ -41,6 +41,20 @@ export type AuditRow = Pick<
 >;
 
 /** The audit table's queries: the writer's insert, the admin list and the retention's deletion. */
+/**
+ * The insert of one audit event, its values numbered from `$first`, as `INSERT ... SELECT`: a
+ * statement of another table (a session's, say) composes it into its own, so there is never the
+ * change without its event, nor the event without the change.
+ */
+export function auditEventInsert(row: AuditRow, first: number): { sql: string; params: unknown[] } {
+  const casts = ['text', 'uuid', 'text', 'text', 'text', 'text', 'jsonb'];
+  const values = casts.map((cast, i) => `$${first + i}::${cast}`).join(', ');
+  return {
+    sql: `INSERT INTO audit_events (type, actor_id, target_type, target_id, ip, user_agent, details) SELECT ${values}`,
+    params: [row.type, row.actorId, row.targetType, row.targetId, row.ip, row.userAgent, JSON.stringify(row.details)],
+  };
+}
+
 @Injectable()
 export class AuditEventsRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -51,11 +65,8 @@ export class AuditEventsRepository {
    * statements) holds its own copy of this insert.
    */
   async insert(row: AuditRow): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO audit_events (type, actor_id, target_type, target_id, ip, user_agent, details)
-       SELECT $1::text, $2::uuid, $3::text, $4::text, $5::text, $6::text, $7::jsonb`,
-      [row.type, row.actorId, row.targetType, row.targetId, row.ip, row.userAgent, JSON.stringify(row.details)],
-    );
+    const { sql, params } = auditEventInsert(row, 1);
+    await this.dataSource.query(sql, params);
   }
 
   /**

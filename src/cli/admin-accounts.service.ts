@@ -8,7 +8,7 @@ import { PasswordHasher, UsersRepository } from '../identity/index.js';
 import type { IdentityTransformOptions } from '../common/contact-fields.js';
 import { normalizeEmail } from '../common/normalize.js';
 import { AppConfig } from '../config/app-config.js';
-import { AuthzVersions, RolesRepository } from '../rbac/index.js';
+import { AuthzVersions, RolesRepository, UserRolesRepository, NewAccounts } from '../rbac/index.js';
 import { Transactions } from '../infra/database/transactions.js';
 import { uniqueViolationField } from '../common/unique-violation.js';
 import { AppException } from '../common/app-exception.js';
@@ -27,6 +27,8 @@ export class CliError extends Error {
 @Injectable()
 export class AdminAccountsService {
   constructor(
+    private readonly userRoles: UserRolesRepository,
+    private readonly newAccounts: NewAccounts,
     private readonly transactions: Transactions,
     private readonly config: AppConfig,
     private readonly users: UsersRepository,
@@ -56,7 +58,7 @@ export class AdminAccountsService {
     let user: { id: string; email: string };
     try {
       user = await this.transactions.run((manager) =>
-        this.users.insertWithRole(
+        this.newAccounts.create(
           manager,
           { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash, emailVerified: true },
           SystemRoles.Admin,
@@ -81,7 +83,7 @@ export class AdminAccountsService {
     if (!user) throw new CliError(`No account with the email ${email}.`);
     const role = await this.roles.findRoleByName(roleName.trim());
     if (!role) throw new CliError(`No role named ${roleName}; see list-roles.`);
-    const added = await this.users.addRole(user.id, role.id);
+    const added = await this.transactions.run((manager) => this.userRoles.grant(manager, user.id, role.id));
     if (!added) return 'already held';
     await this.versions.bumpUser(user.id);
     await this.audit.record({

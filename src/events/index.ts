@@ -1,3 +1,3 @@
 export { EventsModule } from './events.module.js';
 export { SecurityEventFeed } from './security-event-feed.js';
-export { SecurityEventsRepository, type SecurityEventRow } from './security-events.repository.js';
+export { SecurityEventsRepository, revocationEvents, type SecurityEventRow } from './security-events.repository.js';

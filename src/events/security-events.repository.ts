@@ -18,6 +18,26 @@ export interface SecurityEventRow {
  * The security events table. Ids become visible in id order (see the migration), so a reader that
  * goes by id misses nothing.
  */
+/**
+ * The security events of a revocation, for a statement that ends sessions or tokens and composes
+ * this into its own: from `source`, a CTE of `(id, <subject>)` rows, either one `session-revoked`
+ * per row (`sid` the row, `sub` its subject) or one `credential-change` per subject (every session
+ * of a user).
+ */
+export function revocationEvents(
+  source: string,
+  kind: 'session-revoked' | 'credential-change',
+  subjectColumn = 'user_id',
+): string {
+  return kind === 'credential-change'
+    ? `INSERT INTO security_events (type, payload)
+         SELECT 'credential-change', jsonb_build_object('sub', ${subjectColumn},
+                'not_before', floor(extract(epoch FROM clock_timestamp()))::bigint)
+           FROM ${source} GROUP BY ${subjectColumn} ORDER BY ${subjectColumn}`
+    : `INSERT INTO security_events (type, payload)
+         SELECT 'session-revoked', jsonb_build_object('sid', id, 'sub', ${subjectColumn}) FROM ${source} ORDER BY id`;
+}
+
 @Injectable()
 export class SecurityEventsRepository {
   constructor(private readonly dataSource: DataSource) {}

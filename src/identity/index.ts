@@ -6,9 +6,11 @@ export { PasswordHasher } from './password-hasher.js';
 export { IsNewPassword, MatchesField, PasswordLength } from './password-rules.js';
 export {
   UsersRepository,
+  userWithPasswordSql,
   type AccountChanges,
-  type AdminUserRow,
   type SignInAccount,
+  type NewUser,
   type UserRow,
+  type UserIdentityRow,
   type UserWithPassword,
 } from './users.repository.js';

@@ -61,64 +61,14 @@ export interface AccountChanges {
   passwordHash?: string;
 }
 
-/** A user as administrators see them: never a password or hash. */
-export type AdminUserRow = UserIdentityRow &
-  Pick<UserRow, 'disabledAt' | 'disabledUntil' | 'disabledReason' | 'createdAt' | 'updatedAt'> & {
-    emailVerified: boolean;
-    /** Disabled now: set, and not past its end. */
-    disabled: boolean;
-    roles: { id: string; name: string }[];
-  };
-
 /** The caller's own record, as `/api/auth/me` and `GET /api/account` show it. */
 export type CallerProfileRow = UserIdentityRow & { emailVerified: boolean };
 
-/** The columns of the admin user record beside id, name, email and mobile, over `users` aliased `u`. */
-const adminStatusColumns = (u: string) => `${u}.email_verified_at IS NOT NULL AS "emailVerified",
-       (${u}.disabled_at IS NOT NULL AND (${u}.disabled_until IS NULL OR ${u}.disabled_until > now())) AS disabled,
-       ${u}.disabled_at AS "disabledAt", ${u}.disabled_until AS "disabledUntil", ${u}.disabled_reason AS "disabledReason"`;
-
-/** The roles of the user `p.id`, by name: a correlated subquery run once per row of a page. */
-const ROLES_OF_P = `COALESCE((
-    SELECT json_agg(json_build_object('id', r.id, 'name', r.name) ORDER BY r.name)
-      FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-     WHERE ur.user_id = p.id), '[]')`;
-
 /**
- * `search` matches a fragment of the email or the name, case-insensitively, through the trigram
- * indexes (lower(email), name); LIKE's wildcards in it are matched literally.
+ * The account a sign-in names, as `UserWithPassword`, by its email or mobile (`$1`): the one
+ * lookup of a sign-in, which the lockout's counting statement composes into its own.
  */
-function searchCondition(search: string | undefined): { where: string; params: unknown[] } {
-  if (!search) return { where: '', params: [] };
-  const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return { where: `WHERE lower(u.email) LIKE lower($1) OR u.name ILIKE $1`, params: [pattern] };
-}
-
-/**
- * One page of the admin users list. The page's ids come first, in (created_at, id) order from
- * IDX_users_created_at_id (or from the trigram indexes for a search), and roles are joined for
- * those rows only: the cost follows the page, not the table. Exported so the tests can EXPLAIN
- * exactly what the service runs.
- */
-export function adminUsersPageQuery(
-  search: string | undefined,
-  limit: number,
-  offset: number,
-): { sql: string; params: unknown[] } {
-  const { where, params } = searchCondition(search);
-  return {
-    sql: `SELECT p.id, p.name, p.email, p.mobile, p."emailVerified", p.disabled, p."disabledAt", p."disabledUntil",
-                 p."disabledReason", p."createdAt", p."updatedAt", ${ROLES_OF_P} AS roles
-            FROM (SELECT u.id, u.name, u.email, u.mobile, ${adminStatusColumns('u')},
-                         u.created_at AS "createdAt", u.updated_at AS "updatedAt" FROM users u ${where}
-                   ORDER BY u.created_at, u.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}) AS p
-           ORDER BY p."createdAt", p.id`,
-    params: [...params, limit, offset],
-  };
-}
-
-/** The account a sign-in names, as `UserWithPassword`, by its email or mobile (`$1`). */
-function userWithPasswordSql(column: 'email' | 'mobile'): string {
+export function userWithPasswordSql(column: 'email' | 'mobile'): string {
   return `SELECT u.id, u.name, u.email, u.mobile, u.password_hash AS "passwordHash",
                  EXISTS (SELECT 1 FROM totp_authenticators t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS "hasTotp",
                  u.email_verified_at IS NOT NULL AS "emailVerified", ${accountStatusColumns('u')},
@@ -161,27 +111,14 @@ export class UsersRepository {
     return row ?? null;
   }
 
-  /** Gives the user the role; false when they already held it. */
-  async addRole(userId: string, roleId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO user_roles (user_id, role_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING user_id`,
-      [userId, roleId],
-    );
-    return rows.length > 0;
-  }
-
-  /** Inserts the user and links the named role, in the caller's transaction. */
-  async insertWithRole(manager: EntityManager, user: NewUser, roleName: string): Promise<SignInAccount> {
+  /** Inserts the user, in the caller's transaction (its roles: rbac's UserRolesRepository). */
+  async insert(manager: EntityManager, user: NewUser): Promise<SignInAccount> {
     const [row] = await manager.query(
       `INSERT INTO users (name, email, mobile, password_hash, email_verified_at)
        VALUES ($1, $2, $3, $4, CASE WHEN $5::boolean THEN now() END)
        RETURNING id, name, email, mobile, ${accountStatusColumns('users')}`,
       [user.name, user.email, user.mobile, user.passwordHash, user.emailVerified === true],
     );
-    await manager.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = $2`, [
-      row.id,
-      roleName,
-    ]);
     return row as SignInAccount;
   }
 
@@ -269,27 +206,6 @@ export class UsersRepository {
     );
   }
 
-  /** Holders of the role other than `userId` that are enabled now. */
-  async countOtherEnabledHolders(manager: EntityManager, userId: string, roleName: string): Promise<number> {
-    const [{ count }] = await manager.query(
-      `SELECT count(*)::int AS count
-         FROM user_roles ur JOIN roles r ON r.id = ur.role_id JOIN users u ON u.id = ur.user_id
-        WHERE r.name = $1 AND u.id <> $2
-          AND (u.disabled_at IS NULL OR (u.disabled_until IS NOT NULL AND u.disabled_until <= now()))`,
-      [roleName, userId],
-    );
-    return count;
-  }
-
-  /**
-   * Whether the user holds the role and no other enabled account does: the last administrator,
-   * whom deleting or disabling would leave the service without one.
-   */
-  async isLastEnabledHolder(manager: EntityManager, userId: string, roleName: string): Promise<boolean> {
-    const holds = (await this.rolesOf(manager, userId)).some((role) => role.name === roleName);
-    return holds && (await this.countOtherEnabledHolders(manager, userId, roleName)) === 0;
-  }
-
   /** The user's current name, email and mobile, locked for the rest of the caller's transaction. */
   async lockAccount(manager: EntityManager, userId: string): Promise<UserIdentityRow | null> {
     const [row]: UserIdentityRow[] = await manager.query(
@@ -325,37 +241,6 @@ export class UsersRepository {
     return row?.email ?? null;
   }
 
-  /**
-   * A page of users with their roles and the number of users matching, under the admin statement
-   * timeout. The total counts users alone, never the role join.
-   */
-  findAdminPage(
-    search: string | undefined,
-    limit: number,
-    offset: number,
-  ): Promise<{ items: AdminUserRow[]; total: number }> {
-    return underAdminStatementTimeout(this.dataSource, async (manager) => {
-      const { where, params } = searchCondition(search);
-      const [{ total }] = await manager.query(`SELECT count(*)::int AS total FROM users u ${where}`, params);
-      const page = adminUsersPageQuery(search, limit, offset);
-      const items: AdminUserRow[] = await manager.query(page.sql, page.params);
-      return { items, total };
-    });
-  }
-
-  /** One user with their roles, in the caller's transaction when given, else under the admin timeout. */
-  findAdminUser(id: string, manager?: EntityManager): Promise<AdminUserRow | null> {
-    const find = async (runner: EntityManager) => {
-      const [user]: AdminUserRow[] = await runner.query(
-        `SELECT p.id, p.name, p.email, p.mobile, ${adminStatusColumns('p')}, p.created_at AS "createdAt", p.updated_at AS "updatedAt",
-                ${ROLES_OF_P} AS roles FROM users p WHERE p.id = $1`,
-        [id],
-      );
-      return user ?? null;
-    };
-    return manager ? find(manager) : underAdminStatementTimeout(this.dataSource, find);
-  }
-
   async deleteUser(manager: EntityManager, id: string): Promise<void> {
     await manager.query(`DELETE FROM users WHERE id = $1`, [id]);
   }
@@ -366,30 +251,25 @@ export class UsersRepository {
     return user ?? null;
   }
 
-  /**
-   * The user's roles, each kept from deletion until the caller's transaction ends: a role deleted
-   * meanwhile is waited for and left out, instead of being written back into the user's set.
-   */
-  rolesOf(manager: EntityManager, userId: string): Promise<{ id: string; name: string }[]> {
-    return manager.query(
-      `SELECT r.id, r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id WHERE ur.user_id = $1 FOR KEY SHARE OF r`,
-      [userId],
-    );
-  }
-
-  /** The user's role set becomes exactly these (existing) role ids. */
-  async setRoles(manager: EntityManager, userId: string, roleIds: string[]): Promise<void> {
-    await manager.query(`DELETE FROM user_roles WHERE user_id = $1`, [userId]);
-    if (roleIds.length > 0) {
-      await manager.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, unnest($2::uuid[])`, [userId, roleIds]);
-    }
-  }
-
   /** The account holding this mobile (none or one: mobiles are unique), in the caller's transaction. */
   findAccountsByMobile(manager: EntityManager, mobile: string): Promise<(SignInAccount & { mobile: string })[]> {
     return manager.query(
       `SELECT u.id, u.name, u.email, u.mobile, ${accountStatusColumns('u')} FROM users u WHERE u.mobile = $1`,
       [mobile],
     );
+  }
+
+  /** The new user's id, or null when the email or mobile is taken (the account is then skipped). */
+  async insertSeededAccount(
+    manager: EntityManager,
+    account: Pick<UserRow, 'name' | 'email' | 'mobile' | 'passwordHash'>,
+  ): Promise<string | null> {
+    // Seeded accounts are the operator's own: their addresses count as verified.
+    const inserted: Pick<UserRow, 'id'>[] = await manager.query(
+      `INSERT INTO users (name, email, mobile, password_hash, email_verified_at) VALUES ($1, $2, $3, $4, now())
+       ON CONFLICT DO NOTHING RETURNING id`,
+      [account.name, account.email, account.mobile, account.passwordHash],
+    );
+    return inserted[0]?.id ?? null;
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { UserWithPassword } from '../identity/index.js';
+import { userWithPasswordSql, type UserWithPassword } from '../identity/index.js';
 
 /**
  * A row of `login_failures`, the one shape the table's statements answer in: every column aliased
@@ -30,6 +30,11 @@ function countAttemptSql(subject: string): string {
           RETURNING failures, ceil(extract(epoch FROM locked_until - now()))::int AS "retryAfter"`;
 }
 
+/** Ends the count of the subject `$n` names: a statement of its own, or part of a sign-in's (the session's insert). */
+export function clearFailuresStatement(subjectParam: string): string {
+  return `DELETE FROM login_failures WHERE subject = ${subjectParam}`;
+}
+
 /** The `login_failures` table: one row of consecutive failed password logins per subject. */
 @Injectable()
 export class LoginFailuresRepository {
@@ -55,8 +60,9 @@ export class LoginFailuresRepository {
   }
 
   /**
-   * A sign-in's two first steps in one statement: reads the account `column` names, and counts
-   * the attempt for that account (`user:<id>`), or for `unknownSubject` when there is none.
+   * A sign-in's two first steps in one statement: reads the account `column` names (the accounts'
+   * own lookup, from identity), and counts the attempt for that account (`user:<id>`), or for
+   * `unknownSubject` when there is none.
    */
   async countSignIn(
     column: 'email' | 'mobile',
@@ -65,13 +71,7 @@ export class LoginFailuresRepository {
     windowSeconds: number,
   ): Promise<AttemptCount & { account: UserWithPassword | null }> {
     const [row]: (AttemptCount & { account: UserWithPassword | null })[] = await this.dataSource.query(
-      `WITH account AS (
-              SELECT u.id, u.name, u.email, u.mobile, u.password_hash AS "passwordHash",
-                     EXISTS (SELECT 1 FROM totp_authenticators t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS "hasTotp",
-                     u.email_verified_at IS NOT NULL AS "emailVerified",
-                     u.disabled_at AS "disabledAt", u.disabled_until AS "disabledUntil",
-                     EXISTS (SELECT 1 FROM passkeys p WHERE p.user_id = u.id) AS "hasPasskey"
-                FROM users u WHERE u.${column} = $1),
+      `WITH account AS (${userWithPasswordSql(column)}),
             counted AS (${countAttemptSql(`coalesce((SELECT 'user:' || id FROM account), $3)`)})
        SELECT counted.failures, counted."retryAfter", (SELECT to_jsonb(account) FROM account) AS account FROM counted`,
       [value, windowSeconds, unknownSubject],
@@ -101,7 +101,7 @@ export class LoginFailuresRepository {
 
   async clear(subject: string): Promise<void> {
     // The session's insert clears the count of a completed sign-in in its own statement.
-    await this.dataSource.query(`DELETE FROM login_failures WHERE subject = $1`, [subject]);
+    await this.dataSource.query(clearFailuresStatement('$1'), [subject]);
   }
 
   /** Removes rows with no attempt for `windowSeconds` and no live lock. */

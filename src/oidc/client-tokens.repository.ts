@@ -1,3 +1,4 @@
+import { revocationEvents } from '../events/index.js';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
@@ -67,9 +68,7 @@ export class ClientTokensRepository {
       `WITH revoked AS (
          UPDATE client_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL
          RETURNING id, client_id
-       ), announced AS (
-         INSERT INTO security_events (type, payload)
-         SELECT 'session-revoked', jsonb_build_object('sid', id, 'sub', client_id) FROM revoked ORDER BY id)
+       ), announced AS (${revocationEvents('revoked', 'session-revoked', 'client_id')})
        SELECT id FROM revoked`,
       [tokenId],
     );

@@ -1,6 +1,7 @@
 export { AccessRepository } from './access.repository.js';
 export { AuthzVersions } from './authz-versions.js';
 export { PrincipalService } from './principal.service.js';
+export { NewAccounts } from './new-accounts.js';
 export { isPrivileged } from './privilege-policy.js';
 export { PrivilegeRefusal, assertMayActOn, assertMayAssignAdminRole, assertMayGrant } from './privilege-refusal.js';
 export { notFound, unknownIds } from './rbac-errors.js';
@@ -10,3 +11,4 @@ export { RolesRepository, type PermissionRow, type RoleRow } from './roles.repos
 export { FirstStartSeeder } from './seeds/first-start-seeder.js';
 export { reportGeneratedPasswords } from './seeds/seed-report.js';
 export { SeedService } from './seeds/seed.service.js';
+export { UserRolesRepository, type HeldRoleRow } from './user-roles.repository.js';

@@ -10,6 +10,8 @@ import { RolesController } from './roles.controller.js';
 import { RolesRepository } from './roles.repository.js';
 import { RolesService } from './roles.service.js';
 import { SeedService } from './seeds/seed.service.js';
+import { UserRolesRepository } from './user-roles.repository.js';
+import { NewAccounts } from './new-accounts.js';
 
 /** Roles, permissions, what an account may do (the principal), the privilege policy, and the seeds. */
 @Module({
@@ -23,7 +25,17 @@ import { SeedService } from './seeds/seed.service.js';
     RolesService,
     PermissionsService,
     SeedService,
+    UserRolesRepository,
+    NewAccounts,
   ],
-  exports: [RolesRepository, AccessRepository, AuthzVersions, PrincipalService, SeedService],
+  exports: [
+    RolesRepository,
+    UserRolesRepository,
+    NewAccounts,
+    AccessRepository,
+    AuthzVersions,
+    PrincipalService,
+    SeedService,
+  ],
 })
 export class RbacModule {}

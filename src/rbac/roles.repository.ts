@@ -1,3 +1,4 @@
+import type { PermissionSeed, RoleSeed } from './seeds/seed-data.js';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
@@ -240,5 +241,36 @@ export class RolesRepository {
    */
   findRolesByIds(manager: EntityManager, ids: string[]): Promise<Pick<RoleRow, 'id' | 'name'>[]> {
     return manager.query(`SELECT id, name FROM roles WHERE id = ANY($1::uuid[]) FOR KEY SHARE`, [ids]);
+  }
+
+  /** A seeded permission; answers whether it was created (an existing one is left as it is). */
+  async insertSystemPermission(manager: EntityManager, permission: PermissionSeed): Promise<boolean> {
+    const rows: Pick<PermissionRow, 'id'>[] = await manager.query(
+      `INSERT INTO permissions (name, display_name, description, group_name, is_system)
+       VALUES ($1, $2, $3, $4, true) ON CONFLICT (name) DO NOTHING RETURNING id`,
+      [permission.name, permission.displayName, permission.description, permission.groupName],
+    );
+    return rows.length > 0;
+  }
+
+  /** A seeded role; answers whether it was created (an existing one is left as it is). */
+  async insertSystemRole(manager: EntityManager, role: RoleSeed): Promise<boolean> {
+    const rows: Pick<RoleRow, 'id'>[] = await manager.query(
+      `INSERT INTO roles (name, display_name, description, is_system)
+       VALUES ($1, $2, $3, true) ON CONFLICT (name) DO NOTHING RETURNING id`,
+      [role.name, role.displayName, role.description],
+    );
+    return rows.length > 0;
+  }
+
+  /** Gives the role every permission it lacks; answers how many links were made. */
+  async linkRoleToEveryPermission(manager: EntityManager, roleName: string): Promise<number> {
+    const rows: { permissionId: string }[] = await manager.query(
+      `INSERT INTO role_permissions (role_id, permission_id)
+       SELECT r.id, p.id FROM roles r CROSS JOIN permissions p WHERE r.name = $1
+       ON CONFLICT DO NOTHING RETURNING permission_id AS "permissionId"`,
+      [roleName],
+    );
+    return rows.length;
   }
 }

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { SessionRevocationReason } from '../infra/database/entities/session.entity.js';
-import type { AuditRow } from '../audit/index.js';
+import { auditEventInsert, type AuditRow } from '../audit/index.js';
+import { revocationEvents } from '../events/index.js';
+import { clearFailuresStatement } from '../lockout/index.js';
 
 /** Which live sessions a revocation ends: one session, or every session of a user but one. */
 export type SessionRevocationScope =
@@ -52,34 +54,6 @@ export type RotationState = Pick<
 /** A session a revocation ended. */
 export type RevokedSessionRow = Pick<SessionRow, 'id' | 'userId'>;
 
-/**
- * The insert of the audit event a session statement writes, its values numbered from `$first`, as
- * `INSERT ... SELECT`: the statement can write it `FROM` what it changed, so there is never the
- * change without its event, nor the event without the change.
- */
-function auditInsert(row: AuditRow, first: number): { sql: string; params: unknown[] } {
-  const casts = ['text', 'uuid', 'text', 'text', 'text', 'text', 'jsonb'];
-  const values = casts.map((cast, i) => `$${first + i}::${cast}`).join(', ');
-  return {
-    sql: `INSERT INTO audit_events (type, actor_id, target_type, target_id, ip, user_agent, details) SELECT ${values}`,
-    params: [row.type, row.actorId, row.targetType, row.targetId, row.ip, row.userAgent, JSON.stringify(row.details)],
-  };
-}
-
-/**
- * The security events a revocation writes, from the CTE `revoked` of `(id, user_id)` rows: every
- * session of a user is one `credential-change` per user, otherwise a `session-revoked` per session.
- */
-function revocationEvents(everySessionOfUser: boolean): string {
-  return everySessionOfUser
-    ? `INSERT INTO security_events (type, payload)
-         SELECT 'credential-change', jsonb_build_object('sub', user_id,
-                'not_before', floor(extract(epoch FROM clock_timestamp()))::bigint)
-           FROM revoked GROUP BY user_id ORDER BY user_id`
-    : `INSERT INTO security_events (type, payload)
-         SELECT 'session-revoked', jsonb_build_object('sid', id, 'sub', user_id) FROM revoked ORDER BY id`;
-}
-
 @Injectable()
 export class SessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -119,10 +93,10 @@ export class SessionsRepository {
     ];
     if (signIn.attemptsOf !== undefined) {
       params.push(signIn.attemptsOf);
-      parts.push(`DELETE FROM login_failures WHERE subject = $${params.length}`);
+      parts.push(clearFailuresStatement(`$${params.length}`));
     }
     if (signIn.event) {
-      const audit = auditInsert(signIn.event, params.length + 1);
+      const audit = auditEventInsert(signIn.event, params.length + 1);
       params.push(...audit.params);
       parts.push(audit.sql);
     }
@@ -195,7 +169,7 @@ export class SessionsRepository {
     event: AuditRow,
   ): Promise<boolean> {
     // The event is written only if the row moved: the insert selects from the update's result.
-    const audit = auditInsert(event, 6);
+    const audit = auditEventInsert(event, 6);
     const written: unknown[] = await this.dataSource.query(
       `WITH advanced AS (
          UPDATE sessions s SET generation = s.generation + 1, refresh_token_hash = $4, last_used_at = now(), updated_at = now()
@@ -246,7 +220,7 @@ export class SessionsRepository {
       `WITH revoked AS (
          UPDATE sessions SET revoked_at = now(), revoked_reason = $1, updated_at = now()
           WHERE ${where.join(' AND ')} RETURNING id, user_id
-       ), told AS (${revocationEvents(everySessionOfUser)})
+       ), told AS (${revocationEvents('revoked', everySessionOfUser ? 'credential-change' : 'session-revoked')})
        SELECT id, user_id AS "userId" FROM revoked`,
       params,
     );

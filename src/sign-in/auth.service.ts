@@ -1,3 +1,4 @@
+import { NewAccounts } from '../rbac/index.js';
 import { Injectable } from '@nestjs/common';
 import { AuditLog } from '../audit/index.js';
 import { AppException } from '../common/app-exception.js';
@@ -40,6 +41,7 @@ export type { PublicUser, TokenPairResponse };
 @Injectable()
 export class AuthService {
   constructor(
+    private readonly newAccounts: NewAccounts,
     private readonly transactions: Transactions,
     private readonly users: UsersRepository,
     private readonly passwords: PasswordHasher,
@@ -62,7 +64,7 @@ export class AuthService {
     let user: SignInAccount;
     try {
       user = await this.transactions.run(async (manager) => {
-        const created = await this.users.insertWithRole(
+        const created = await this.newAccounts.create(
           manager,
           { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash },
           SystemRoles.User,

@@ -1,3 +1,4 @@
+import { AdminUsersRepository } from './admin-users.repository.js';
 import { SecurityEventsRepository } from '../events/index.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
@@ -10,6 +11,8 @@ import {
   notFound,
   RolesRepository,
   AccessRepository,
+  UserRolesRepository,
+  NewAccounts,
 } from '../rbac/index.js';
 import type { ClientInfo } from '../common/client-info.js';
 import { AppException } from '../common/app-exception.js';
@@ -28,6 +31,9 @@ export type { UserResponse };
 @Injectable()
 export class UserAdministrationService {
   constructor(
+    private readonly adminUsers: AdminUsersRepository,
+    private readonly newAccounts: NewAccounts,
+    private readonly userRoles: UserRolesRepository,
     private readonly transactions: Transactions,
     private readonly users: UsersRepository,
     private readonly access: AccessRepository,
@@ -40,12 +46,12 @@ export class UserAdministrationService {
   ) {}
 
   async list(query: ListUsersQuery): Promise<Page<UserResponse>> {
-    const { items, total } = await this.users.findAdminPage(query.search, query.limit, pageOffset(query));
+    const { items, total } = await this.adminUsers.findAdminPage(query.search, query.limit, pageOffset(query));
     return pageOf(query, items.map(toUserResponse), total);
   }
 
   async get(id: string, manager?: EntityManager): Promise<UserResponse> {
-    const user = await this.users.findAdminUser(id, manager);
+    const user = await this.adminUsers.findAdminUser(id, manager);
     if (!user) throw notFound('User');
     return toUserResponse(user);
   }
@@ -55,7 +61,7 @@ export class UserAdministrationService {
     // An address an administrator typed counts as verified, as one changed by an administrator does.
     const user = await this.conflictsAsHttp(() =>
       this.transactions.run(async (manager) => {
-        const created = await this.users.insertWithRole(
+        const created = await this.newAccounts.create(
           manager,
           { name: dto.name, email: dto.email, mobile: dto.mobile ?? null, passwordHash, emailVerified: true },
           SystemRoles.User,
@@ -100,7 +106,7 @@ export class UserAdministrationService {
       await this.get(id, manager);
       await this.assertMayActOnUser(manager, actorId, id, 'user.delete');
       // A disabled holder cannot administer: the admin role stays with an enabled account.
-      if (await this.users.isLastEnabledHolder(manager, id, SystemRoles.Admin)) {
+      if (await this.userRoles.isLastEnabledHolder(manager, id, SystemRoles.Admin)) {
         throw new AppException('CONFLICT', 'The last administrator cannot be deleted.');
       }
       await this.users.deleteUser(manager, id);

@@ -1,9 +1,10 @@
+import { AdminUsersRepository } from './admin-users.repository.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import { AppException } from '../common/app-exception.js';
 import { AuditLog } from '../audit/index.js';
-import { assertMayActOn, notFound, RolesRepository, AccessRepository } from '../rbac/index.js';
+import { assertMayActOn, notFound, RolesRepository, AccessRepository, UserRolesRepository } from '../rbac/index.js';
 import { IdentityChangeService } from '../account/index.js';
 import type { ClientInfo } from '../common/client-info.js';
 import { UsersRepository } from '../identity/index.js';
@@ -27,6 +28,8 @@ export interface Disabling {
 @Injectable()
 export class UserDisablingService {
   constructor(
+    private readonly adminUsers: AdminUsersRepository,
+    private readonly userRoles: UserRolesRepository,
     private readonly transactions: Transactions,
     private readonly users: UsersRepository,
     private readonly access: AccessRepository,
@@ -52,12 +55,12 @@ export class UserDisablingService {
       // that would each leave the other as the last administrator take turns.
       await this.roles.lockRoleByName(manager, SystemRoles.Admin);
       await this.lockTarget(manager, userId, actor, 'user.disable');
-      if (await this.users.isLastEnabledHolder(manager, userId, SystemRoles.Admin)) {
+      if (await this.userRoles.isLastEnabledHolder(manager, userId, SystemRoles.Admin)) {
         throw new AppException('CONFLICT', 'The last enabled administrator cannot be disabled.');
       }
       await this.users.setDisabled(manager, userId, { until, reason: disabling.reason ?? null });
       await this.identityChange.endIssued(manager, userId, 'disabled');
-      return this.users.findAdminUser(userId, manager);
+      return this.adminUsers.findAdminUser(userId, manager);
     });
     await this.identityChange.endedAfterCommit(userId);
     await this.audit.record({
@@ -75,7 +78,7 @@ export class UserDisablingService {
     const user = await this.transactions.run(async (manager) => {
       await this.lockTarget(manager, userId, actor, 'user.enable');
       await this.users.clearDisabled(manager, userId);
-      return this.users.findAdminUser(userId, manager);
+      return this.adminUsers.findAdminUser(userId, manager);
     });
     await this.identityChange.endedAfterCommit(userId);
     await this.audit.record({

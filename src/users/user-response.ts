@@ -1,4 +1,4 @@
-import type { AdminUserRow } from '../identity/index.js';
+import type { AdminUserRow } from './admin-users.repository.js';
 
 /** A user as the admin API answers it (`/api/users`): never a password or hash. */
 export interface UserResponse {

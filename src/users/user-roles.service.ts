@@ -11,6 +11,7 @@ import {
   unknownIds,
   RolesRepository,
   AccessRepository,
+  UserRolesRepository,
 } from '../rbac/index.js';
 import { AppException } from '../common/app-exception.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
@@ -28,6 +29,7 @@ type RoleRef = { id: string; name: string };
 @Injectable()
 export class UserRolesService {
   constructor(
+    private readonly userRoles: UserRolesRepository,
     private readonly transactions: Transactions,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
@@ -77,17 +79,17 @@ export class UserRolesService {
       await this.rolesRepository.lockRoleByName(manager, SystemRoles.Admin);
       const user = await this.users.lockUserRow(manager, userId);
       if (!user) throw notFound('User');
-      const current: RoleRef[] = await this.users.rolesOf(manager, userId);
+      const current: RoleRef[] = await this.userRoles.rolesOf(manager, userId);
       const next = await decide(manager, current);
       await this.assertWithinActorsPermissions(manager, actor, userId, current, next);
       const losesAdmin =
         current.some((role) => role.name === SystemRoles.Admin) &&
         !next.some((role) => role.name === SystemRoles.Admin);
       // A disabled holder cannot administer: the admin role stays with an enabled account.
-      if (losesAdmin && (await this.users.countOtherEnabledHolders(manager, userId, SystemRoles.Admin)) === 0) {
+      if (losesAdmin && (await this.userRoles.countOtherEnabledHolders(manager, userId, SystemRoles.Admin)) === 0) {
         throw new AppException('CONFLICT', 'The last administrator cannot lose the admin role.');
       }
-      await this.users.setRoles(
+      await this.userRoles.setRoles(
         manager,
         userId,
         next.map((role) => role.id),

@@ -4,6 +4,7 @@ import { EventsModule } from '../events/index.js';
 import { IdentityModule } from '../identity/index.js';
 import { RbacModule } from '../rbac/index.js';
 import { SessionsModule } from '../sessions/index.js';
+import { AdminUsersRepository } from './admin-users.repository.js';
 import { AdminSessionsController } from './admin-sessions.controller.js';
 import { AdminSessionsService } from './admin-sessions.service.js';
 import { UserAdministrationService } from './user-administration.service.js';
@@ -15,7 +16,13 @@ import { UsersController } from './users.controller.js';
 @Module({
   imports: [IdentityModule, RbacModule, SessionsModule, AccountModule, EventsModule],
   controllers: [UsersController, AdminSessionsController],
-  providers: [UserAdministrationService, UserRolesService, UserDisablingService, AdminSessionsService],
+  providers: [
+    AdminUsersRepository,
+    UserAdministrationService,
+    UserRolesService,
+    UserDisablingService,
+    AdminSessionsService,
+  ],
   exports: [UserDisablingService],
 })
 export class UsersModule {}

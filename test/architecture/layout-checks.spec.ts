@@ -116,6 +116,56 @@ export type NoteView = Note;
     expect(result.output).toContain('src/notes/notes.service.ts:1: an entity class imported (Note)');
     expect(result.output).toContain("src/notes/note-view.ts:1: an entity class's type (Note)");
   });
+
+  const writer = (name: string, sql: string) => `import type { EntityManager } from 'typeorm';
+export class ${name} {
+  async write(manager: EntityManager, id: string): Promise<void> {
+    await manager.query(\`${sql}\`, [id]);
+  }
+}
+`;
+
+  it("passes a table written by one repository, whose statement another composes from the owner's export", () => {
+    const result = check({
+      'src/notes/notes.repository.ts': `import type { EntityManager } from 'typeorm';
+/** The insert of a note's event, for statements of other tables to compose. */
+export const noteEventInsert = (param: string) => \`INSERT INTO note_events (note_id) VALUES (\${param})\`;
+export class NotesRepository {
+  async remove(manager: EntityManager, id: string): Promise<void> {
+    await manager.query(\`UPDATE notes SET removed = true WHERE id = $1\`, [id]);
+    await manager.query(noteEventInsert('$1'), [id]);
+  }
+}
+`,
+      'src/archive/archive.repository.ts': `import type { EntityManager } from 'typeorm';
+import { noteEventInsert } from '../notes/notes.repository.js';
+export class ArchiveRepository {
+  async archive(manager: EntityManager, id: string): Promise<void> {
+    // Reads of another table are free: SELECT * FROM notes. Only writes have one owner.
+    await manager.query(\`WITH a AS (DELETE FROM archived_notes WHERE id = $1) \${noteEventInsert('$1')}\`, [id]);
+  }
+}
+`,
+    });
+    expect(result.output).toContain('one repository writing each table');
+    expect(result.status).toBe(0);
+  });
+
+  it.each([
+    ['an INSERT', 'INSERT INTO notes (id) VALUES ($1)'],
+    ['an UPDATE', 'UPDATE notes SET removed = true WHERE id = $1'],
+    ['a DELETE', 'DELETE FROM notes WHERE id = $1'],
+    ['a write inside a CTE', 'WITH gone AS (DELETE FROM "notes" WHERE id = $1 RETURNING id) SELECT id FROM gone'],
+  ])('refuses a table that a second repository writes with %s, naming both', (_kind, sql) => {
+    const result = check({
+      'src/notes/notes.repository.ts': writer('NotesRepository', 'UPDATE notes SET title = $1'),
+      'src/archive/archive.repository.ts': writer('ArchiveRepository', sql),
+    });
+    expect(result.status).toBe(1);
+    expect(result.output).toContain(
+      'notes: written by 2 repositories (src/archive/archive.repository.ts, src/notes/notes.repository.ts)',
+    );
+  });
 });
 
 describe('scripts/check-folder-cycles.mjs', () => {

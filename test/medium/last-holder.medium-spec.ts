@@ -1,4 +1,5 @@
 import { UsersRepository } from '../../src/identity/users.repository.js';
+import { UserRolesRepository } from '../../src/rbac/user-roles.repository.js';
 import { RolesRepository } from '../../src/rbac/roles.repository.js';
 import { assignRoles, insertRole, insertUser, useMediumDatabase } from './medium-database.js';
 
@@ -7,9 +8,11 @@ const HOUR = 3_600_000;
 describe('the last enabled holder of a role, on a real database', () => {
   const fixture = useMediumDatabase();
   let users: UsersRepository;
+  let userRoles: UserRolesRepository;
   let roles: RolesRepository;
   beforeAll(() => {
     users = new UsersRepository(fixture.db);
+    userRoles = new UserRolesRepository();
     roles = new RolesRepository(fixture.db);
   });
 
@@ -26,7 +29,7 @@ describe('the last enabled holder of a role, on a real database', () => {
   }
 
   const others = (userId: string, roleName: string) =>
-    users.countOtherEnabledHolders(fixture.db.manager, userId, roleName);
+    userRoles.countOtherEnabledHolders(fixture.db.manager, userId, roleName);
 
   it('counts the other holders, never the user asked about, nor users without the role', async () => {
     const { role, holders } = await roleWithHolders(3);
@@ -73,7 +76,7 @@ describe('the last enabled holder of a role, on a real database', () => {
     const disable = (userId: string) =>
       fixture.db.transaction(async (manager) => {
         await roles.lockRoleByName(manager, role.name);
-        if ((await users.countOtherEnabledHolders(manager, userId, role.name)) === 0) return 'refused';
+        if ((await userRoles.countOtherEnabledHolders(manager, userId, role.name)) === 0) return 'refused';
         await users.setDisabled(manager, userId, { until: null, reason: null });
         return 'disabled';
       });

@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request, { type Response } from 'supertest';
 import type { DataSource } from 'typeorm';
-import { adminUsersPageQuery } from '../../src/identity/users.repository.js';
+import { adminUsersPageQuery } from '../../src/users/admin-users.repository.js';
 import { loginTokens, registerUser, sleep } from '../support/auth-factory.js';
 import { insertBulkUsers } from '../support/bulk-users.js';
 import { useTestApp } from '../support/fixture.js';

@@ -1,12 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
-import { PasswordHasher } from '../../identity/index.js';
+import { PasswordHasher, UsersRepository } from '../../identity/index.js';
 import { AppConfig, type SeedAccountConfig } from '../../config/app-config.js';
 import { MOBILE_MAX_LENGTH, MOBILE_MIN_LENGTH, normalizeEmail, normalizeMobile } from '../../common/normalize.js';
 import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import { SEEDED_PERMISSIONS, SEEDED_ROLES, type PermissionSeed } from './seed-data.js';
 import { SeedRepository } from './seed.repository.js';
+import { RolesRepository } from '../roles.repository.js';
+import { UserRolesRepository } from '../user-roles.repository.js';
 
 export interface SeededAccount {
   role: string;
@@ -44,12 +46,19 @@ const SEED_LOCK_KEY = 727_001;
 export class SeedService {
   private readonly logger = new Logger('Seed');
   private readonly rows = new SeedRepository();
+  // The rows it writes go through each table's owner, on the seed's own manager.
+  private readonly roles: RolesRepository;
+  private readonly users: UsersRepository;
+  private readonly userRoles = new UserRolesRepository();
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly passwords: PasswordHasher,
-  ) {}
+  ) {
+    this.roles = new RolesRepository(dataSource);
+    this.users = new UsersRepository(dataSource);
+  }
 
   async isEmpty(): Promise<boolean> {
     return (await this.rows.countRoles(this.dataSource.manager)) === 0;
@@ -81,31 +90,31 @@ export class SeedService {
 
   private async insertPermissions(manager: EntityManager, permissions: PermissionSeed[]): Promise<number> {
     let created = 0;
-    for (const permission of permissions) if (await this.rows.insertPermission(manager, permission)) created++;
+    for (const permission of permissions) if (await this.roles.insertSystemPermission(manager, permission)) created++;
     return created;
   }
 
   private async insertRoles(manager: EntityManager): Promise<number> {
     let created = 0;
-    for (const role of SEEDED_ROLES) if (await this.rows.insertRole(manager, role)) created++;
+    for (const role of SEEDED_ROLES) if (await this.roles.insertSystemRole(manager, role)) created++;
     return created;
   }
 
   /** The admin role holds every permission, including ones created after it. */
   private linkAdminToEveryPermission(manager: EntityManager): Promise<number> {
-    return this.rows.linkRoleToEveryPermission(manager, SystemRoles.Admin);
+    return this.roles.linkRoleToEveryPermission(manager, SystemRoles.Admin);
   }
 
   private async insertAccounts(manager: EntityManager, accounts: PreparedAccount[]) {
     const created: SeededAccount[] = [];
     const skipped: string[] = [];
     for (const account of accounts) {
-      const userId = await this.rows.insertUser(manager, account);
+      const userId = await this.users.insertSeededAccount(manager, account);
       if (userId === null) {
         skipped.push(account.email);
         continue;
       }
-      await this.rows.grantRole(manager, userId, account.role);
+      await this.userRoles.grantByName(manager, userId, account.role);
       created.push({ role: account.role, email: account.email, generatedPassword: account.generatedPassword });
     }
     return { created, skipped };
