@@ -11,6 +11,8 @@ import { call } from '../support/rbac-factory.js';
 const ADMIN = { email: 'only-admin@example.com', password: 'Plum-Orbit-Lantern-42' };
 const SEED_ENV = {
   APP_ENV: 'production',
+  // The seed's configuration only: the seed runs on the test's own data source.
+  DATABASE_URL: 'postgres://auth@db.example.com:5432/auth',
   SMS_TRANSPORT: 'webhook',
   SMS_WEBHOOK_URL: 'http://127.0.0.1:9/sms',
   SEED_ADMIN_EMAIL: ADMIN.email,
