@@ -5,7 +5,7 @@ import { lockoutDecision } from '../../src/lockout/lockout-decision.js';
 import { LoginFailuresRepository } from '../../src/lockout/login-failures.repository.js';
 import { LoginLockout } from '../../src/lockout/login-lockout.service.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
-import { useMediumDatabase } from './medium-database.js';
+import { insertUser, useMediumDatabase } from './medium-database.js';
 
 const WINDOW = 900;
 const limits = { lockoutThreshold: 5, lockoutSeconds: WINDOW };
@@ -168,6 +168,27 @@ describe('login failures on a real database', () => {
       await countTimes(other, 2);
       await failures.clear(s);
       expect(await row(other)).toEqual({ failures: 2, locked: false });
+    });
+  });
+
+  describe("a sign-in's count, with the account's lookup in the same statement", () => {
+    it('counts the attempt of a known email for its account, and reads the account with it', async () => {
+      const userId = await insertUser(fixture.db);
+      const [{ email }]: { email: string }[] = await fixture.db.query(`SELECT email FROM users WHERE id = $1`, [
+        userId,
+      ]);
+      const first = await failures.countSignIn('email', email, `unknown:${randomUUID()}`, WINDOW);
+      const second = await failures.countSignIn('email', email, `unknown:${randomUUID()}`, WINDOW);
+      expect(first.account).toMatchObject({ id: userId, email, passwordHash: 'not-a-hash', hasTotp: false });
+      expect([first.failures, second.failures]).toEqual([1, 2]);
+      expect(await row(`user:${userId}`)).toEqual({ failures: 2, locked: false });
+    });
+
+    it('counts an unknown identifier under the subject it is given, and answers no account', async () => {
+      const unknown = `unknown:${randomUUID()}`;
+      const counted = await failures.countSignIn('mobile', '+14155550000', unknown, WINDOW);
+      expect(counted.account).toBeNull();
+      expect(await row(unknown)).toEqual({ failures: 1, locked: false });
     });
   });
 
