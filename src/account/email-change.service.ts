@@ -9,6 +9,7 @@ import { rateLimited } from '../common/rate-limited.js';
 import { AppConfig } from '../config/app-config.js';
 import { MailService } from '../infra/messaging/mail.service.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
+import { auditChangeRequest } from './change-request-audit.js';
 import { IdentityChangeService } from './identity-change.service.js';
 import { UsersRepository, AccountChangesRepository } from '../identity/index.js';
 import { Transactions } from '../infra/database/transactions.js';
@@ -94,22 +95,7 @@ export class EmailChangeService {
       );
     });
     this.mail.dispatch();
-    await this.audit.record({
-      type: 'account.email_change_request',
-      actorId: user.id,
-      targetType: 'user',
-      targetId: user.id,
-      client,
-    });
-    if (taken) {
-      await this.audit.record({
-        type: 'account.email_change_conflict',
-        actorId: user.id,
-        targetType: 'user',
-        targetId: user.id,
-        client,
-      });
-    }
+    await auditChangeRequest(this.audit, 'email', user.id, client, taken);
     return {};
   }
 

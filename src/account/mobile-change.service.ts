@@ -8,6 +8,7 @@ import { clientAddressKey } from '../common/client-address.js';
 import { OneTimeCodes, SendLimits } from '../one-time-codes/index.js';
 import { SmsService } from '../infra/messaging/sms.service.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
+import { auditChangeRequest } from './change-request-audit.js';
 import { IdentityChangeService } from './identity-change.service.js';
 import { UsersRepository, AccountChangesRepository } from '../identity/index.js';
 import { Transactions } from '../infra/database/transactions.js';
@@ -83,22 +84,7 @@ export class MobileChangeService {
       );
     });
     this.sms.dispatch();
-    await this.audit.record({
-      type: 'account.mobile_change_request',
-      actorId: user.id,
-      targetType: 'user',
-      targetId: user.id,
-      client,
-    });
-    if (taken) {
-      await this.audit.record({
-        type: 'account.mobile_change_conflict',
-        actorId: user.id,
-        targetType: 'user',
-        targetId: user.id,
-        client,
-      });
-    }
+    await auditChangeRequest(this.audit, 'mobile', user.id, client, taken);
     return { expires_in: this.codes.settings('mobile_change').ttlSeconds };
   }
 
