@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { underAdminStatementTimeout } from '../infra/database/admin-statement-timeout.js';
 import { accountStatusColumns, type AccountStatus } from './account-status.js';
 
 /**
