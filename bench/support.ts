@@ -80,9 +80,10 @@ export async function startService(
   entry: string,
   env: Record<string, string>,
   readyWithinMs = 120_000,
+  extraNodeOptions: string[] = [],
 ): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...serviceNodeOptions(), path.join(ROOT, entry)], {
+  const child = spawn(process.execPath, [...serviceNodeOptions(), ...extraNodeOptions, path.join(ROOT, entry)], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -218,4 +219,19 @@ export async function timedLoop(
     p50_ms: at(0.5),
     p99_ms: at(0.99),
   };
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+/**
+ * CPU time a process has used so far (user + system), in microseconds, from /proc/<pid>/stat:
+ * divided by the requests it served meanwhile, a cost per request that other work on a shared
+ * machine moves far less than it moves requests per second.
+ */
+export function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / USER_HZ;
 }
