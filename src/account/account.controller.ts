@@ -133,13 +133,13 @@ export class AccountController {
     @Body(EmptyBodyPipe) _body: Record<string, never>,
     @Client() client: ClientInfo,
   ) {
-    await this.sessions.revokeOthers({ userId: user.id, keepSessionId: user.sessionId }, user.id, client);
+    await this.sessions.revokeOthers({ userId: user.id, keepSessionId: user.sessionId }, user, client);
     return {};
   }
 
   @Delete('sessions/:id')
   revokeSession(@CurrentUser() user: AuthUser, @UuidParam() id: string, @Client() client: ClientInfo) {
-    return this.sessions.revokeOne({ userId: user.id, sessionId: id }, user.id, client);
+    return this.sessions.revokeOne({ userId: user.id, sessionId: id }, user, client);
   }
 
   @Post('totp')

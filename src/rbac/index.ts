@@ -2,7 +2,13 @@ export { AccessRepository } from './access.repository.js';
 export { AuthzVersions } from './authz-versions.js';
 export { PrincipalService } from './principal.service.js';
 export { isPrivileged } from './privilege-policy.js';
-export { PrivilegeRefusal, assertMayActOn, assertMayAssignAdminRole, assertMayGrant } from './privilege-refusal.js';
+export {
+  PrivilegeRefusal,
+  assertMayActOn,
+  assertMayAssignAdminRole,
+  assertMayGrant,
+  type PolicyActor,
+} from './privilege-refusal.js';
 export { notFound, unknownIds } from './rbac-errors.js';
 export { ClientRoleIdsDto } from './rbac.dto.js';
 export { RbacModule } from './rbac.module.js';

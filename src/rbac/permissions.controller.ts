@@ -26,7 +26,7 @@ export class PermissionsController {
   @Post()
   @RequirePermissions(Permissions.RolesCreate)
   create(@CurrentUser() actor: AuthUser, @Body() dto: CreatePermissionDto) {
-    return this.permissions.create(dto, actor.id);
+    return this.permissions.create(dto, actor);
   }
 
   @Put(':id')

@@ -17,6 +17,6 @@ export class SettingsController {
   @Put()
   @RequirePermissions(Permissions.SettingsEdit)
   update(@Body() dto: UpdateSettingsDto, @CurrentUser() user: AuthUser) {
-    return this.settings.updateSettings(dto, user.id);
+    return this.settings.updateSettings(dto, user);
   }
 }

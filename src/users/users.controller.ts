@@ -35,7 +35,7 @@ export class UsersController {
   @Post()
   @RequirePermissions(Permissions.UsersCreate)
   create(@CurrentUser() actor: AuthUser, @Body() dto: CreateUserDto) {
-    return this.users.create(dto, actor.id);
+    return this.users.create(dto, actor);
   }
 
   /** The specification's handler-level check, with its own message. */
@@ -47,13 +47,13 @@ export class UsersController {
     @Client() client: ClientInfo,
   ) {
     assertMayEditUsers(actor);
-    return this.users.update(id, dto, actor.id, client);
+    return this.users.update(id, dto, actor, client);
   }
 
   @Delete(':id')
   @RequirePermissions(Permissions.UsersDelete)
   delete(@CurrentUser() actor: AuthUser, @UuidParam() id: string) {
-    return this.users.delete(id, actor.id);
+    return this.users.delete(id, actor);
   }
 
   @Post(':id/disable')
