@@ -146,6 +146,7 @@ describe('the privilege policy', () => {
       expect(refusal.details).toEqual([{ permission: 'audit.view' }, { permission: 'settings.edit' }]);
       expect(refusal.facts).toEqual({
         actorId: 'a',
+        actorKind: 'person',
         target: { type: 'user', id: 'u' },
         action: 'user.update',
         rule: 'target-subset',
