@@ -141,6 +141,7 @@ describe('the privilege policy over rows of a real database', () => {
           message: 'You cannot change a user holding audit.view, a permission you do not hold.',
           facts: {
             actorId,
+            actorKind: 'person',
             target: { type: 'user', id: aboveId },
             action: 'user.update',
             rule: 'target-subset',
