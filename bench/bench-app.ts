@@ -19,6 +19,7 @@ import {
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { hash, verify } from '@node-rs/argon2';
+import { getHeapSpaceStatistics } from 'node:v8';
 import type { FastifyRequest } from 'fastify';
 import { AppModule } from '../src/app.module.js';
 import { Public } from '@auth-rbac/nest-guard';
@@ -99,6 +100,24 @@ class BaselinesController implements OnModuleInit {
   @UseGuards(SignatureOnlyGuard)
   signatureOnly() {
     return { ok: true };
+  }
+
+  /**
+   * Where the service's memory is (MB): V8's heap (used and reserved, by space), memory held
+   * outside it (Buffers, WebAssembly), and the resident set; for the benchmark's memory notes.
+   */
+  @Get('memory')
+  memory() {
+    const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+    const usage = process.memoryUsage();
+    return {
+      rss: mb(usage.rss),
+      heap_total: mb(usage.heapTotal),
+      heap_used: mb(usage.heapUsed),
+      external: mb(usage.external),
+      array_buffers: mb(usage.arrayBuffers),
+      spaces: Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, mb(space.space_size)])),
+    };
   }
 
   /** Baseline C: one Argon2id verify of a right password, as a sign-in makes. */

@@ -11,12 +11,15 @@
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
 import { installConsumer, startConsumer, type RunningConsumer } from '../test/consumer/consumer-support.js';
-import { round, signIn, sleep } from './support.js';
+import { cpuMicros, medianOf, ROUNDS, round, signIn, sleep } from './support.js';
 
 export interface ConsumerFigures {
   guarded_vs_open_median: number;
   guarded_vs_open_spread: [number, number];
   guarded_requests_per_second: number;
+  /** The consumer's CPU time per request (user + system), medians of the rounds, in microseconds. */
+  guarded_cpu_us_per_request: number;
+  open_cpu_us_per_request: number;
   introspections_per_1000_guarded: number;
   logout_to_401_events_ms: { p50: number; p99: number; count: number; missed: number };
   logout_to_401_introspection_ms: { p50: number; p99: number; count: number; missed: number };
@@ -130,28 +133,41 @@ export async function measureConsumer({ base, env, adminEmail }: Setup): Promise
     await autocannon({ ...guardedOptions, connections: 10, duration: 2 });
     await autocannon({ ...openOptions, connections: 10, duration: 2 });
     const ratios: number[] = [];
+    const guardedCpu: number[] = [];
+    const openCpu: number[] = [];
     let guardedRequests = 0;
     let guardedRps = 0;
+    /** One load of the consumer, with its CPU time per request. */
+    const load = async (options: autocannon.Options) => {
+      const cpuBefore = cpuMicros(events.pid);
+      const result = await autocannon({ ...options, connections: 10, duration: 5 });
+      return { result, cpu: (cpuMicros(events.pid) - cpuBefore) / result.requests.total };
+    };
     const before = await introspections(base);
-    for (let roundNo = 0; roundNo < 3; roundNo++) {
-      const guarded = await autocannon({ ...guardedOptions, connections: 10, duration: 5 });
-      const open = await autocannon({ ...openOptions, connections: 10, duration: 5 });
-      guardedRequests += guarded.requests.total;
-      guardedRps += guarded.requests.average / 3;
-      ratios.push(guarded.requests.average / open.requests.average);
+    for (let roundNo = 0; roundNo < ROUNDS; roundNo++) {
+      const guarded = await load(guardedOptions);
+      const open = await load(openOptions);
+      guardedRequests += guarded.result.requests.total;
+      guardedRps += guarded.result.requests.average / ROUNDS;
+      ratios.push(guarded.result.requests.average / open.result.requests.average);
+      guardedCpu.push(guarded.cpu);
+      openCpu.push(open.cpu);
       console.log(
-        `  consumer round ${roundNo + 1}: guarded ${round(guarded.requests.average)} req/s, open ${round(open.requests.average)} req/s`,
+        `  consumer round ${roundNo + 1}: guarded ${round(guarded.result.requests.average)} req/s (${round(guarded.cpu, 0)} µs CPU a request), ` +
+          `open ${round(open.result.requests.average)} req/s (${round(open.cpu, 0)} µs)`,
       );
     }
     const calls = (await introspections(base)) - before;
-    ratios.sort((a, b) => a - b);
+    const ratio = medianOf(ratios);
 
     const viaEvents = await logoutDelays(base, events, admin, roleId);
     const viaIntrospection = await logoutDelays(base, polled, admin, roleId);
     return {
-      guarded_vs_open_median: round(ratios[1], 3),
-      guarded_vs_open_spread: [round(ratios[0], 3), round(ratios[2], 3)],
+      guarded_vs_open_median: ratio.median,
+      guarded_vs_open_spread: ratio.spread,
       guarded_requests_per_second: round(guardedRps),
+      guarded_cpu_us_per_request: medianOf(guardedCpu, 0).median,
+      open_cpu_us_per_request: medianOf(openCpu, 0).median,
       introspections_per_1000_guarded: round((calls / guardedRequests) * 1000, 3),
       logout_to_401_events_ms: viaEvents,
       logout_to_401_introspection_ms: viaIntrospection,

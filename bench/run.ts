@@ -21,12 +21,15 @@
 import type autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { measureAdminLists, type AdminListFigures } from './admin-lists.js';
 import { measureConsumer } from './consumer.js';
 import {
+  cpuMicros,
   createDatabase,
+  medianOf,
+  ROUNDS,
   measure,
   postJson,
   ROOT,
@@ -46,6 +49,7 @@ const WARM_USERS = 5_000;
 const USERS = EMBEDDED ? 30_000 : 300_000;
 const SECONDS = 5;
 const WARMUP_SECONDS = 2;
+
 const ADMIN_EMAIL = 'admin@bench.example.com';
 const USER_EMAIL = 'user@bench.example.com';
 
@@ -60,6 +64,13 @@ interface Figure {
   errors: number;
   /** The service's peak resident memory so far, after this scenario. */
   peak_rss_mb?: number;
+  /** The service's CPU time (user + system) per request while it was measured, in microseconds. */
+  cpu_us_per_request?: number;
+}
+
+/** The round whose requests per second are the median of the rounds' (the row the table shows). */
+function medianRound(rounds: Figure[]): Figure {
+  return [...rounds].sort((a, b) => a.requests_per_second - b.requests_per_second)[Math.floor((rounds.length - 1) / 2)];
 }
 
 function figure(scenario: string, connections: number, result: autocannon.Result): Figure {
@@ -98,6 +109,9 @@ function serviceEnv(extra: Record<string, string>): Record<string, string> {
 
 async function main(): Promise<void> {
   const started = Date.now();
+  // How busy the machine was: figures of a loaded machine are for ratios only.
+  const loadAtStart = loadavg().map((value) => round(value, 2));
+  console.log(`Load average at start: ${loadAtStart.join(', ')} (${availableParallelism()} cores)`);
   const database = EMBEDDED ? undefined : await createDatabase(SERVER_URL);
   const dataDir = EMBEDDED ? await mkdtemp(path.join(tmpdir(), 'auth-bench-')) : undefined;
   let service: ServiceProcess | undefined;
@@ -122,54 +136,97 @@ async function main(): Promise<void> {
     const loginBody = JSON.stringify({ email: USER_EMAIL, password: env.SEED_USER_PASSWORD });
     const json = { 'content-type': 'application/json' };
 
+    /** Where the service's memory is now (bench-only route), printed and kept in the result. */
+    const memoryAt: Record<string, unknown> = {};
+    const noteMemory = async (stage: string) => {
+      const body = (await (await fetch(`${base}/api/bench/memory`)).json()) as { data: Record<string, unknown> };
+      memoryAt[stage] = { ...body.data, peak_rss: service!.peakRssMb() };
+      console.log(`  memory ${stage}: ${JSON.stringify(memoryAt[stage])}`);
+    };
+    await noteMemory('at ready');
     const figures: Figure[] = [];
-    const run = async (name: string, connections: number, options: autocannon.Options) => {
-      const result = figure(name, connections, await measure(options, load(connections)));
+    /** Measures one scenario (each round after the first with a shorter warm-up). */
+    const run = async (name: string, connections: number, options: autocannon.Options, roundNo = 0) => {
+      const warmup = roundNo === 0 ? WARMUP_SECONDS : 1;
+      const cpuBefore = { value: 0 };
+      const measured = await measure(options, { ...load(connections), warmupSeconds: warmup }, () => {
+        cpuBefore.value = cpuMicros(service!.child.pid!);
+      });
+      const result = figure(name, connections, measured);
+      result.cpu_us_per_request = round(
+        (cpuMicros(service!.child.pid!) - cpuBefore.value) / measured.requests.total,
+        0,
+      );
       result.peak_rss_mb = service!.peakRssMb();
-      figures.push(result);
       console.log(
-        `  ${name} @${connections}: ${result.requests_per_second} req/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms, peak RSS ${result.peak_rss_mb} MB`,
+        `  ${name} @${connections} (round ${roundNo + 1}): ` +
+          `${result.requests_per_second} req/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms, ` +
+          `${result.cpu_us_per_request} µs CPU a request, peak RSS ${result.peak_rss_mb} MB`,
       );
       return result;
+    };
+    /** Rounds of scenarios run one after the other, the rows of the table being each scenario's median round. */
+    const interleaved = async (scenarios: ((roundNo: number) => Promise<Figure>)[]) => {
+      const rounds = scenarios.map(() => [] as Figure[]);
+      for (let roundNo = 0; roundNo < ROUNDS; roundNo++)
+        for (const [index, measureOne] of scenarios.entries()) rounds[index].push(await measureOne(roundNo));
+      for (const scenarioRounds of rounds) figures.push(medianRound(scenarioRounds));
+      return rounds;
     };
     // A first pass over the three routes, unmeasured: the process has just started and loaded
     // users, and whichever route came first would pay for the JIT and the database settling.
     for (const url of ['/api/bench/bare', '/api/bench/signature-only', '/api/auth/me']) {
       await measure({ url: base + url, headers: bearer }, { connections: 10, seconds: 2, warmupSeconds: 0 });
     }
-    const bare = await run('baseline A: bare route', 10, { url: `${base}/api/bench/bare` });
-    const jwtOnly = await run('baseline B: signature-only guard', 10, {
-      url: `${base}/api/bench/signature-only`,
-      headers: bearer,
-    });
-    const guarded = await run('guarded: GET /api/auth/me', 10, { url: `${base}/api/auth/me`, headers: bearer });
+    const [bare, jwtOnly, guarded] = await interleaved([
+      (roundNo) => run('baseline A: bare route', 10, { url: `${base}/api/bench/bare` }, roundNo),
+      (roundNo) =>
+        run(
+          'baseline B: signature-only guard',
+          10,
+          { url: `${base}/api/bench/signature-only`, headers: bearer },
+          roundNo,
+        ),
+      (roundNo) => run('guarded: GET /api/auth/me', 10, { url: `${base}/api/auth/me`, headers: bearer }, roundNo),
+    ]);
+    await noteMemory('after the guarded routes');
     // Baseline C hashes outside the service's own limit (ARGON2_CONCURRENCY), with 19 MiB each:
     // its memory is the baseline's, not the service's peak.
-    const verify = (connections: number) =>
+    const verify = (connections: number, roundNo: number) =>
       service!.outsideThePeak(() =>
-        run('baseline C: Argon2id verify', connections, { url: `${base}/api/bench/argon2-verify` }),
+        run('baseline C: Argon2id verify', connections, { url: `${base}/api/bench/argon2-verify` }, roundNo),
       );
-    const verify1 = await verify(1);
-    const login1 = await run('login (email + password)', 1, {
-      url: `${base}/api/auth/login`,
-      method: 'POST',
-      headers: json,
-      body: loginBody,
-    });
-    const verify4 = await verify(4);
-    const login4 = await run('login (email + password)', 4, {
-      url: `${base}/api/auth/login`,
-      method: 'POST',
-      headers: json,
-      body: loginBody,
-    });
+    const login = (connections: number, roundNo: number) =>
+      run(
+        'login (email + password)',
+        connections,
+        { url: `${base}/api/auth/login`, method: 'POST', headers: json, body: loginBody },
+        roundNo,
+      );
+    const [verify1, login1] = await interleaved([(r) => verify(1, r), (r) => login(1, r)]);
+    const [verify4, login4] = await interleaved([(r) => verify(4, r), (r) => login(4, r)]);
+    await noteMemory('after sign-in');
+    const ratios = {
+      guardedVsBare: medianOf(guarded.map((g, r) => g.requests_per_second / bare[r].requests_per_second)),
+      guardedVsJwtOnly: medianOf(guarded.map((g, r) => g.requests_per_second / jwtOnly[r].requests_per_second)),
+      loginMinusVerify: medianOf(
+        login1.map((l, r) => l.p50_ms - verify1[r].p50_ms),
+        1,
+      ),
+      loginVsVerify: medianOf(login4.map((l, r) => l.requests_per_second / verify4[r].requests_per_second)),
+    };
 
     // Every refresh token is used once: a request takes a free one, its response gives the next
     // back (autocannon clears a connection's context between requests, so the pool is shared).
     const refreshTokens: string[] = [];
     for (let i = 0; i < 24; i += 1)
       refreshTokens.push((await signIn(base, USER_EMAIL, env.SEED_USER_PASSWORD)).refresh_token);
-    const refresh = await run('refresh rotation', 10, {
+    const once = async (...args: Parameters<typeof run>) => {
+      const result = await run(...args);
+      figures.push(result);
+      return result;
+    };
+    const refresh = await once('refresh rotation', 10, {
       url: base,
       requests: [
         {
@@ -193,7 +250,7 @@ async function main(): Promise<void> {
     const introspect =
       probe.status === 404
         ? undefined
-        : await run('introspection, warm token', 10, {
+        : await once('introspection, warm token', 10, {
             url: `${base}/api/auth/introspect`,
             method: 'POST',
             headers: introspectHeaders,
@@ -219,14 +276,17 @@ async function main(): Promise<void> {
     );
 
     const loaded = Date.now();
+    await noteMemory('after the consumer side');
     await bulkUsers(base, 'bench', USERS);
     console.log(`Inserted ${USERS.toLocaleString('en')} more users in ${((Date.now() - loaded) / 1000).toFixed(1)} s`);
+    await noteMemory(`after inserting ${USERS.toLocaleString('en')} users`);
     const admin = await signIn(base, ADMIN_EMAIL, env.SEED_ADMIN_PASSWORD);
     const adminLists = await measureAdminLists(base, admin.access_token, USERS, {
       connections: 4,
       seconds: SECONDS,
       warmupSeconds: WARMUP_SECONDS,
     });
+    await noteMemory('after the admin lists');
     const servicePeakRss = service.peakRssMb();
     console.log(`  admin lists: peak RSS ${servicePeakRss} MB`);
     await service.stop();
@@ -234,10 +294,16 @@ async function main(): Promise<void> {
 
     const embedded = await embeddedMemory();
     const summary = {
-      guarded_vs_bare: round(guarded.requests_per_second / bare.requests_per_second, 3),
-      guarded_vs_jwt_only: round(guarded.requests_per_second / jwtOnly.requests_per_second, 3),
-      login_p50_minus_verify_p50_ms: round(login1.p50_ms - verify1.p50_ms, 1),
-      login_rps_vs_verify_rps: round(login4.requests_per_second / verify4.requests_per_second, 3),
+      guarded_vs_bare: ratios.guardedVsBare.median,
+      guarded_vs_bare_spread: ratios.guardedVsBare.spread,
+      guarded_vs_jwt_only: ratios.guardedVsJwtOnly.median,
+      guarded_vs_jwt_only_spread: ratios.guardedVsJwtOnly.spread,
+      login_p50_minus_verify_p50_ms: ratios.loginMinusVerify.median,
+      login_p50_minus_verify_p50_ms_spread: ratios.loginMinusVerify.spread,
+      login_rps_vs_verify_rps: ratios.loginVsVerify.median,
+      login_rps_vs_verify_rps_spread: ratios.loginVsVerify.spread,
+      consumer_guarded_vs_open: consumer.guarded_vs_open_median,
+      consumer_guarded_vs_open_spread: consumer.guarded_vs_open_spread,
       refresh_rps: refresh.requests_per_second,
       introspection_rps: introspect?.requests_per_second ?? null,
       two_factor_sign_ins_per_second: twoFactor.per_second,
@@ -257,11 +323,18 @@ async function main(): Promise<void> {
       database: EMBEDDED ? 'embedded' : where.REDIS_URL ? 'postgresql+redis' : 'postgresql',
       users: USERS,
       seconds_per_scenario: SECONDS,
+      rounds: ROUNDS,
+      load_average_at_start: loadAtStart,
       figures,
       two_factor_sign_in: twoFactor,
       admin_lists: adminLists,
       consumer,
-      memory: { service_ready_peak_rss_mb: readyPeakRss, service_peak_rss_mb: servicePeakRss, embedded },
+      memory: {
+        service_ready_peak_rss_mb: readyPeakRss,
+        service_peak_rss_mb: servicePeakRss,
+        embedded,
+        stages: memoryAt,
+      },
       summary,
       duration_seconds: round((Date.now() - started) / 1000, 0),
     };
@@ -329,7 +402,7 @@ function printTable(
   figures: Figure[],
   twoFactor: { per_second: number; p50_ms: number; p99_ms: number },
   adminLists: AdminListFigures[],
-  summary: Record<string, number | null>,
+  summary: Record<string, number | [number, number] | null>,
   peakRss: number,
 ): void {
   console.table([
@@ -339,6 +412,7 @@ function printTable(
       'req/s': f.requests_per_second,
       'p50 ms': f.p50_ms,
       'p99 ms': f.p99_ms,
+      'CPU µs/req': f.cpu_us_per_request,
       'non-2xx': f.non_2xx,
       'peak MB': f.peak_rss_mb,
     })),
@@ -359,11 +433,17 @@ function printTable(
       'non-2xx': f.non_2xx,
     })),
   ]);
+  // Each ratio is the median of ROUNDS interleaved rounds; the spread is their lowest and highest.
+  const withSpread = (key: string) => ({
+    value: summary[key],
+    spread: (summary[`${key}_spread`] as [number, number] | undefined)?.join('–') ?? '',
+  });
   console.table({
-    'guarded / baseline A (req/s)': { value: summary.guarded_vs_bare, target: '>= 0.35' },
-    'guarded / baseline B (req/s)': { value: summary.guarded_vs_jwt_only, target: '>= 0.80' },
-    'login p50 - verify p50 @1 (ms)': { value: summary.login_p50_minus_verify_p50_ms, target: '<= 3' },
-    'login / verify req/s @4': { value: summary.login_rps_vs_verify_rps, target: '>= 0.80' },
+    'guarded / baseline A (req/s)': { ...withSpread('guarded_vs_bare'), target: '>= 0.35' },
+    'guarded / baseline B (req/s)': { ...withSpread('guarded_vs_jwt_only'), target: '>= 0.80' },
+    'login p50 - verify p50 @1 (ms)': { ...withSpread('login_p50_minus_verify_p50_ms'), target: '<= 3' },
+    'login / verify req/s @4': { ...withSpread('login_rps_vs_verify_rps'), target: '>= 0.80' },
+    'consumer guarded / open (req/s)': { ...withSpread('consumer_guarded_vs_open'), target: '>= 0.80' },
     'refresh req/s': { value: summary.refresh_rps, target: '>= 1000 (PostgreSQL)' },
     'service peak RSS (MB)': { value: peakRss, target: '<= 200 (PostgreSQL)' },
     'embedded first start peak RSS (MB)': { value: summary.embedded_peak_rss_mb, target: '<= 300' },

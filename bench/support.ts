@@ -80,9 +80,10 @@ export async function startService(
   entry: string,
   env: Record<string, string>,
   readyWithinMs = 120_000,
+  extraNodeOptions: string[] = [],
 ): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...serviceNodeOptions(), path.join(ROOT, entry)], {
+  const child = spawn(process.execPath, [...serviceNodeOptions(), ...extraNodeOptions, path.join(ROOT, entry)], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -183,11 +184,19 @@ export interface Load {
   warmupSeconds: number;
 }
 
-/** Warms up, then measures; in-flight requests are left to drain between runs. */
-export async function measure(options: autocannon.Options, load: Load): Promise<autocannon.Result> {
+/**
+ * Warms up, then measures; in-flight requests are left to drain between runs. `beforeMeasuring`
+ * runs just before the measured part starts (to read a process's CPU time, say).
+ */
+export async function measure(
+  options: autocannon.Options,
+  load: Load,
+  beforeMeasuring?: () => void,
+): Promise<autocannon.Result> {
   if (load.warmupSeconds > 0)
     await autocannon({ ...options, connections: load.connections, duration: load.warmupSeconds });
   await sleep(300);
+  beforeMeasuring?.();
   const result = await autocannon({ ...options, connections: load.connections, duration: load.seconds });
   await sleep(300);
   return result;
@@ -217,5 +226,38 @@ export async function timedLoop(
     per_second: round(times.length / ((Date.now() - started) / 1000)),
     p50_ms: at(0.5),
     p99_ms: at(0.99),
+  };
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+/**
+ * CPU time a process has used so far (user + system), in microseconds, from /proc/<pid>/stat:
+ * divided by the requests it served meanwhile, a cost per request that other work on a shared
+ * machine moves far less than it moves requests per second.
+ */
+export function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / USER_HZ;
+}
+
+/** Rounds of each comparison, interleaved (A, B, A, B...): every ratio printed is their median. */
+export const ROUNDS = 3;
+
+/** A ratio over interleaved rounds: its median, and the lowest and highest round. */
+export interface RoundedRatio {
+  median: number;
+  spread: [number, number];
+}
+
+/** The median of the rounds' values, with their spread. */
+export function medianOf(values: number[], digits = 3): RoundedRatio {
+  const sorted = [...values].sort((a, b) => a - b);
+  return {
+    median: round(sorted[Math.floor((sorted.length - 1) / 2)], digits),
+    spread: [round(sorted[0], digits), round(sorted[sorted.length - 1], digits)],
   };
 }

@@ -19,6 +19,7 @@ const TARGETS = [
   ['guarded / baseline B (req/s)', 'guarded_vs_jwt_only', '≥ 0.80'],
   ['login p50 − verify p50 @1 (ms)', 'login_p50_minus_verify_p50_ms', '≤ 3'],
   ['login / verify req/s @4', 'login_rps_vs_verify_rps', '≥ 0.80'],
+  ['consumer guarded / open (req/s)', 'consumer_guarded_vs_open', '≥ 0.80'],
   ['refresh req/s', 'refresh_rps', '≥ 1,000 (PostgreSQL)'],
   ['introspection req/s', 'introspection_rps', ''],
   ['second-factor sign-ins per second', 'two_factor_sign_ins_per_second', ''],
@@ -49,6 +50,8 @@ export function renderFigures(results) {
       `Node ${result.node}`,
       result.users ? `${number(result.users)} users for the admin lists` : '',
       result.duration_seconds ? `${result.duration_seconds} s in all` : '',
+      result.load_average_at_start ? `load average at start ${result.load_average_at_start.join(', ')}` : '',
+      result.rounds ? `ratios are medians of ${result.rounds} interleaved rounds (spread: lowest–highest round)` : '',
       result.recorded_from ? `recorded from ${result.recorded_from}` : '',
     ].filter(Boolean);
     out.push(`${facts.join('; ')}.`, '');
@@ -68,11 +71,14 @@ export function renderFigures(results) {
       ...(result.admin_lists ?? []).map((row) => ({ ...row, scenario: `admin list: ${row.scenario}`, connections: 4 })),
     ];
     if (rows.length > 0) {
-      out.push('| scenario | conn | req/s | p50 ms | p99 ms | peak RSS so far (MB) |', '|---|---|---|---|---|---|');
+      out.push(
+        '| scenario | conn | req/s | p50 ms | p99 ms | CPU µs a request | peak RSS so far (MB) |',
+        '|---|---|---|---|---|---|---|',
+      );
       for (const row of rows) {
         out.push(
           `| ${row.scenario} | ${row.connections} | ${number(row.requests_per_second)} | ${number(row.p50_ms)} | ` +
-            `${number(row.p99_ms)} | ${number(row.peak_rss_mb)} |`,
+            `${number(row.p99_ms)} | ${number(row.cpu_us_per_request)} | ${number(row.peak_rss_mb)} |`,
         );
       }
       out.push('');
@@ -81,11 +87,28 @@ export function renderFigures(results) {
     const targets = TARGETS.filter(([, key]) => typeof summary[key] === 'number');
     if (targets.length > 0) {
       out.push('| figure | this run | target |', '|---|---|---|');
-      for (const [label, key, target] of targets) out.push(`| ${label} | **${number(summary[key])}** | ${target} |`);
+      for (const [label, key, target] of targets) {
+        const spread = Array.isArray(summary[`${key}_spread`])
+          ? ` (${summary[`${key}_spread`].map(number).join('–')})`
+          : '';
+        out.push(`| ${label} | **${number(summary[key])}**${spread} | ${target} |`);
+      }
       out.push('');
     }
     if (result.memory?.service_ready_peak_rss_mb) {
       out.push(`Service peak RSS at ready: ${result.memory.service_ready_peak_rss_mb} MB.`, '');
+    }
+    const consumer = result.consumer;
+    if (consumer?.guarded_cpu_us_per_request) {
+      out.push(
+        `Consumer: guarded ${number(consumer.guarded_requests_per_second)} req/s, ` +
+          `${number(consumer.guarded_cpu_us_per_request)} µs CPU a guarded request against ` +
+          `${number(consumer.open_cpu_us_per_request)} µs an open one; ` +
+          `${number(consumer.introspections_per_1000_guarded)} introspections per 1,000 guarded requests; ` +
+          `logout → 401 on the event stream p50 ${number(consumer.logout_to_401_events_ms.p50)} ms, ` +
+          `p99 ${number(consumer.logout_to_401_events_ms.p99)} ms (${consumer.logout_to_401_events_ms.missed} missed).`,
+        '',
+      );
     }
   }
   return out.join('\n');

@@ -5,6 +5,7 @@ import { SessionsRepository } from '../sessions/index.js';
 import { AuthzVersions, notFound } from '../rbac/index.js';
 import { Transactions } from '../infra/database/transactions.js';
 import type { SessionRef } from '../common/session-ref.js';
+import type { Actor } from '../common/actor.js';
 
 export interface SessionResponse {
   id: string;
@@ -45,18 +46,19 @@ export class AccountSessionsService {
   }
 
   /** Ends one live session of the user; any other id (someone else's, ended, unknown) is 404. */
-  async revokeOne(session: SessionRef, actorId: string, client: ClientInfo): Promise<Record<string, never>> {
+  async revokeOne(session: SessionRef, actor: Actor, client: ClientInfo): Promise<Record<string, never>> {
     const { userId, sessionId } = session;
     const rows = await this.sessions.revoke(
       this.transactions.manager,
       { sessionId, userId },
-      actorId === userId ? 'user_revoked' : 'admin',
+      actor.id === userId ? 'user_revoked' : 'admin',
     );
     if (rows.length === 0) throw notFound('Session');
     await this.versions.bumpUser(userId);
     await this.audit.record({
       type: 'session.revoke',
-      actorId,
+      actorId: actor.id,
+      actorKind: actor.kind,
       targetType: 'session',
       targetId: sessionId,
       client,
@@ -68,19 +70,20 @@ export class AccountSessionsService {
   /** Ends every live session of the user but `keepSessionId` (all of them when absent). */
   async revokeOthers(
     owner: { userId: string; keepSessionId?: string },
-    actorId: string,
+    actor: Actor,
     client: ClientInfo,
   ): Promise<{ revoked: number }> {
     const { userId, keepSessionId } = owner;
     const rows = await this.sessions.revoke(
       this.transactions.manager,
       { userId, exceptSessionId: keepSessionId },
-      actorId === userId ? 'user_revoked' : 'admin',
+      actor.id === userId ? 'user_revoked' : 'admin',
     );
     if (rows.length > 0) await this.versions.bumpUser(userId);
     await this.audit.record({
       type: 'session.revoke_others',
-      actorId,
+      actorId: actor.id,
+      actorKind: actor.kind,
       targetType: 'user',
       targetId: userId,
       client,

@@ -177,7 +177,7 @@ export class AccountController {
     @Body(EmptyBodyPipe) _body: Record<string, never>,
     @Client() client: ClientInfo,
   ) {
-    await this.sessions.revokeOthers({ userId: user.id, keepSessionId: user.sessionId }, user.id, client);
+    await this.sessions.revokeOthers({ userId: user.id, keepSessionId: user.sessionId }, user, client);
     return {};
   }
 
@@ -188,7 +188,7 @@ export class AccountController {
     statuses: { 404: "NOT_FOUND: no such session of yours (someone else's is 404 too)." },
   })
   revokeSession(@CurrentUser() user: AuthUser, @UuidParam() id: string, @Client() client: ClientInfo) {
-    return this.sessions.revokeOne({ userId: user.id, sessionId: id }, user.id, client);
+    return this.sessions.revokeOne({ userId: user.id, sessionId: id }, user, client);
   }
 
   @Post('totp')

@@ -8,6 +8,7 @@ import type { ClientInfo } from '../common/client-info.js';
 import { MailService } from '../infra/messaging/mail.service.js';
 import { AuthzVersions, notFound } from '../rbac/index.js';
 import { Transactions } from '../infra/database/transactions.js';
+import type { Actor } from '../common/actor.js';
 
 /** The fields whose change ends what was issued to the old identity. */
 export type IdentityField = 'email' | 'mobile' | 'password';
@@ -23,8 +24,8 @@ export interface AccountChangeRequest {
   beforeChange?: (manager: EntityManager) => Promise<void>;
   /** The new values; a field left undefined, or equal to the current value, is not changed. */
   changes: AccountChanges;
-  /** Who made the change: an administrator; absent, the user themselves (as a password reset proves). */
-  actorId?: string;
+  /** Who made the change: an administrator or a service client; absent, the user themselves (as a password reset proves). */
+  actor?: Actor;
   /** The one audit event that records the change. */
   auditType: AuditEventType;
   revocationReason: SessionRevocationReason;
@@ -83,7 +84,8 @@ export class IdentityChangeService {
     if (identityChanged.length > 0) await this.notify(userId, previousEmail, identityChanged);
     await this.audit.record({
       type: request.auditType,
-      actorId: request.actorId ?? userId,
+      actorId: request.actor?.id ?? userId,
+      actorKind: request.actor?.kind,
       targetType: 'user',
       targetId: userId,
       client: request.client,

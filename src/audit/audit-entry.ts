@@ -1,3 +1,5 @@
+import type { CallerKind } from '@auth-rbac/nest-guard';
+
 /** What happened, to whom and by whom: one row of the audit trail. */
 export type AuditEventType =
   | 'login.success'
@@ -73,6 +75,12 @@ export type AuditEventType =
 export interface AuditEntry {
   type: AuditEventType;
   actorId?: string | null;
+  /**
+   * `service` when `actorId` is a service client's id (a client-credentials token acting on a
+   * route guarded by permissions): the row then names no user, and the client in its details.
+   * A person otherwise.
+   */
+  actorKind?: CallerKind;
   targetType?: 'user' | 'role' | 'permission' | 'settings' | 'session' | 'client';
   targetId?: string | null;
   client?: { ip?: string; userAgent?: string };

@@ -5,8 +5,6 @@ import { countAuditEvent } from './audit-metrics.js';
 
 export type { AuditEntry, AuditEventType } from './audit-entry.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The contract keeps at most this much of a client's user agent. */
 export const USER_AGENT_MAX_CHARS = 256;
 
@@ -39,7 +37,7 @@ export class AuditLog {
   /** The row of an event that a change writes in its own statement (a session's insert or rotation). */
   rowOf(entry: AuditEntry): AuditRow {
     // A service client (client-credentials token) is no person: its id goes to the details.
-    const clientActor = entry.actorId && !UUID.test(entry.actorId) ? entry.actorId : null;
+    const clientActor = entry.actorKind === 'service' && entry.actorId ? entry.actorId : null;
     return {
       type: entry.type,
       actorId: clientActor ? null : (entry.actorId ?? null),

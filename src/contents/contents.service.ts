@@ -1,5 +1,4 @@
 import type { AuthUser } from '@auth-rbac/nest-guard';
-import { isServiceCaller } from '../oidc/index.js';
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../common/app-exception.js';
 import { pageOf, pageOffset } from '../common/pagination.dto.js';
@@ -35,7 +34,7 @@ export class ContentsService {
 
   /** A content written by a service client (client credentials) has no author: authors are people. */
   async create(dto: CreateContentDto, author: AuthUser): Promise<ContentResponse> {
-    const authorId = isServiceCaller(author) ? null : author.id;
+    const authorId = author.kind === 'service' ? null : author.id;
     return toContentResponse(await this.contents.insert({ title: dto.title, body: dto.body, authorId }));
   }
 

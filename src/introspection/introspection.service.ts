@@ -1,4 +1,4 @@
-import { AnyAudienceVerifier, isUuid } from '../sessions/index.js';
+import { AnyAudienceVerifier } from '../sessions/index.js';
 import { HttpException, Injectable } from '@nestjs/common';
 import { principalOfSession, ClientTokensService } from '../oidc/index.js';
 import { PrincipalService } from '../rbac/index.js';
@@ -51,7 +51,7 @@ export class IntrospectionService {
     if (!found) return { active: false };
     // The service's own rules, by the same function its enrolment guard uses: a privileged account
     // that must enrol a second factor is answered with no role and no permission.
-    const record = await this.rules.forConsumers(found);
+    const record = await this.rules.forConsumers({ ...found, kind: claims.kind });
     return {
       active: true,
       sub: record.id,
@@ -64,7 +64,8 @@ export class IntrospectionService {
       token_type: 'access',
       ...(claims.authTime !== undefined ? { auth_time: claims.authTime } : {}),
       amr: claims.amr ?? [],
-      ...(isUuid(record.id) ? {} : { client_id: record.id }),
+      // RFC 7662: the client the token was issued to (a service token's own client).
+      ...(claims.clientId !== undefined ? { client_id: claims.clientId } : {}),
     };
   }
 }

@@ -2,7 +2,6 @@ import { IS_PUBLIC_KEY, REQUIRED_PERMISSIONS_KEY, type AuthUser } from '@auth-rb
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AppException } from '../common/app-exception.js';
-import { isServiceCaller } from '../oidc/index.js';
 
 /**
  * A service token (client credentials) passes the guard like a user's, with its client's
@@ -17,7 +16,7 @@ export class PersonOnlyGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
     const user = context.switchToHttp().getRequest<{ user?: AuthUser }>().user;
-    if (!user || !isServiceCaller(user)) return true;
+    if (!user || user.kind !== 'service') return true;
     const targets = [context.getHandler(), context.getClass()];
     const requirement = this.reflector.getAllAndOverride<{ permissions: string[] } | undefined>(
       REQUIRED_PERMISSIONS_KEY,

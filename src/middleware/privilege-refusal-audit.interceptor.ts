@@ -18,12 +18,13 @@ export class PrivilegeRefusalAuditInterceptor implements NestInterceptor {
     return next.handle().pipe(
       catchError((error: unknown) => {
         if (!(error instanceof PrivilegeRefusal) || context.getType() !== 'http') return throwError(() => error);
-        const { actorId, target, action, rule, missing } = error.facts;
+        const { actorId, actorKind, target, action, rule, missing } = error.facts;
         const client = clientOf(context.switchToHttp().getRequest<FastifyRequest>());
         return from(
           this.audit.record({
             type: 'authz.escalation_refused',
             actorId,
+            actorKind,
             targetType: target.type,
             targetId: target.id,
             client,

@@ -103,6 +103,7 @@ export class ClientRolesService {
     return this.audit.record({
       type: 'client.roles',
       actorId: actor?.id ?? null,
+      actorKind: actor?.kind,
       targetType: 'client',
       targetId: clientId.slice(0, 64),
       details: { client_id: clientId, roles: roles.map((role) => role.name).sort() },

@@ -2,26 +2,19 @@ import type { PrincipalRecord } from '@auth-rbac/nest-guard/internal';
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config/app-config.js';
-import { SigningKeys } from '../sessions/index.js';
+import { isUuid, SigningKeys } from '../sessions/index.js';
 import { ClientTokensRepository } from './client-tokens.repository.js';
 import type { SessionRef } from '../common/session-ref.js';
 
 /** A client id: letters, digits, dots, dashes, underscores (as `create-client` and SERVICE_CLIENTS allow). */
 const CLIENT_ID = /^[A-Za-z0-9._-]{1,100}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * Whether a caller is a service client rather than a person: a person's id is a UUID, and the
- * client-credentials grant serves no client whose id looks like one. Routes that act for a
- * person refuse service callers (see PersonOnlyGuard).
+ * Whether the grant may serve this client: its id must not be mistaken for a person's (a UUID),
+ * in the audit trail or by a reader of its tokens.
  */
-export function isServiceCaller(user: { id: string }): boolean {
-  return !UUID.test(user.id);
-}
-
-/** Whether the grant may serve this client: its id must not be mistaken for a person's. */
 export function mayHoldServiceTokens(clientId: string): boolean {
-  return CLIENT_ID.test(clientId) && !UUID.test(clientId);
+  return CLIENT_ID.test(clientId) && !isUuid(clientId);
 }
 
 export interface IssuedServiceToken {
@@ -59,14 +52,14 @@ export class ClientTokensService {
   /** The caller of a live service token (`userId` its client, `sessionId` its row), or null (revoked, expired, not a client's token). */
   async principal(caller: SessionRef): Promise<PrincipalRecord | null> {
     const { userId: clientId, sessionId: tokenId } = caller;
-    if (!UUID.test(tokenId) || !mayHoldServiceTokens(clientId)) return null;
+    if (!isUuid(tokenId)) return null;
     const row = await this.tokens.findPrincipalOfActiveToken({ tokenId, clientId });
     if (!row) return null;
-    return { id: clientId, email: '', name: clientId, roles: row.roles, permissions: row.permissions };
+    return { id: clientId, kind: 'service', email: '', name: clientId, roles: row.roles, permissions: row.permissions };
   }
 
   /** Ends a service token (revocation); false when it was not live. */
   revoke(tokenId: string): Promise<boolean> {
-    return UUID.test(tokenId) ? this.tokens.revoke(tokenId) : Promise.resolve(false);
+    return isUuid(tokenId) ? this.tokens.revoke(tokenId) : Promise.resolve(false);
   }
 }

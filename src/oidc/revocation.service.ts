@@ -1,7 +1,7 @@
 import { AnyAudienceVerifier, SessionService, TokenService } from '../sessions/index.js';
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { ClientTokensService, isServiceCaller } from './client-tokens.service.js';
+import { ClientTokensService } from './client-tokens.service.js';
 import { OAuthClients, parameter } from './oauth-clients.js';
 import { OAuthError } from './oauth-error.js';
 
@@ -43,7 +43,7 @@ export class RevocationService {
   private async asAccess(token: string): Promise<boolean> {
     const claims = await this.verifier.verify(token).catch(() => null);
     if (!claims) return false;
-    if (isServiceCaller({ id: claims.userId })) await this.clientTokens.revoke(claims.sessionId);
+    if (claims.kind === 'service') await this.clientTokens.revoke(claims.sessionId);
     else await this.sessions.revoke(claims.sessionId, 'logout');
     return true;
   }

@@ -3,6 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import { isPrivileged, PRIVILEGED_PERMISSIONS } from './privilege-policy.js';
 import type { SessionRef } from '../common/session-ref.js';
+import type { Actor } from '../common/actor.js';
 
 /**
  * What an account may do: its roles and the union of their permissions, for the principal of a
@@ -95,6 +96,19 @@ export class AccessRepository {
       [userId],
     );
     return row ?? null;
+  }
+
+  /**
+   * What an actor may do now, for the privilege policy: a person's permissions read in the
+   * caller's transaction (after its locks, so a grant made a moment ago counts); a service
+   * client's as its token was granted them on this request (a client is no users row).
+   */
+  async permissionsOfActor(
+    actor: Actor & { permissions: Iterable<string> },
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<string[]> {
+    if (actor.kind === 'service') return [...actor.permissions];
+    return (await this.findEffectiveAccess(actor.id, manager))?.permissions ?? [];
   }
 
   /** The one question behind every administrator rule (second factor, no code-only sign-in). */

@@ -3,7 +3,13 @@ export { AuthzVersions } from './authz-versions.js';
 export { PrincipalService } from './principal.service.js';
 export { NewAccounts } from './new-accounts.js';
 export { isPrivileged } from './privilege-policy.js';
-export { PrivilegeRefusal, assertMayActOn, assertMayAssignAdminRole, assertMayGrant } from './privilege-refusal.js';
+export {
+  PrivilegeRefusal,
+  assertMayActOn,
+  assertMayAssignAdminRole,
+  assertMayGrant,
+  type PolicyActor,
+} from './privilege-refusal.js';
 export { notFound, unknownIds } from './rbac-errors.js';
 export { ClientRoleIdsDto } from './rbac.dto.js';
 export { RbacModule } from './rbac.module.js';

@@ -38,7 +38,7 @@ export class PermissionsController {
     statuses: { 409: 'CONFLICT: a permission has this name.' },
   })
   create(@CurrentUser() actor: AuthUser, @Body() dto: CreatePermissionDto) {
-    return this.permissions.create(dto, actor.id);
+    return this.permissions.create(dto, actor);
   }
 
   @Put(':id')

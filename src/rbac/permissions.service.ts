@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AuditLog } from '../audit/index.js';
 import { assertMayActOn, type PolicyActor } from './privilege-refusal.js';
+import type { Actor } from '../common/actor.js';
 import { asConflict } from '../common/unique-violation.js';
 import { AuthzVersions } from './authz-versions.js';
 import { RolesRepository } from './roles.repository.js';
@@ -37,7 +38,7 @@ export class PermissionsService {
     return toPermissionResponse(permission);
   }
 
-  async create(dto: CreatePermissionDto, actorId: string): Promise<PermissionResponse> {
+  async create(dto: CreatePermissionDto, actor: Actor): Promise<PermissionResponse> {
     const id = await this.writing(async (manager) => {
       const created = await this.roles.insertPermission(
         manager,
@@ -55,7 +56,8 @@ export class PermissionsService {
     await this.versions.bumpGlobal();
     await this.audit.record({
       type: 'permission.create',
-      actorId,
+      actorId: actor.id,
+      actorKind: actor.kind,
       targetType: 'permission',
       targetId: id,
       details: { name: dto.name },
@@ -84,6 +86,7 @@ export class PermissionsService {
     await this.audit.record({
       type: 'permission.update',
       actorId: actor.id,
+      actorKind: actor.kind,
       targetType: 'permission',
       targetId: id,
       details: { fields: Object.keys(dto) },
@@ -101,7 +104,13 @@ export class PermissionsService {
       await this.roles.deletePermission(manager, id);
     });
     await this.versions.bumpGlobal();
-    await this.audit.record({ type: 'permission.delete', actorId: actor.id, targetType: 'permission', targetId: id });
+    await this.audit.record({
+      type: 'permission.delete',
+      actorId: actor.id,
+      actorKind: actor.kind,
+      targetType: 'permission',
+      targetId: id,
+    });
     return {};
   }
 

@@ -47,6 +47,7 @@ describe('PrincipalService cache', () => {
 
     expect(await principals.load(session)).toEqual({
       id: session.userId,
+      kind: 'person',
       email: 'ada@example.com',
       name: 'Ada',
       roles: ['editor'],

@@ -83,7 +83,14 @@ export class PrincipalService {
     if (!row) return null;
     return {
       entry: {
-        principal: { id: row.id, email: row.email, name: row.name, roles: row.roles, permissions: row.permissions },
+        principal: {
+          id: row.id,
+          kind: 'person' as const,
+          email: row.email,
+          name: row.name,
+          roles: row.roles,
+          permissions: row.permissions,
+        },
         profile: {
           id: row.id,
           name: row.name,

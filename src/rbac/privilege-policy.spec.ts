@@ -74,7 +74,7 @@ type Action = 'act-on' | 'grant' | 'update-admin-role' | 'update-other-role';
 
 /** One decision: may an actor holding `actor` do `action` to something holding `target`? */
 function decide(actor: string[], target: string[], action: Action): 'allowed' | 'refused' {
-  const who = { id: 'actor', permissions: actor };
+  const who = { id: 'actor', kind: 'person' as const, permissions: actor };
   try {
     if (action === 'act-on') assertMayActOn(who, { type: 'user', id: 't' }, target, 'user.update');
     if (action === 'grant') assertMayGrant(who, { type: 'role', id: 't' }, target, 'role.create');
@@ -131,7 +131,7 @@ describe('the privilege policy', () => {
   it('refuses with 403 FORBIDDEN naming the first missing permission, and lists all in the details', () => {
     try {
       assertMayActOn(
-        { id: 'a', permissions: ['users.edit'] },
+        { id: 'a', kind: 'person' as const, permissions: ['users.edit'] },
         { type: 'user', id: 'u' },
         ['users.edit', 'settings.edit', 'audit.view'],
         'user.update',
@@ -146,6 +146,7 @@ describe('the privilege policy', () => {
       expect(refusal.details).toEqual([{ permission: 'audit.view' }, { permission: 'settings.edit' }]);
       expect(refusal.facts).toEqual({
         actorId: 'a',
+        actorKind: 'person',
         target: { type: 'user', id: 'u' },
         action: 'user.update',
         rule: 'target-subset',
@@ -156,11 +157,15 @@ describe('the privilege policy', () => {
 
   it("keeps the specification's message for the admin role, and lets roles.edit through", () => {
     expect(() =>
-      assertMayAssignAdminRole({ id: 'a', permissions: ['users.edit'] }, { type: 'user', id: 'u' }, 'user.roles'),
+      assertMayAssignAdminRole(
+        { id: 'a', kind: 'person' as const, permissions: ['users.edit'] },
+        { type: 'user', id: 'u' },
+        'user.roles',
+      ),
     ).toThrow('You have no permission to assign the admin role.');
     expect(() =>
       assertMayAssignAdminRole(
-        { id: 'a', permissions: ['users.edit', 'roles.edit'] },
+        { id: 'a', kind: 'person' as const, permissions: ['users.edit', 'roles.edit'] },
         { type: 'user', id: 'u' },
         'user.roles',
       ),
@@ -169,7 +174,12 @@ describe('the privilege policy', () => {
 
   it('answers an update emptying the admin role with SYSTEM_PROTECTED', () => {
     expect(() =>
-      assertAdminRoleKeepsEveryPermission({ id: 'a', permissions: EVERY }, { id: 'r', name: 'admin' }, EVERY, []),
+      assertAdminRoleKeepsEveryPermission(
+        { id: 'a', kind: 'person', permissions: EVERY },
+        { id: 'r', name: 'admin' },
+        EVERY,
+        [],
+      ),
     ).toThrow(expect.objectContaining({ code: 'SYSTEM_PROTECTED' }));
   });
 });

@@ -1,10 +1,10 @@
-import { Permissions } from '@auth-rbac/nest-guard';
+import { Permissions, type CallerKind } from '@auth-rbac/nest-guard';
+import type { Actor } from '../common/actor.js';
 import { AppException } from '../common/app-exception.js';
 import { missingPermissions, removedFromAdminRole } from './privilege-policy.js';
 
-/** Who asks: the caller's id and effective permissions (an `AuthUser` fits). */
-export interface PolicyActor {
-  id: string;
+/** Who asks: the caller's id, kind and effective permissions (an `AuthUser` fits). */
+export interface PolicyActor extends Actor {
   permissions: Iterable<string>;
 }
 
@@ -18,6 +18,7 @@ export type PolicyRule = 'target-subset' | 'grant-subset' | 'admin-role-assignme
 /** What the audit trail keeps of a refusal: plain facts, permission names only. */
 export interface RefusalFacts {
   actorId: string;
+  actorKind: CallerKind;
   target: PolicyTarget;
   action: string;
   rule: PolicyRule;
@@ -64,6 +65,7 @@ export function assertMayActOn(
       : `You cannot change ${NOUN[target.type]} holding ${missing[0]}, a permission you do not hold.`;
   throw new PrivilegeRefusal('FORBIDDEN', message, {
     actorId: actor.id,
+    actorKind: actor.kind,
     target,
     action,
     rule: 'target-subset',
@@ -82,6 +84,7 @@ export function assertMayGrant(
   if (missing.length === 0) return;
   throw new PrivilegeRefusal('FORBIDDEN', `You cannot grant ${missing[0]}, a permission you do not hold.`, {
     actorId: actor.id,
+    actorKind: actor.kind,
     target,
     action,
     rule: 'grant-subset',
@@ -97,6 +100,7 @@ export function assertMayAssignAdminRole(actor: PolicyActor, target: PolicyTarge
   if (new Set(actor.permissions).has(Permissions.RolesEdit)) return;
   throw new PrivilegeRefusal('FORBIDDEN', 'You have no permission to assign the admin role.', {
     actorId: actor.id,
+    actorKind: actor.kind,
     target,
     action,
     rule: 'admin-role-assignment',
@@ -118,6 +122,7 @@ export function assertAdminRoleKeepsEveryPermission(
     `The admin role keeps every permission; ${removed[0]} cannot be removed from it.`,
     {
       actorId: actor.id,
+      actorKind: actor.kind,
       target: { type: 'role', id: role.id },
       action: 'role.update',
       rule: 'admin-role-complete',

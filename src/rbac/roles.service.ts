@@ -58,6 +58,7 @@ export class RolesService {
     await this.audit.record({
       type: 'role.create',
       actorId: actor.id,
+      actorKind: actor.kind,
       targetType: 'role',
       targetId: id,
       details: { name: dto.name },
@@ -93,6 +94,7 @@ export class RolesService {
     await this.audit.record({
       type: 'role.update',
       actorId: actor.id,
+      actorKind: actor.kind,
       targetType: 'role',
       targetId: id,
       details: { fields: Object.keys(dto) },
@@ -110,7 +112,13 @@ export class RolesService {
       await this.events.append(manager, [{ type: 'role-change', role: role.name }]);
     });
     await this.versions.bumpGlobal();
-    await this.audit.record({ type: 'role.delete', actorId: actor.id, targetType: 'role', targetId: id });
+    await this.audit.record({
+      type: 'role.delete',
+      actorId: actor.id,
+      actorKind: actor.kind,
+      targetType: 'role',
+      targetId: id,
+    });
     return {};
   }
 

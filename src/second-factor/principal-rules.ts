@@ -1,5 +1,5 @@
+import type { CallerKind } from '@auth-rbac/nest-guard';
 import { Injectable } from '@nestjs/common';
-import { isServiceCaller } from '../oidc/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { isPrivileged } from '../rbac/index.js';
 import { UsersRepository } from '../identity/index.js';
@@ -8,6 +8,7 @@ import { TwoFactorService } from './two-factor.service.js';
 /** What the rules need to know of a caller. */
 export interface PrincipalFacts {
   id: string;
+  kind: CallerKind;
   roles: readonly string[];
   permissions: readonly string[];
 }
@@ -34,7 +35,7 @@ export class PrincipalRules {
   async mustEnrol(principal: PrincipalFacts): Promise<boolean> {
     if (!this.config.requireSecondFactorForPrivileged) return false;
     // A service client (client credentials) is no person: it has no second factor to enrol.
-    if (isServiceCaller(principal)) return false;
+    if (principal.kind === 'service') return false;
     if (!isPrivileged(principal.roles, principal.permissions)) return false;
     const profile = await this.users.findProfile(principal.id);
     return (await this.twoFactor.methodsFor({ id: principal.id, mobile: profile?.mobile ?? null })).length === 0;

@@ -30,5 +30,6 @@ export {
   privateKeyFileOf,
   writePrivateFile,
 } from './signing-keys.js';
-export { TWO_FACTOR_TOKEN_TTL, TokenService, invalidToken, isUuid } from './token.service.js';
+export { TWO_FACTOR_TOKEN_TTL, TokenService, invalidToken } from './token.service.js';
+export { isUuid, principalOfCaller, type CallerSources } from './caller.js';
 export { SessionsModule } from './sessions.module.js';

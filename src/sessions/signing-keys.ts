@@ -211,16 +211,23 @@ export class SigningKeys implements KeySource {
     return this.unexpired(this.verification, algorithm, kid);
   }
 
-  /** The keys of a source for a token's header, without retired secrets past their end. */
+  /**
+   * The keys of a source for a token's header, without retired secrets past their end; a retired
+   * secret says when it ends (`validUntil`), so no verifier keeps what it verified past that.
+   */
   private async unexpired(
     source: StaticKeySource,
     algorithm: string,
     kid: string | undefined,
   ): Promise<VerificationKey[]> {
     const now = Date.now();
-    return (await source.candidates(algorithm, kid)).filter(
-      (key) => (this.retiredSecretEnds.get(key) ?? Infinity) > now,
-    );
+    const keys: VerificationKey[] = [];
+    for (const key of await source.candidates(algorithm, kid)) {
+      const end = this.retiredSecretEnds.get(key);
+      if (end === undefined) keys.push(key);
+      else if (end > now) keys.push({ ...key, validUntil: end });
+    }
+    return keys;
   }
 
   /**

@@ -4,6 +4,7 @@ import { decodeJwt } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
+import { isUuid, personIdOf } from './caller.js';
 import { SigningKeys } from './signing-keys.js';
 import { epochSeconds, type Authentication, type AuthenticationMethod } from './authentication-methods.js';
 import type { AccessClaims, ClaimsOf, RefreshClaims, TokenType, TwoFactorClaims } from './token-claims.js';
@@ -97,9 +98,11 @@ export class TokenService {
     } catch {
       throw invalidToken();
     }
+    // These tokens are a person's (a service client has no session to refresh and no second
+    // factor), so `sub` must be a person's id; the ids are looked up in uuid columns.
     if (
       claims.token_type !== expected ||
-      !isUuid(claims.sub) ||
+      personIdOf(claims.sub) === null ||
       typeof claims.jti !== 'string' ||
       !hasValidTimes(claims)
     ) {
@@ -108,16 +111,6 @@ export class TokenService {
     if (expected !== '2fa' && !isUuid(claims.sid)) throw invalidToken();
     return claims as unknown as ClaimsOf<T>;
   }
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * The ids a token names are looked up in uuid columns: anything else in a (validly signed) token
- * is refused here as a bad token, not left to fail as a database error.
- */
-export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID.test(value);
 }
 
 export function invalidToken(): AppException {

@@ -20,6 +20,6 @@ export class SettingsController {
   @RequirePermissions(Permissions.SettingsEdit)
   @DocumentRoute({ summary: 'Switch login methods on or off (every instance)', data: ref('Settings') })
   update(@Body() dto: UpdateSettingsDto, @CurrentUser() user: AuthUser) {
-    return this.settings.updateSettings(dto, user.id);
+    return this.settings.updateSettings(dto, user);
   }
 }

@@ -5,6 +5,7 @@ import { VersionedCache } from '../infra/redis/versioned-cache.js';
 import { SettingsRepository, type SettingValue } from './settings.repository.js';
 import { SettingsVersion } from './settings-version.js';
 import { cacheLookups } from '../infra/telemetry/service-metrics.js';
+import type { Actor } from '../common/actor.js';
 
 export interface LoginMethods {
   emailPassword: boolean;
@@ -71,7 +72,7 @@ export class SettingsService {
   }
 
   /** Changes the flags given and answers all of them; flags left undefined keep their value. */
-  async update(partial: Partial<LoginMethods>, actorId?: string): Promise<Readonly<LoginMethods>> {
+  async update(partial: Partial<LoginMethods>, actor?: Actor): Promise<Readonly<LoginMethods>> {
     const rows: SettingValue[] = FLAGS.filter((flag) => partial[flag] !== undefined).map((flag) => ({
       key: KEYS[flag],
       value: partial[flag],
@@ -83,11 +84,12 @@ export class SettingsService {
     await this.version.bump();
     const value = await this.load();
     this.logger.log(
-      `Login methods changed by ${actorId ?? 'the system'}: ${rows.map((row) => `${row.key}=${String(row.value)}`).join(', ')}`,
+      `Login methods changed by ${actor?.id ?? 'the system'}: ${rows.map((row) => `${row.key}=${String(row.value)}`).join(', ')}`,
     );
     await this.audit?.record({
       type: 'settings.update',
-      actorId: actorId ?? null,
+      actorId: actor?.id ?? null,
+      actorKind: actor?.kind,
       targetType: 'settings',
       details: Object.fromEntries(rows.map((row) => [row.key, row.value])),
     });
@@ -98,11 +100,11 @@ export class SettingsService {
     return toResponse(await this.getLoginMethods());
   }
 
-  async updateSettings(dto: SettingsChange, actorId: string): Promise<SettingsResponse> {
+  async updateSettings(dto: SettingsChange, actor: Actor): Promise<SettingsResponse> {
     return toResponse(
       await this.update(
         { emailPassword: dto.email_password, mobileOtp: dto.mobile_otp, emailCode: dto.email_code },
-        actorId,
+        actor,
       ),
     );
   }

@@ -25,12 +25,12 @@ export class AdminSessionsService {
 
   async revokeOne(actor: AuthUser, session: SessionRef, client: ClientInfo): Promise<Record<string, never>> {
     await this.assertMayActOnUser(actor, session.userId, 'user.sessions.revoke');
-    return this.sessions.revokeOne(session, actor.id, client);
+    return this.sessions.revokeOne(session, actor, client);
   }
 
   async revokeAll(actor: AuthUser, userId: string, client: ClientInfo): Promise<Record<string, never>> {
     await this.assertMayActOnUser(actor, userId, 'user.sessions.revoke');
-    await this.sessions.revokeOthers({ userId }, actor.id, client);
+    await this.sessions.revokeOthers({ userId }, actor, client);
     return {};
   }
 

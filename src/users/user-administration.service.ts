@@ -13,6 +13,7 @@ import {
   AccessRepository,
   UserRolesRepository,
   NewAccounts,
+  type PolicyActor,
 } from '../rbac/index.js';
 import type { ClientInfo } from '../common/client-info.js';
 import { AppException } from '../common/app-exception.js';
@@ -56,7 +57,7 @@ export class UserAdministrationService {
     return toUserResponse(user);
   }
 
-  async create(dto: CreateUserDto, actorId: string): Promise<UserResponse> {
+  async create(dto: CreateUserDto, actor: PolicyActor): Promise<UserResponse> {
     const passwordHash = await this.passwords.hash(dto.password);
     // An address an administrator typed counts as verified, as one changed by an administrator does.
     const user = await this.conflictsAsHttp(() =>
@@ -67,10 +68,10 @@ export class UserAdministrationService {
           SystemRoles.User,
         );
         // The new account holds what the `user` role holds: a grant like any other ("grant ⊆ own").
-        const actor = await this.access.findEffectiveAccess(actorId, manager);
+        const own = await this.access.permissionsOfActor(actor, manager);
         const granted = await this.access.findEffectiveAccess(created.id, manager);
         assertMayGrant(
-          { id: actorId, permissions: actor?.permissions ?? [] },
+          { id: actor.id, kind: actor.kind, permissions: own },
           { type: 'user', id: created.id },
           granted?.permissions ?? [],
           'user.create',
@@ -78,33 +79,39 @@ export class UserAdministrationService {
         return created;
       }),
     );
-    await this.audit.record({ type: 'user.create', actorId, targetType: 'user', targetId: user.id });
+    await this.audit.record({
+      type: 'user.create',
+      actorId: actor.id,
+      actorKind: actor.kind,
+      targetType: 'user',
+      targetId: user.id,
+    });
     return this.get(user.id);
   }
 
-  async update(id: string, dto: UpdateUserDto, actorId: string, client: ClientInfo = {}): Promise<UserResponse> {
+  async update(id: string, dto: UpdateUserDto, actor: PolicyActor, client: ClientInfo = {}): Promise<UserResponse> {
     // Argon2 before the transaction: it is slow and must not hold a connection.
     const passwordHash = dto.password ? await this.passwords.hash(dto.password) : undefined;
     await this.conflictsAsHttp(() =>
       this.identityChange.change({
         userId: id,
         changes: { name: dto.name, email: dto.email, mobile: dto.mobile, passwordHash },
-        actorId,
+        actor,
         auditType: 'user.update',
         revocationReason: 'admin',
         client,
         // Judged under the user's row lock, which role changes take too: a grant racing the edit is seen.
-        beforeChange: (manager) => this.assertMayActOnUser(manager, actorId, id, 'user.update'),
+        beforeChange: (manager) => this.assertMayActOnUser(manager, actor, id, 'user.update'),
       }),
     );
     return this.get(id);
   }
 
-  async delete(id: string, actorId: string): Promise<Record<string, never>> {
+  async delete(id: string, actor: PolicyActor): Promise<Record<string, never>> {
     await this.transactions.run(async (manager) => {
       await this.roles.lockRoleByName(manager, SystemRoles.Admin);
       await this.get(id, manager);
-      await this.assertMayActOnUser(manager, actorId, id, 'user.delete');
+      await this.assertMayActOnUser(manager, actor, id, 'user.delete');
       // A disabled holder cannot administer: the admin role stays with an enabled account.
       if (await this.userRoles.isLastEnabledHolder(manager, id, SystemRoles.Admin)) {
         throw new AppException('CONFLICT', 'The last administrator cannot be deleted.');
@@ -116,7 +123,13 @@ export class UserAdministrationService {
       ]);
     });
     await this.versions.bumpUser(id);
-    await this.audit.record({ type: 'user.delete', actorId, targetType: 'user', targetId: id });
+    await this.audit.record({
+      type: 'user.delete',
+      actorId: actor.id,
+      actorKind: actor.kind,
+      targetType: 'user',
+      targetId: id,
+    });
     return {};
   }
 
@@ -127,15 +140,15 @@ export class UserAdministrationService {
    */
   private async assertMayActOnUser(
     manager: EntityManager,
-    actorId: string,
+    actor: PolicyActor,
     targetId: string,
     action: string,
   ): Promise<void> {
-    const actor = await this.access.findEffectiveAccess(actorId, manager);
+    const own = await this.access.permissionsOfActor(actor, manager);
     const target = await this.access.findEffectiveAccess(targetId, manager);
     if (!target) return; // the method's own lookup answers 404
     assertMayActOn(
-      { id: actorId, permissions: actor?.permissions ?? [] },
+      { id: actor.id, kind: actor.kind, permissions: own },
       { type: 'user', id: targetId },
       target.permissions,
       action,

@@ -10,9 +10,11 @@ import type { ClientInfo } from '../common/client-info.js';
 import { UsersRepository } from '../identity/index.js';
 import { toUserResponse, type UserResponse } from './user-response.js';
 import { Transactions } from '../infra/database/transactions.js';
+import type { Actor } from '../common/actor.js';
 
 /** Who disables: an administrator (judged by the privilege policy), or the operator at the CLI (`null`). */
-export type DisablingActor = { id: string } | null;
+/** Who disables or enables: an administrator or a service client (their permissions), or the operator at the command line (null). */
+export type DisablingActor = (Actor & { permissions: readonly string[] }) | null;
 
 export interface Disabling {
   reason?: string | null;
@@ -66,6 +68,7 @@ export class UserDisablingService {
     await this.audit.record({
       type: 'user.disable',
       actorId: actor?.id ?? null,
+      actorKind: actor?.kind,
       targetType: 'user',
       targetId: userId,
       client,
@@ -84,6 +87,7 @@ export class UserDisablingService {
     await this.audit.record({
       type: 'user.enable',
       actorId: actor?.id ?? null,
+      actorKind: actor?.kind,
       targetType: 'user',
       targetId: userId,
       client,
@@ -96,10 +100,10 @@ export class UserDisablingService {
   private async lockTarget(manager: EntityManager, userId: string, actor: DisablingActor, action: string) {
     if (!(await this.users.lockUserRow(manager, userId))) throw notFound('User');
     if (!actor) return;
-    const own = await this.access.findEffectiveAccess(actor.id, manager);
+    const own = await this.access.permissionsOfActor(actor, manager);
     const target = await this.access.findEffectiveAccess(userId, manager);
     assertMayActOn(
-      { id: actor.id, permissions: own?.permissions ?? [] },
+      { id: actor.id, kind: actor.kind, permissions: own },
       { type: 'user', id: userId },
       target?.permissions ?? [],
       action,

@@ -101,6 +101,7 @@ export class UserRolesService {
     await this.audit.record({
       type: 'user.roles',
       actorId: actor.id,
+      actorKind: actor.kind,
       targetType: 'user',
       targetId: userId,
       details: { roles: roles.map((role) => role.name).sort() },

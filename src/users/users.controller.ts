@@ -39,7 +39,7 @@ export class UsersController {
   @RequirePermissions(Permissions.UsersCreate)
   @DocumentRoute({ summary: 'Create a user', data: ref('User'), statuses: { 409: 'CONFLICT: email or mobile taken.' } })
   create(@CurrentUser() actor: AuthUser, @Body() dto: CreateUserDto) {
-    return this.users.create(dto, actor.id);
+    return this.users.create(dto, actor);
   }
 
   /** The specification's handler-level check, with its own message. */
@@ -56,7 +56,7 @@ export class UsersController {
     @Client() client: ClientInfo,
   ) {
     assertMayEditUsers(actor);
-    return this.users.update(id, dto, actor.id, client);
+    return this.users.update(id, dto, actor, client);
   }
 
   @Delete(':id')
@@ -67,7 +67,7 @@ export class UsersController {
     statuses: { 404: 'NOT_FOUND: no such user.', 409: 'CONFLICT: the last administrator.' },
   })
   delete(@CurrentUser() actor: AuthUser, @UuidParam() id: string) {
-    return this.users.delete(id, actor.id);
+    return this.users.delete(id, actor);
   }
 
   @Post(':id/disable')

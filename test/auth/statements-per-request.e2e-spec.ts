@@ -1,6 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
-import { login, loginTokens, me, refresh, registerUser } from '../support/auth-factory.js';
+import { login, loginTokens, logout, me, refresh, registerUser } from '../support/auth-factory.js';
+import request from 'supertest';
+import { callerWithRoles } from '../support/rbac-factory.js';
 import { useTestApp } from '../support/fixture.js';
 
 /** Every statement the app sends through its connection pool, counted from the last reset. */
@@ -81,6 +83,48 @@ describe('database statements of sign-in and refresh', () => {
     // The rotation's audit event is written by the compare-and-set itself, only when it moved.
     expect(counter.statements[1]).toMatch(/UPDATE sessions[\s\S]*INSERT INTO audit_events[\s\S]*FROM advanced/);
     expect((await me(app, res.body.data.access_token)).status).toBe(200);
+  });
+
+  it('answers who-am-I from the caller cache without a statement, and sees a role change and a disabled account at once', async () => {
+    const user = await registerUser(app);
+    await outboxSettled(user.id);
+    expect((await me(app, user.tokens.access_token)).status).toBe(200);
+    counter.reset();
+    for (let i = 0; i < 3; i++) {
+      const res = await me(app, user.tokens.access_token);
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ id: user.id, email: user.email, roles: ['user'] });
+    }
+    expect(counter.statements).toEqual([]);
+
+    // A change of the account's roles (through the API, which publishes it) applies to the next request.
+    const admin = await callerWithRoles(app, fixture.db, ['admin']);
+    const [role] = await fixture.db.query(`INSERT INTO roles (name) VALUES ($1) RETURNING id, name`, [
+      `me_${Date.now()}`,
+    ]);
+    const added = await request(app.getHttpServer())
+      .post(`/api/admin/users/${user.id}/roles`)
+      .set('authorization', `Bearer ${admin.token}`)
+      .send({ role_ids: [role.id] });
+    expect(added.status).toBe(200);
+    expect((await me(app, user.tokens.access_token)).body.data.roles).toEqual(expect.arrayContaining([role.name]));
+
+    const second = await loginTokens(app, user);
+    const disabled = await request(app.getHttpServer())
+      .post(`/api/admin/users/${user.id}/disable`)
+      .set('authorization', `Bearer ${admin.token}`)
+      .send({});
+    expect(disabled.status).toBe(200);
+    expect((await me(app, user.tokens.access_token)).status).toBe(401);
+    expect((await me(app, second.access_token)).status).toBe(401);
+  });
+
+  it('refuses a logged-out token it answered from the cache a moment before', async () => {
+    const user = await registerUser(app);
+    expect((await me(app, user.tokens.access_token)).status).toBe(200);
+    expect((await me(app, user.tokens.access_token)).status).toBe(200);
+    expect((await logout(app, user.tokens.access_token)).status).toBe(200);
+    expect((await me(app, user.tokens.access_token)).status).toBe(401);
   });
 
   it('still treats the rotated token as a replay and revokes the session', async () => {

@@ -106,6 +106,8 @@ export async function installedNestVersion(folder: string): Promise<string> {
 
 export interface RunningConsumer {
   baseUrl: string;
+  /** The consumer's process id (the benchmark reads its CPU time and profiles it). */
+  pid: number;
   output: () => string;
   stop(): Promise<void>;
 }
@@ -139,6 +141,7 @@ export async function startConsumer(folder: string, env: Record<string, string>)
   });
   return {
     baseUrl,
+    pid: child.pid!,
     output: () => output,
     async stop() {
       child.kill('SIGTERM');

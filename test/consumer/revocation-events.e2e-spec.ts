@@ -148,6 +148,38 @@ describe.each([
       expect(p99(delays)).toBeLessThan(1_000);
     }, 120_000);
 
+    it(`refuses every token of a disabled user within 1 s, tokens it verified a moment before included (p99 of ${TRIALS})`, async () => {
+      const delays: number[] = [];
+      for (let i = 0; i < TRIALS; i++) {
+        const person = await callerWithRoles(auth.app, auth.db, [viewerRole.name]);
+        for (let j = 0; j < 5; j++) expect(await status(consumer, person.token)).toBe(200);
+        const disabled = await request(auth.app.getHttpServer())
+          .post(`/api/admin/users/${person.id}/disable`)
+          .set('authorization', `Bearer ${admin.token}`)
+          .send({});
+        expect(disabled.status).toBe(200);
+        delays.push(await within(5_000, async () => (await status(consumer, person.token)) === 401));
+      }
+      expect(p99(delays)).toBeLessThan(1_000);
+    }, 120_000);
+
+    it(`refuses the holders of a role within 1 s of that role losing the permission (p99 of ${TRIALS})`, async () => {
+      const delays: number[] = [];
+      for (let i = 0; i < TRIALS; i++) {
+        const role = await roleWithPermissions(auth.db, ['contents.view', 'contents.create']);
+        const person = await callerWithRoles(auth.app, auth.db, ['user', role.name]);
+        for (let j = 0; j < 5; j++) expect(await status(consumer, person.token)).toBe(200);
+        const [create] = await auth.db.query(`SELECT id FROM permissions WHERE name = 'contents.create'`);
+        const changed = await request(auth.app.getHttpServer())
+          .put(`/api/admin/roles/${role.id}`)
+          .set('authorization', `Bearer ${admin.token}`)
+          .send({ permission_ids: [create.id] });
+        expect(changed.status).toBe(200);
+        delays.push(await within(5_000, async () => (await status(consumer, person.token)) === 403));
+      }
+      expect(p99(delays)).toBeLessThan(1_000);
+    }, 120_000);
+
     it(`refuses every token of a user within 1 s of a password reset (p99 of ${TRIALS})`, async () => {
       const delays: number[] = [];
       for (let i = 0; i < TRIALS; i++) {

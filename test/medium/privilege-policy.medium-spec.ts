@@ -123,7 +123,11 @@ describe('the privilege policy over rows of a real database', () => {
       const actorId = await userWith(['users.view', 'users.edit'], contentsManager);
       const peerId = await userWith(['contents.view', 'contents.edit'], ['users.view']);
       const aboveId = await userWith(['contents.view', 'settings.edit', 'audit.view']);
-      const actor = { id: actorId, permissions: (await access.findEffectiveAccess(actorId))!.permissions };
+      const actor = {
+        id: actorId,
+        kind: 'person' as const,
+        permissions: (await access.findEffectiveAccess(actorId))!.permissions,
+      };
 
       const peer = (await access.findEffectiveAccess(peerId))!.permissions;
       expect(missingPermissions(actor.permissions, peer)).toEqual([]);
@@ -137,6 +141,7 @@ describe('the privilege policy over rows of a real database', () => {
           message: 'You cannot change a user holding audit.view, a permission you do not hold.',
           facts: {
             actorId,
+            actorKind: 'person',
             target: { type: 'user', id: aboveId },
             action: 'user.update',
             rule: 'target-subset',
@@ -161,7 +166,11 @@ describe('the privilege policy over rows of a real database', () => {
 
     it("an actor may grant a role's permissions only when it holds each of them", async () => {
       const actorId = await userWith(['roles.edit', 'roles.view', 'contents.view']);
-      const actor = { id: actorId, permissions: (await access.findEffectiveAccess(actorId))!.permissions };
+      const actor = {
+        id: actorId,
+        kind: 'person' as const,
+        permissions: (await access.findEffectiveAccess(actorId))!.permissions,
+      };
       const grantable = await insertRole(fixture.db, ['contents.view', 'roles.view']);
       const beyond = await insertRole(fixture.db, ['contents.view', 'users.delete', 'contents.delete']);
       const rolePermissions = async (id: string): Promise<string[]> =>

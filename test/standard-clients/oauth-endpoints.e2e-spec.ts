@@ -200,6 +200,62 @@ describe('standard endpoints: discovery, token, revocation, userinfo', () => {
       await db.query(`DELETE FROM client_roles WHERE client_id = $1`, [ORDERS.id]);
     });
 
+    it('administers users and roles as no person: within its own permissions, each change audited under the client', async () => {
+      const role = await roleWithPermissions(db, [
+        'users.view',
+        'users.create',
+        'users.edit',
+        'users.delete',
+        'roles.view',
+        'roles.create',
+        'contents.view',
+      ]);
+      await db.query(`INSERT INTO client_roles (client_id, role_id) VALUES ($1, $2)`, [ORDERS.id, role.id]);
+      const accessToken = await serviceToken(ORDERS);
+      const as = (req: request.Test) => req.set('authorization', `Bearer ${accessToken}`);
+      const created = await as(request(server()).post('/api/admin/users')).send({
+        name: 'Made By Orders',
+        email: `orders-made-${Date.now()}@example.com`,
+        password: 'Lantern-Orchard-Quill-42',
+      });
+      expect(created.status).toBe(201);
+      const userId = created.body.data.id as string;
+      const revoked = await as(request(server()).delete(`/api/admin/users/${userId}/sessions`));
+      expect(revoked.status).toBe(200);
+      const madeRole = await as(request(server()).post('/api/admin/roles')).send({
+        name: `orders_role_${Date.now()}`,
+        permission_ids: [],
+      });
+      expect(madeRole.status).toBe(201);
+      // Its own permissions bound it, as a person's do: no role beyond them.
+      const [settingsEdit] = await db.query(`SELECT id FROM permissions WHERE name = 'settings.edit'`);
+      const beyond = await as(request(server()).post('/api/admin/roles')).send({
+        name: `orders_beyond_${Date.now()}`,
+        permission_ids: [settingsEdit.id],
+      });
+      expect(beyond.status).toBe(403);
+      expect(beyond.body.error.code).toBe('FORBIDDEN');
+      const deleted = await as(request(server()).delete(`/api/admin/users/${userId}`));
+      expect(deleted.status).toBe(200);
+      const events = await db.query(
+        `SELECT type, actor_id, details->>'actor_client_id' AS client FROM audit_events
+          WHERE details->>'actor_client_id' = $1 AND created_at > now() - interval '1 minute'
+          ORDER BY created_at`,
+        [ORDERS.id],
+      );
+      expect(events.map((event: { type: string }) => event.type)).toEqual(
+        expect.arrayContaining([
+          'user.create',
+          'session.revoke_others',
+          'role.create',
+          'authz.escalation_refused',
+          'user.delete',
+        ]),
+      );
+      expect(events.every((event: { actor_id: string | null }) => event.actor_id === null)).toBe(true);
+      await db.query(`DELETE FROM client_roles WHERE client_id = $1`, [ORDERS.id]);
+    });
+
     it('lets nobody give a client a permission they lack, nor the admin role without roles.edit', async () => {
       const editor = await callerWithOnlyPermissions(app, db, ['roles.edit', 'roles.view']);
       const strong = await roleWithPermissions(db, ['users.delete']);

@@ -1,7 +1,8 @@
+import { jest } from '@jest/globals';
 import { HttpException } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { SignJWT } from 'jose';
-import { createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { createVerifier } from './auth-guard.module.js';
 import { publicVerificationKey, secretVerificationKey, StaticKeySource } from './verification-keys.js';
 import { AccessTokenVerifier, bearerToken, extractAccessToken, hasValidTimes, readCookie } from './access-token.js';
@@ -74,8 +75,10 @@ describe('AccessTokenVerifier', () => {
     const token = await jwt.signAsync(payload, { expiresIn: 60 });
     await expect(verifier.verify(token)).resolves.toEqual({
       userId: payload.sub,
+      kind: 'person',
       sessionId: payload.sid,
       email: payload.email,
+      digest: createHash('sha256').update(token).digest('base64url'),
       expiresAt: expect.any(Number),
       issuedAt: expect.any(Number),
     });
@@ -220,5 +223,98 @@ describe('AccessTokenVerifier with public keys (ES256, EdDSA)', () => {
     const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
     const forged = await new SignJWT(body()).setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' }).sign(other);
     expect(await refusal(verifier.verify(forged))).toEqual(UNAUTHENTICATED);
+  });
+});
+
+describe('AccessTokenVerifier: the tokens it has verified', () => {
+  /** A key source that counts how often the verifier needed a key: once per signature checked. */
+  function countingVerifier(maxEntries?: number) {
+    const keys = new StaticKeySource([secretVerificationKey(SECRET)]);
+    let lookups = 0;
+    const counted = {
+      candidates: (algorithm: string, kid: string | undefined) => (lookups++, keys.candidates(algorithm, kid)),
+    };
+    return { verifier: new AccessTokenVerifier(counted, { issuer: ISSUER }, maxEntries), lookups: () => lookups };
+  }
+
+  afterEach(() => jest.useRealTimers());
+
+  it('checks a token once, then answers with the same claims until it expires', async () => {
+    const { verifier, lookups } = countingVerifier();
+    const token = await jwt.signAsync(claims(), { expiresIn: 60 });
+    const first = await verifier.verify(token);
+    for (let i = 0; i < 5; i++) expect(await verifier.verify(token)).toBe(first);
+    expect(lookups()).toBe(1);
+    expect(Object.isFrozen(first)).toBe(true);
+  });
+
+  it('refuses a kept token from the very instant of its exp, as a first verification does', async () => {
+    const exp = Math.floor(Date.now() / 1000) + 120;
+    const token = await jwt.signAsync({ ...claims(), exp });
+    jest.useFakeTimers({ now: exp * 1000 - 60_000, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    const { verifier, lookups } = countingVerifier();
+    await expect(verifier.verify(token)).resolves.toMatchObject({ expiresAt: exp * 1000 });
+    jest.setSystemTime(exp * 1000 - 1);
+    await expect(verifier.verify(token)).resolves.toMatchObject({ expiresAt: exp * 1000 });
+    expect(lookups()).toBe(1);
+    jest.setSystemTime(exp * 1000);
+    expect(await refusal(verifier.verify(token))).toEqual(UNAUTHENTICATED);
+    // A verifier that never saw the token judges the same instant the same way.
+    expect(await refusal(countingVerifier().verifier.verify(token))).toEqual(UNAUTHENTICATED);
+  });
+
+  it('drops the tokens of a revoked session or user, and all of them when keys rotate or the stream was lost', async () => {
+    const { verifier, lookups } = countingVerifier();
+    const user = randomUUID();
+    const [sessionA, sessionB, other] = await Promise.all([
+      jwt.signAsync({ ...claims(), sub: user }, { expiresIn: 60 }),
+      jwt.signAsync({ ...claims(), sub: user }, { expiresIn: 60 }),
+      jwt.signAsync(claims(), { expiresIn: 60 }),
+    ]);
+    const verifyAll = () => Promise.all([sessionA, sessionB, other].map((token) => verifier.verify(token)));
+    const [a] = await verifyAll();
+    expect(lookups()).toBe(3);
+    verifier.forget({ name: 'session-revoked', sid: a!.sessionId, sub: user });
+    await verifyAll();
+    expect(lookups()).toBe(4);
+    verifier.forget({ name: 'credential-change', sub: user, notBefore: Math.floor(Date.now() / 1000) });
+    await verifyAll();
+    expect(lookups()).toBe(6);
+    verifier.forget({ name: 'assignment-change', sub: user });
+    verifier.forget({ name: 'role-change', role: 'user' });
+    await verifyAll();
+    expect(lookups()).toBe(6);
+    verifier.forget({ name: 'keys-rotated' });
+    await verifyAll();
+    expect(lookups()).toBe(9);
+    verifier.forget({ name: 'reset' });
+    await verifyAll();
+    expect(lookups()).toBe(12);
+  });
+
+  it('keeps no refused token, and at most cacheMaxEntries verified ones', async () => {
+    const { verifier, lookups } = countingVerifier(2);
+    const foreign = await jwt.signAsync({ ...claims(), aud: 'https://elsewhere.example.com' }, { expiresIn: 60 });
+    await refusal(verifier.verify(foreign));
+    await refusal(verifier.verify(foreign));
+    expect(lookups()).toBe(2);
+    for (let i = 0; i < 5; i++) await verifier.verify(await jwt.signAsync(claims(), { expiresIn: 60 }));
+    expect(verifier.size).toBe(2);
+    expect(() => new AccessTokenVerifier(new StaticKeySource([]), {}, 0)).toThrow(/cacheMaxEntries/);
+  });
+
+  it("names a client's own token (client_id = sub) a service caller, and any other token a person", async () => {
+    const { verifier } = countingVerifier();
+    const service = await jwt.signAsync({ ...claims(), sub: 'billing', client_id: 'billing' }, { expiresIn: 60 });
+    await expect(verifier.verify(service)).resolves.toMatchObject({
+      userId: 'billing',
+      kind: 'service',
+      clientId: 'billing',
+    });
+    const forUser = await jwt.signAsync({ ...claims(), client_id: 'portal' }, { expiresIn: 60 });
+    await expect(verifier.verify(forUser)).resolves.toMatchObject({ kind: 'person', clientId: 'portal' });
+    await expect(verifier.verify(await jwt.signAsync(claims(), { expiresIn: 60 }))).resolves.toMatchObject({
+      kind: 'person',
+    });
   });
 });

@@ -1,7 +1,18 @@
 import { errors, jwtVerify, decodeProtectedHeader, type JWTPayload } from 'jose';
+import { LRUCache } from 'lru-cache';
+import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { checkedMaxEntries, DEFAULT_CACHE_MAX_ENTRIES } from './auth-guard.options.js';
+import type { CallerKind } from './auth-user.js';
 import { authServiceUnavailable, unauthenticated } from './library-errors.js';
-import { joseKey, KeysUnavailableError, type KeySource } from './verification-keys.js';
+import type { VerifiedSecurityEvent } from './security-event-token.js';
+import { joseKey, KeysUnavailableError, type KeySource, type VerificationKey } from './verification-keys.js';
+
+/**
+ * The longest a verified token is answered from memory before its signature is checked again:
+ * the age of a fetched JWKS, so a key the auth service withdraws stops verifying as soon as before.
+ */
+export const VERIFIED_TOKEN_MAX_AGE_MS = 5 * 60_000;
 
 export const ACCESS_TOKEN_COOKIE = 'access_token';
 
@@ -60,11 +71,37 @@ export function readCookie(header: string | undefined, name: string): string | n
   return null;
 }
 
+/**
+ * The key a token is cached under: its SHA-256, so no cache holds a bearer token itself. Computed
+ * once per request (the verifier hands it on in `VerifiedAccessToken.digest`).
+ */
+export function tokenDigest(token: string): string {
+  return hash('sha256', token, 'base64url');
+}
+
+/**
+ * Who a token's subject is, by the one rule the auth service signs by: a service client's own
+ * token (the client-credentials grant, RFC 9068 §2.2) names the client as both `sub` and
+ * `client_id`; every other token names a person (a token a client obtained for a user carries the
+ * user as `sub` and the client as `client_id`). An introspection answer is read the same way.
+ */
+export function callerKindOf(claims: { sub?: unknown; client_id?: unknown }): CallerKind {
+  return typeof claims.client_id === 'string' && claims.client_id === claims.sub ? 'service' : 'person';
+}
+
 /** What the guard needs from a verified access token. */
 export interface VerifiedAccessToken {
+  /** The `sub`: a person's user id, or a service client's id (see `kind`). */
   userId: string;
+  /** Whether `sub` is a person or a service client (`callerKindOf`). */
+  kind: CallerKind;
   sessionId: string;
   email: string;
+  /** `client_id`, when the token names the client it was issued to. */
+  clientId?: string;
+  /** The token's SHA-256 (`tokenDigest`), the key of every per-token cache. */
+  digest: string;
+  /** `exp` in milliseconds since the epoch: the token is refused from that instant on. */
   expiresAt: number;
   /** `iat`, seconds since the epoch: compared with a `credential-change`'s `not_before`. */
   issuedAt: number;
@@ -81,17 +118,80 @@ export interface VerifiedAccessToken {
  * `iat` (see hasValidTimes), the header's `typ: at+jwt`, `iss` and `aud` (the configured issuer
  * and audience) and `token_type: "access"` (a refresh or 2FA token is not an access token).
  *
+ * A token that passed is kept (by its digest, at most `maxEntries`, least recently used first)
+ * until its `exp`, for at most VERIFIED_TOKEN_MAX_AGE_MS and never past its key's `validUntil`:
+ * the same token again costs a digest and a look-up instead of a signature check, the largest
+ * part of a guarded request. Nothing of a token's checks depends on anything
+ * but the token and the keys, except its expiry, which is checked again on every use; whether
+ * its session is still live is the PrincipalSource's question, asked on every request. A
+ * withdrawn key (`keys-rotated`), a revoked session or user, or a lost event stream (`reset`)
+ * drops what it concerns (`forget`).
+ *
  * `verify` answers null only when the KeySource holds no key that could have signed the token
  * (the auth service signs with a shared secret and publishes none): the guard then leaves the
  * decision to the auth service's introspection, which is authoritative anyway.
  */
 export class AccessTokenVerifier {
+  private readonly verified: LRUCache<string, { claims: VerifiedAccessToken; until: number }>;
+
   constructor(
     private readonly keys: KeySource,
     private readonly expected: AccessTokenExpectations = {},
-  ) {}
+    maxEntries = DEFAULT_CACHE_MAX_ENTRIES,
+  ) {
+    // Expiry is judged by `expiresAt` on every use; the cache's own TTL only frees the memory.
+    this.verified = new LRUCache({ max: checkedMaxEntries(maxEntries), ttlResolution: 0 });
+  }
+
+  /** How many verified tokens are kept now. */
+  get size(): number {
+    return this.verified.size;
+  }
 
   async verify(token: string): Promise<VerifiedAccessToken | null> {
+    const digest = tokenDigest(token);
+    const known = this.verified.get(digest);
+    if (known) {
+      // Expired from `exp` on, exactly as jose judges it (`exp <= now` in whole seconds).
+      if (Date.now() < known.until) return known.claims;
+      this.verified.delete(digest);
+    }
+    const verified = await this.verifyAnew(token, digest);
+    if (!verified) return null;
+    const { claims, key } = verified;
+    const now = Date.now();
+    // Until `exp`, for at most VERIFIED_TOKEN_MAX_AGE_MS (a key withdrawn from a JWKS is noticed
+    // as before), and never past the end of the key that verified it (a retired secret's end).
+    const until = Math.min(claims.expiresAt, now + VERIFIED_TOKEN_MAX_AGE_MS, key.validUntil ?? Infinity);
+    if (until > now) this.verified.set(digest, { claims, until }, { ttl: until - now });
+    return claims;
+  }
+
+  /** Drops the verified tokens an event concerns (all of them for a key change or a lost stream). */
+  forget(event: VerifiedSecurityEvent): void {
+    switch (event.name) {
+      case 'session-revoked':
+        return this.forgetWhere((claims) => claims.sessionId === event.sid);
+      case 'credential-change':
+        return this.forgetWhere((claims) => claims.userId === event.sub);
+      case 'keys-rotated':
+      case 'reset':
+        return this.verified.clear();
+      default:
+        return;
+    }
+  }
+
+  private forgetWhere(match: (claims: VerifiedAccessToken) => boolean): void {
+    const gone: string[] = [];
+    for (const [digest, { claims }] of this.verified.entries()) if (match(claims)) gone.push(digest);
+    for (const digest of gone) this.verified.delete(digest);
+  }
+
+  private async verifyAnew(
+    token: string,
+    digest: string,
+  ): Promise<{ claims: VerifiedAccessToken; key: VerificationKey } | null> {
     let header: { alg?: unknown; kid?: unknown };
     try {
       header = decodeProtectedHeader(token);
@@ -130,7 +230,7 @@ export class AccessTokenVerifier {
         if (error instanceof errors.JWSSignatureVerificationFailed) continue;
         throw unauthenticated();
       }
-      return accessClaims(claims as Record<string, unknown>);
+      return { claims: accessClaims(claims as Record<string, unknown>, digest), key: candidate };
     }
     throw unauthenticated();
   }
@@ -152,7 +252,7 @@ export interface AccessTokenExpectations {
   anyAudience?: boolean;
 }
 
-function accessClaims(claims: Record<string, unknown>): VerifiedAccessToken {
+function accessClaims(claims: Record<string, unknown>, digest: string): VerifiedAccessToken {
   if (
     claims.token_type !== 'access' ||
     typeof claims.iss !== 'string' ||
@@ -162,14 +262,18 @@ function accessClaims(claims: Record<string, unknown>): VerifiedAccessToken {
   ) {
     throw unauthenticated();
   }
-  return {
+  // Frozen: one object answers every request of the token (see AccessTokenVerifier).
+  return Object.freeze({
     userId: claims.sub,
+    kind: callerKindOf(claims),
     sessionId: claims.sid,
     email: typeof claims.email === 'string' ? claims.email : '',
+    ...(typeof claims.client_id === 'string' ? { clientId: claims.client_id } : {}),
+    digest,
     expiresAt: (claims.exp as number) * 1000,
     issuedAt: claims.iat as number,
     ...stepUpClaims(claims),
-  };
+  });
 }
 
 /** `auth_time` and `amr` when the token (or an introspection answer) carries them; absent otherwise. */

@@ -12,6 +12,8 @@ import { AuthGuardModule } from './auth-guard.module.js';
 import type { PrincipalRecord } from './auth-guard.options.js';
 
 const SECRET = 'module-spec-secret-0123456789-abcdefghijkl';
+/** Every AuthUser the `/seen` route was handed, in order. */
+const seen: AuthUser[] = [];
 
 @Controller()
 class ProbeController {
@@ -23,7 +25,13 @@ class ProbeController {
 
   @Get('whoami')
   whoami(@CurrentUser() user: AuthUser) {
-    return { id: user.id, session: user.sessionId, admin: user.hasRole('admin') };
+    return { id: user.id, kind: user.kind, session: user.sessionId, admin: user.hasRole('admin') };
+  }
+
+  @Get('seen')
+  seenBy(@CurrentUser() user: AuthUser) {
+    seen.push(user);
+    return { ok: true };
   }
 
   @RequirePermissions('reports.view', 'reports.export')
@@ -109,7 +117,40 @@ describe('AuthGuardModule.forRootAsync in a Nest application (guard behaviour)',
     const caller = person([], ['admin']);
     const res = await get('/whoami', caller.token);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: caller.id, session: caller.sid, admin: true });
+    expect(res.body).toEqual({ id: caller.id, kind: 'person', session: caller.sid, admin: true });
+  });
+
+  it("tells a service client's own token (client_id = sub) from a person's", async () => {
+    people.set('billing', { id: 'billing', name: 'billing', email: '', roles: [], permissions: [] });
+    const sid = randomUUID();
+    const token = jwt.signAsync(
+      { sub: 'billing', client_id: 'billing', sid, token_type: 'access', jti: randomUUID() },
+      { expiresIn: 60, issuer: 'https://auth.example.com', audience: 'https://auth.example.com' },
+    );
+    expect((await get('/whoami', token)).body).toEqual({ id: 'billing', kind: 'service', session: sid, admin: false });
+  });
+
+  it('asks the source on every request, so a token verified before is refused once its caller is gone, and a changed role applies at once', async () => {
+    const caller = person(['reports.view', 'reports.export']);
+    expect((await get('/export', caller.token)).status).toBe(200);
+    people.set(caller.id, { ...people.get(caller.id)!, permissions: ['reports.view'] });
+    expect((await get('/export', caller.token)).status).toBe(403);
+    people.delete(caller.id);
+    expect((await get('/whoami', caller.token)).status).toBe(401);
+  });
+
+  it('hands each request of a token the same frozen AuthUser while the source answers the same record', async () => {
+    const caller = person(['reports.view']);
+    seen.length = 0;
+    await get('/seen', caller.token);
+    await get('/seen', caller.token);
+    expect(seen[1]).toBe(seen[0]);
+    expect(Object.isFrozen(seen[0])).toBe(true);
+    expect(() => (seen[0].permissions as string[]).push('reports.export')).toThrow(TypeError);
+    people.set(caller.id, { ...people.get(caller.id)!, roles: ['editor'] });
+    await get('/seen', caller.token);
+    expect(seen[2]).not.toBe(seen[0]);
+    expect(seen[2].roles).toEqual(['editor']);
   });
 
   it('denies by default, with the contract body, and opens @Public() routes', async () => {

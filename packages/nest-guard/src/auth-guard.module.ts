@@ -41,11 +41,12 @@ export class AuthGuardModule {
   static forRoot(options: AuthGuardModuleOptions): DynamicModule {
     // Built now, so a bad key or source stops the importing service at start.
     const keys = keySourceOf(checked(options));
-    const source = createPrincipalSource(options, undefined, keys);
+    const verifier = createVerifier(options, keys);
+    const source = createPrincipalSource(options, undefined, keys, verifier);
     return AuthGuardModule.with(
       [
         { provide: AUTH_GUARD_OPTIONS, useValue: options },
-        { provide: AccessTokenVerifier, useValue: createVerifier(options, keys) },
+        { provide: AccessTokenVerifier, useValue: verifier },
         { provide: PrincipalSource, useValue: source },
       ],
       [],
@@ -70,9 +71,9 @@ export class AuthGuardModule {
         },
         {
           provide: PrincipalSource,
-          useFactory: (resolved: AuthGuardModuleOptions, keys: KeySource) =>
-            createPrincipalSource(checked(resolved), undefined, keys),
-          inject: [AUTH_GUARD_OPTIONS, KEY_SOURCE],
+          useFactory: (resolved: AuthGuardModuleOptions, keys: KeySource, verifier: AccessTokenVerifier) =>
+            createPrincipalSource(checked(resolved), undefined, keys, verifier),
+          inject: [AUTH_GUARD_OPTIONS, KEY_SOURCE, AccessTokenVerifier],
         },
       ],
       options.imports,
@@ -123,10 +124,14 @@ export function createVerifier(
     );
     issuer = () => discovered.get();
   }
-  return new AccessTokenVerifier(keys, {
-    ...(issuer !== undefined ? { issuer } : {}),
-    ...(checkedOptions.audience !== undefined ? { audience: checkedOptions.audience } : {}),
-  });
+  return new AccessTokenVerifier(
+    keys,
+    {
+      ...(issuer !== undefined ? { issuer } : {}),
+      ...(checkedOptions.audience !== undefined ? { audience: checkedOptions.audience } : {}),
+    },
+    checkedOptions.cacheMaxEntries,
+  );
 }
 
 /** The keys the options describe: given ones, a secret or public keys, else the auth service's JWKS. */

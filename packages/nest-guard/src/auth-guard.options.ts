@@ -1,3 +1,4 @@
+import type { CallerKind } from './auth-user.js';
 import type { KeySource } from './verification-keys.js';
 
 /**
@@ -63,7 +64,10 @@ export interface CacheOptions {
    * a changed role is seen by this service at the latest this long after the change.
    */
   cacheTtlMs?: number;
-  /** Upper bound of cached callers; the least recently loaded entry goes first. */
+  /**
+   * Upper bound of cached callers, and of verified tokens (each kept until its `exp`); the least
+   * recently used entry goes first.
+   */
   cacheMaxEntries?: number;
 }
 
@@ -77,13 +81,19 @@ export interface RemotePermissionsOptions extends CacheOptions {
 
 /** Load the caller yourself, e.g. from a database or a cache you already have. */
 export interface QueryPermissionsOptions extends CacheOptions {
-  /** The caller of a live session, or null when the session is revoked or expired or the user is gone. */
-  query: (session: { userId: string; sessionId: string }) => Promise<PrincipalRecord | null>;
+  /**
+   * The caller of a live session, or null when the session is revoked or expired or the user is
+   * gone. `kind` says whether the token names a person (`userId` a user) or a service client
+   * (`userId` the client id, `sessionId` its token's id).
+   */
+  query: (session: { userId: string; sessionId: string; kind: CallerKind }) => Promise<PrincipalRecord | null>;
 }
 
 /** The caller as the auth service knows it. */
 export interface PrincipalRecord {
   id: string;
+  /** A person or a service client, when the source tells it (introspection does); else the token's. */
+  kind?: CallerKind;
   email: string;
   name: string;
   roles: string[];
@@ -99,3 +109,10 @@ export const DEFAULT_REMOTE_CACHE_TTL_MS = 5_000;
 export const DEFAULT_CACHE_MAX_ENTRIES = 10_000;
 export const DEFAULT_REMOTE_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_EVENT_LAG_MS = 2_000;
+
+/** `cacheMaxEntries` as every cache of the package takes it: a whole number of entries, at least 1. */
+export function checkedMaxEntries(maxEntries: number): number {
+  if (!Number.isInteger(maxEntries) || maxEntries < 1)
+    throw new Error('AuthGuardModule: cacheMaxEntries must be an integer >= 1.');
+  return maxEntries;
+}

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { IncomingHttpHeaders } from 'node:http';
-import { AccessTokenVerifier, extractAccessToken } from './access-token.js';
+import { AccessTokenVerifier, extractAccessToken, type VerifiedAccessToken } from './access-token.js';
 import { AuthUser } from './auth-user.js';
-import { AUTH_GUARD_OPTIONS, type AuthGuardModuleOptions } from './auth-guard.options.js';
+import { AUTH_GUARD_OPTIONS, type AuthGuardModuleOptions, type PrincipalRecord } from './auth-guard.options.js';
 import {
   DEFAULT_REAUTH_MAX_AGE_SECONDS,
   FRESH_AUTH_KEY,
@@ -18,15 +18,40 @@ import { REQUIRED_PERMISSIONS_KEY, type PermissionRequirement } from './permissi
 import { PrincipalSource } from './principal-source.js';
 import { IS_PUBLIC_KEY } from './public.decorator.js';
 
+/** What a route asks of its callers, read from its decorators once. */
+interface RoutePolicy {
+  /** `@Public()` without a permission requirement: no token is needed. */
+  open: boolean;
+  /** `@RequirePermissions` / `@RequireAnyPermission`, when they name any permission. */
+  permissions?: PermissionRequirement;
+  /** `@RequireSecondFactor()`. */
+  secondFactor: boolean;
+  /** `@RequireFreshAuth(maxAgeSeconds)`: the age in seconds, the module's default filled in. */
+  maxAuthAgeSeconds?: number;
+}
+
+type Handler = ReturnType<ExecutionContext['getHandler']>;
+type Controller = ReturnType<ExecutionContext['getClass']>;
+
 /**
  * Authentication and permissions in one guard, the one verification path of the auth service
  * and of every service that imports this package: every route needs a valid access token unless
  * it is `@Public()` (deny by default), and `@RequirePermissions` / `@RequireAnyPermission` are
  * enforced with 403 FORBIDDEN naming what is missing. The token is verified against the
  * configured keys; the caller's roles and permissions come from the configured PrincipalSource.
+ *
+ * A guarded request costs a token digest and a few look-ups in steady state: a route's decorators
+ * are read once (they are fixed when the class is declared), the verifier keeps the tokens it has
+ * verified, and the caller built for a token (`AuthUser`) is reused while the source answers with
+ * the same record for it. Every check still runs on every request: expiry, revocation (the
+ * source), permissions and step-up.
  */
 @Injectable()
 export class LibraryAuthGuard implements CanActivate {
+  private readonly policies = new WeakMap<Handler, WeakMap<Controller, RoutePolicy>>();
+  /** The caller last built from each record, and the claims it was built with. */
+  private readonly callers = new WeakMap<PrincipalRecord, { claims: VerifiedAccessToken | null; user: AuthUser }>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly verifier: AccessTokenVerifier,
@@ -35,15 +60,8 @@ export class LibraryAuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC_KEY, targets) === true;
-    const requirement = this.reflector.getAllAndOverride<PermissionRequirement | undefined>(
-      REQUIRED_PERMISSIONS_KEY,
-      targets,
-    );
-    const needsPermissions = requirement !== undefined && requirement.permissions.length > 0;
-    // A permission requirement outweighs @Public(): nobody holds a permission without signing in.
-    if (isPublic && !needsPermissions) return true;
+    const route = this.policyOf(context.getHandler(), context.getClass());
+    if (route.open) return true;
     // Only HTTP requests carry our tokens; anything else is refused rather than let through.
     if (context.getType() !== 'http') throw unauthenticated();
 
@@ -52,39 +70,68 @@ export class LibraryAuthGuard implements CanActivate {
     if (!token) throw unauthenticated();
     const claims = await this.verifier.verify(token);
     const record = await this.principals.load(token, claims);
-    const sessionId = claims?.sessionId ?? record?.sessionId;
-    if (!record || !sessionId) throw unauthenticated();
-
-    // A token verified here speaks for itself; otherwise the source (introspection) tells.
-    const authTime = claims ? claims.authTime : record.authTime;
-    const amr = (claims ? claims.amr : record.amr) ?? [];
-    const user = new AuthUser(
-      record.id,
-      record.email,
-      record.name,
-      record.roles,
-      record.permissions,
-      sessionId,
-      authTime,
-      amr,
-    );
+    if (!record) throw unauthenticated();
+    const user = this.callerOf(record, claims);
     request.user = user;
-    if (needsPermissions) assertPermissions(user, requirement);
-    this.assertStepUp(user, targets);
+    if (route.permissions) assertPermissions(user, route.permissions);
+    // Step-up after the permissions: who may not act at all hears that first.
+    if (route.secondFactor && !hasSecondFactor(user.amr)) throw secondFactorRequired();
+    if (route.maxAuthAgeSeconds !== undefined && !isFresh(user, route.maxAuthAgeSeconds))
+      throw reauthenticationRequired();
     return true;
   }
 
-  /** `@RequireFreshAuth` and `@RequireSecondFactor`, after the permissions: who may not act at all hears that first. */
-  private assertStepUp(user: AuthUser, targets: Parameters<Reflector['getAllAndOverride']>[1]): void {
-    if (
-      this.reflector.getAllAndOverride<boolean | undefined>(SECOND_FACTOR_KEY, targets) === true &&
-      !hasSecondFactor(user.amr)
-    ) {
-      throw secondFactorRequired();
-    }
-    const fresh = this.reflector.getAllAndOverride<FreshAuthRequirement | undefined>(FRESH_AUTH_KEY, targets);
-    if (fresh === undefined) return;
-    const maxAge = fresh.maxAgeSeconds ?? this.options?.reauthMaxAgeSeconds ?? DEFAULT_REAUTH_MAX_AGE_SECONDS;
-    if (!isFresh(user, maxAge)) throw reauthenticationRequired();
+  /**
+   * The caller of a verified token and the source's record of it, built once per record and
+   * token. A token verified here speaks for itself (session, kind, `auth_time`, `amr`); otherwise
+   * the source (introspection) tells.
+   */
+  private callerOf(record: PrincipalRecord, claims: VerifiedAccessToken | null): AuthUser {
+    const known = this.callers.get(record);
+    if (known && known.claims === claims) return known.user;
+    const sessionId = claims?.sessionId ?? record.sessionId;
+    if (!sessionId) throw unauthenticated();
+    const user = new AuthUser({
+      id: record.id,
+      kind: claims?.kind ?? record.kind ?? 'person',
+      email: record.email,
+      name: record.name,
+      roles: record.roles,
+      permissions: record.permissions,
+      sessionId,
+      authTime: claims ? claims.authTime : record.authTime,
+      amr: (claims ? claims.amr : record.amr) ?? [],
+    });
+    this.callers.set(record, { claims, user });
+    return user;
+  }
+
+  private policyOf(handler: Handler, controller: Controller): RoutePolicy {
+    let byController = this.policies.get(handler);
+    let policy = byController?.get(controller);
+    if (policy) return policy;
+    policy = this.readPolicy([handler, controller]);
+    if (!byController) this.policies.set(handler, (byController = new WeakMap()));
+    byController.set(controller, policy);
+    return policy;
+  }
+
+  private readPolicy(targets: [Handler, Controller]): RoutePolicy {
+    const read = <T>(key: string) => this.reflector.getAllAndOverride<T | undefined>(key, targets);
+    const requirement = read<PermissionRequirement>(REQUIRED_PERMISSIONS_KEY);
+    const permissions = requirement !== undefined && requirement.permissions.length > 0 ? requirement : undefined;
+    const fresh = read<FreshAuthRequirement>(FRESH_AUTH_KEY);
+    return {
+      // A permission requirement outweighs @Public(): nobody holds a permission without signing in.
+      open: read<boolean>(IS_PUBLIC_KEY) === true && !permissions,
+      ...(permissions ? { permissions } : {}),
+      secondFactor: read<boolean>(SECOND_FACTOR_KEY) === true,
+      ...(fresh !== undefined
+        ? {
+            maxAuthAgeSeconds:
+              fresh.maxAgeSeconds ?? this.options?.reauthMaxAgeSeconds ?? DEFAULT_REAUTH_MAX_AGE_SECONDS,
+          }
+        : {}),
+    };
   }
 }

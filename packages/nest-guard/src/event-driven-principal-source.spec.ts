@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { HttpException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { VerifiedAccessToken } from './access-token.js';
@@ -5,9 +6,12 @@ import type { PrincipalRecord } from './auth-guard.options.js';
 import { EventDrivenPrincipalSource } from './event-driven-principal-source.js';
 import { PrincipalSource } from './principal-source.base.js';
 import type { SecurityEventSubscriber } from './security-event-subscriber.js';
+import type { VerifiedSecurityEvent } from './security-event-token.js';
 
 const claimsFor = (userId: string = randomUUID(), issuedAt = Math.floor(Date.now() / 1000)): VerifiedAccessToken => ({
   userId,
+  kind: 'person',
+  digest: randomUUID(),
   sessionId: randomUUID(),
   email: 'a@example.com',
   expiresAt: Date.now() + 60_000,
@@ -39,6 +43,7 @@ function setUp(options: { fresh?: boolean; failClosed?: boolean } = {}) {
       return recordOf(byToken.get(token)!);
     }
   })();
+  const forgotten: VerifiedSecurityEvent[] = [];
   const source = new EventDrivenPrincipalSource({
     load: async (token, claims) => (calls.push(token), recordOf(claims!, roles.get(claims!.userId))),
     fallback,
@@ -46,6 +51,7 @@ function setUp(options: { fresh?: boolean; failClosed?: boolean } = {}) {
     maxEventLagMs: 2000,
     failClosed: options.failClosed ?? false,
     maxEntries: 3,
+    verifiedTokens: { forget: (event) => forgotten.push(event) },
   });
   const token = (claims: VerifiedAccessToken, userRoles?: string[]) => {
     const value = `token-${randomUUID()}`;
@@ -53,7 +59,7 @@ function setUp(options: { fresh?: boolean; failClosed?: boolean } = {}) {
     if (userRoles) roles.set(claims.userId, userRoles);
     return value;
   };
-  return { source, calls, fallbackCalls, token, setFresh: (value: boolean) => (fresh = value) };
+  return { source, calls, fallbackCalls, forgotten, token, setFresh: (value: boolean) => (fresh = value) };
 }
 
 describe('EventDrivenPrincipalSource', () => {
@@ -96,6 +102,34 @@ describe('EventDrivenPrincipalSource', () => {
     source.apply({ name: 'reset' });
     await source.load(t, claims);
     expect(calls).toHaveLength(4);
+  });
+
+  it('hands every event to the verifier too, so it drops the tokens a revocation concerns', async () => {
+    const { source, forgotten } = setUp();
+    const events: VerifiedSecurityEvent[] = [
+      { name: 'session-revoked', sid: randomUUID(), sub: randomUUID() },
+      { name: 'credential-change', sub: randomUUID(), notBefore: 1 },
+      { name: 'keys-rotated' },
+    ];
+    for (const event of events) source.apply(event);
+    expect(forgotten).toEqual(events);
+  });
+
+  it("answers a caller from memory only until its token's exp", async () => {
+    const { source, calls, token } = setUp();
+    const claims = claimsFor();
+    const t = token(claims);
+    await source.load(t, claims);
+    const now = jest.spyOn(Date, 'now').mockReturnValue(claims.expiresAt - 1);
+    try {
+      await source.load(t, claims);
+      expect(calls).toHaveLength(1);
+      now.mockReturnValue(claims.expiresAt);
+      await source.load(t, claims);
+      expect(calls).toHaveLength(2);
+    } finally {
+      now.mockRestore();
+    }
   });
 
   it('keeps at most maxEntries callers', async () => {

@@ -1,8 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { VerifiedAccessToken } from './access-token.js';
-import type { PrincipalRecord } from './auth-guard.options.js';
-import { BoundedLru } from './bounded-lru.js';
+import { checkedMaxEntries, type PrincipalRecord } from './auth-guard.options.js';
 import { authServiceUnavailable } from './library-errors.js';
 import { PrincipalSource } from './principal-source.base.js';
 import type { EventStreamHealth, SecurityEventSubscriber } from './security-event-subscriber.js';
@@ -22,6 +21,8 @@ export interface EventDrivenOptions {
   maxEventLagMs: number;
   failClosed: boolean;
   maxEntries: number;
+  /** Told every event too, so it drops the verified tokens a revocation concerns. */
+  verifiedTokens?: { forget(event: VerifiedSecurityEvent): void };
 }
 
 interface CachedCaller {
@@ -50,9 +51,9 @@ export interface RevocationHealth {
  */
 export class EventDrivenPrincipalSource extends PrincipalSource {
   private readonly logger = new Logger('AuthGuardModule');
-  private readonly callers: BoundedLru<string, CachedCaller>;
-  private readonly revokedSessions: BoundedLru<string, true>;
-  private readonly notBefore: BoundedLru<string, number>;
+  private readonly callers: LRUCache<string, CachedCaller>;
+  private readonly revokedSessions: LRUCache<string, true>;
+  private readonly notBefore: LRUCache<string, number>;
   private readonly inFlight = new Map<string, Promise<PrincipalRecord | null>>();
   /** Moves with every event: a load that started before one is used once but not kept. */
   private epoch = 0;
@@ -61,9 +62,9 @@ export class EventDrivenPrincipalSource extends PrincipalSource {
 
   constructor(private readonly options: EventDrivenOptions) {
     super();
-    this.callers = new BoundedLru(options.maxEntries);
-    this.revokedSessions = new BoundedLru(options.maxEntries * 4);
-    this.notBefore = new BoundedLru(options.maxEntries);
+    this.callers = new LRUCache({ max: checkedMaxEntries(options.maxEntries) });
+    this.revokedSessions = new LRUCache({ max: options.maxEntries * 4 });
+    this.notBefore = new LRUCache({ max: options.maxEntries });
   }
 
   override start(): void {
@@ -94,16 +95,18 @@ export class EventDrivenPrincipalSource extends PrincipalSource {
       if (claims && this.options.failClosed) throw authServiceUnavailable();
       return this.options.fallback.load(token, claims);
     }
-    // Keyed by a digest, so the cache does not hold bearer tokens.
-    const key = createHash('sha256').update(token).digest('base64url');
+    // Keyed by the token's digest (the verifier's), so the cache does not hold bearer tokens.
+    const key = claims.digest;
     const cached = this.callers.get(key);
-    if (cached) return cached.record;
+    // Kept until the token's `exp`, and not a moment past it.
+    if (cached && Date.now() < claims.expiresAt) return cached.record;
     let loading = this.inFlight.get(key);
     if (!loading) {
       const epoch = this.epoch;
       loading = this.options.load(token, claims).then((record) => {
-        if (epoch === this.epoch)
-          this.callers.set(key, { record, userId: claims.userId, sessionId: claims.sessionId }, claims.expiresAt);
+        const ttl = claims.expiresAt - Date.now();
+        if (epoch === this.epoch && ttl > 0)
+          this.callers.set(key, { record, userId: claims.userId, sessionId: claims.sessionId }, { ttl });
         return record;
       });
       this.inFlight.set(key, loading);
@@ -120,21 +123,22 @@ export class EventDrivenPrincipalSource extends PrincipalSource {
   /** Applies one verified event of the stream. */
   apply(event: VerifiedSecurityEvent): void {
     this.epoch++;
-    const until = Date.now() + this.tokenLifetimeMs;
+    this.options.verifiedTokens?.forget(event);
+    const ttl = this.tokenLifetimeMs;
     switch (event.name) {
       case 'session-revoked':
-        this.revokedSessions.set(event.sid, true, until);
-        this.callers.deleteWhere((caller) => caller.sessionId === event.sid);
+        this.revokedSessions.set(event.sid, true, { ttl });
+        this.forgetCallers((caller) => caller.sessionId === event.sid);
         break;
       case 'credential-change':
-        this.notBefore.set(event.sub, Math.max(event.notBefore, this.notBefore.get(event.sub) ?? 0), until);
-        this.callers.deleteWhere((caller) => caller.userId === event.sub);
+        this.notBefore.set(event.sub, Math.max(event.notBefore, this.notBefore.get(event.sub) ?? 0), { ttl });
+        this.forgetCallers((caller) => caller.userId === event.sub);
         break;
       case 'assignment-change':
-        this.callers.deleteWhere((caller) => caller.userId === event.sub);
+        this.forgetCallers((caller) => caller.userId === event.sub);
         break;
       case 'role-change':
-        this.callers.deleteWhere((caller) => caller.record?.roles.includes(event.role) ?? false);
+        this.forgetCallers((caller) => caller.record?.roles.includes(event.role) ?? false);
         break;
       case 'reset':
         this.logger.warn('The security event stream could not replay what was missed: every caller is looked up again');
@@ -143,6 +147,12 @@ export class EventDrivenPrincipalSource extends PrincipalSource {
       case 'keys-rotated':
         break;
     }
+  }
+
+  private forgetCallers(match: (caller: CachedCaller) => boolean): void {
+    const gone: string[] = [];
+    for (const [key, caller] of this.callers.entries()) if (match(caller)) gone.push(key);
+    for (const key of gone) this.callers.delete(key);
   }
 
   private isRevoked(claims: VerifiedAccessToken): boolean {

@@ -10,5 +10,5 @@ export { RequireAnyPermission, RequirePermissions } from './permissions.decorato
 export { Public } from './public.decorator.js';
 export { CurrentUser } from './current-user.decorator.js';
 export { RequireFreshAuth, RequireSecondFactor } from './fresh-auth.decorator.js';
-export { AuthUser } from './auth-user.js';
+export { AuthUser, type AuthUserFields, type CallerKind } from './auth-user.js';
 export { Permissions, type KnownPermission, type PermissionName, type PermissionRegistry } from './permission-names.js';

@@ -29,7 +29,9 @@ export {
   hasValidTimes,
   amrOf,
   authTimeOf,
+  callerKindOf,
   stepUpClaims,
+  tokenDigest,
   type VerifiedAccessToken,
 } from './access-token.js';
 export {

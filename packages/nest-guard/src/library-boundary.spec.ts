@@ -37,15 +37,16 @@ describe('the package entry (index.ts)', () => {
     expect([...files].filter((file) => !file.startsWith(SRC))).toEqual([]);
   });
 
-  it('needs only Nest (a peer), jose and eventsource-parser at run time, none of the service (database, hashing, Redis, mail)', () => {
+  it('needs only Nest (a peer), jose, lru-cache and eventsource-parser at run time, none of the service (database, hashing, Redis, mail)', () => {
     expect([...packages].sort()).toEqual([
       '@nestjs/common',
       '@nestjs/core',
       'eventsource-parser',
       'jose',
+      'lru-cache',
       'node:crypto',
     ]);
-    expect(Object.keys(manifest.dependencies ?? {}).sort()).toEqual(['eventsource-parser', 'jose']);
+    expect(Object.keys(manifest.dependencies ?? {}).sort()).toEqual(['eventsource-parser', 'jose', 'lru-cache']);
     expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual([
       '@nestjs/common',
       '@nestjs/core',

@@ -2,6 +2,7 @@ import { HttpException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { VerifiedAccessToken } from './access-token.js';
 import {
+  CachedPrincipalSource,
   createPrincipalSource,
   introspectionLoader,
   principalFromMeResponse,
@@ -11,6 +12,8 @@ import type { FetchLike } from './verification-keys.js';
 
 const claimsFor = (userId = randomUUID()): VerifiedAccessToken => ({
   userId,
+  kind: 'person',
+  digest: randomUUID(),
   sessionId: randomUUID(),
   email: 'a@example.com',
   expiresAt: Date.now() + 60_000,
@@ -97,7 +100,8 @@ describe('remote principal source (GET /api/auth/me)', () => {
     const source = createPrincipalSource({ permissionsFrom: { url: 'http://auth', cacheTtlMs: 60_000 } }, fetch);
     await source.load('t.o.k', claims);
     await source.load('t.o.k', claims);
-    await source.load('o.t.h', claims);
+    // Another token of the same caller (its own digest) is another entry.
+    await source.load('o.t.h', { ...claims, digest: 'digest-of-o.t.h' });
     expect(calls.map((call) => call.headers.authorization)).toEqual(['Bearer t.o.k', 'Bearer o.t.h']);
   });
 
@@ -165,6 +169,7 @@ describe('introspection principal source (POST /api/auth/introspect)', () => {
     const { fetch, calls } = fakeFetch(() => ({ status: 200, body: active(claims) }));
     await expect(introspectionLoader(options, fetch)('t.o.k', claims)).resolves.toEqual({
       id: claims.userId,
+      kind: 'person',
       sessionId: claims.sessionId,
       email: 'a@example.com',
       name: 'Ada',
@@ -222,5 +227,82 @@ describe('introspection principal source (POST /api/auth/introspect)', () => {
     await Promise.all(Array.from({ length: 20 }, () => source.load('t.o.k', claims)));
     await source.load('t.o.k', claims);
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe('CachedPrincipalSource (a short per-token cache of answers)', () => {
+  let now: number;
+  const clock = { now: () => now };
+  const record = (id: string) => ({ id, name: 'Ada', email: 'a@example.com', roles: [], permissions: [] });
+
+  /** A loader that counts its calls and answers with the clock's time as the record's id. */
+  function counted(load: () => Promise<ReturnType<typeof record> | null> = async () => record(`at-${now}`)) {
+    const wrapper = Object.assign(() => (wrapper.calls++, load()), { calls: 0 });
+    return wrapper;
+  }
+
+  beforeEach(() => {
+    now = 1_000;
+  });
+
+  it('reuses an answer until the TTL has passed since its load began', async () => {
+    const load = counted();
+    const source = new CachedPrincipalSource(load, 200, 10, clock);
+    await expect(source.load('t.o.k', null)).resolves.toMatchObject({ id: 'at-1000' });
+    now += 199;
+    await expect(source.load('t.o.k', null)).resolves.toMatchObject({ id: 'at-1000' });
+    now += 2;
+    await expect(source.load('t.o.k', null)).resolves.toMatchObject({ id: 'at-1201' });
+    expect(load.calls).toBe(2);
+  });
+
+  it('shares one load between concurrent look-ups of one token', async () => {
+    let release!: (value: ReturnType<typeof record>) => void;
+    const load = counted(() => new Promise((resolve) => (release = resolve)));
+    const source = new CachedPrincipalSource(load, 1_000, 10, clock);
+    const both = Promise.all([source.load('t.o.k', null), source.load('t.o.k', null)]);
+    release(record('u'));
+    await expect(both).resolves.toEqual([record('u'), record('u')]);
+    expect(load.calls).toBe(1);
+  });
+
+  it('does not keep a failed load', async () => {
+    let fail = true;
+    const load = counted(async () => {
+      if (fail) throw new Error('down');
+      return record('u');
+    });
+    const source = new CachedPrincipalSource(load, 1_000, 10, clock);
+    await expect(source.load('t.o.k', null)).rejects.toThrow('down');
+    fail = false;
+    await expect(source.load('t.o.k', null)).resolves.toEqual(record('u'));
+  });
+
+  it('keeps at most maxEntries tokens, the least recently used going first', async () => {
+    const load = counted();
+    const source = new CachedPrincipalSource(load, 1_000, 2, clock);
+    await source.load('a', null);
+    await source.load('b', null);
+    await source.load('a', null);
+    await source.load('c', null); // `b` was used least recently
+    expect(source.size).toBe(2);
+    await source.load('a', null);
+    expect(load.calls).toBe(3);
+    await source.load('b', null);
+    expect(load.calls).toBe(4);
+  });
+
+  it('with a TTL of 0 loads every time and keeps nothing', async () => {
+    const load = counted();
+    const source = new CachedPrincipalSource(load, 0, 10, clock);
+    await source.load('t.o.k', null);
+    await source.load('t.o.k', null);
+    expect(load.calls).toBe(2);
+    expect(source.size).toBe(0);
+  });
+
+  it('refuses nonsense settings', () => {
+    expect(() => new CachedPrincipalSource(counted(), -1, 10)).toThrow(/cacheTtlMs/);
+    expect(() => new CachedPrincipalSource(counted(), 10, 0)).toThrow(/cacheMaxEntries/);
   });
 });

@@ -1,7 +1,14 @@
 import { Logger } from '@nestjs/common';
-import { createHash } from 'node:crypto';
-import { stepUpClaims, type VerifiedAccessToken } from './access-token.js';
+import { LRUCache } from 'lru-cache';
 import {
+  callerKindOf,
+  stepUpClaims,
+  tokenDigest,
+  type AccessTokenVerifier,
+  type VerifiedAccessToken,
+} from './access-token.js';
+import {
+  checkedMaxEntries,
   DEFAULT_CACHE_MAX_ENTRIES,
   DEFAULT_MAX_EVENT_LAG_MS,
   DEFAULT_REMOTE_CACHE_TTL_MS,
@@ -16,33 +23,60 @@ import { authServiceUnavailable } from './library-errors.js';
 import { PrincipalSource } from './principal-source.base.js';
 import { EventDrivenPrincipalSource } from './event-driven-principal-source.js';
 import { SecurityEventSubscriber } from './security-event-subscriber.js';
-import { TtlCache } from './ttl-cache.js';
 import type { FetchLike, KeySource } from './verification-keys.js';
 
 export { PrincipalSource };
 
-/** A source behind a short per-token cache. */
-class CachedPrincipalSource extends PrincipalSource {
-  private readonly cache: TtlCache<PrincipalRecord | null>;
+/**
+ * A source behind a short per-token cache of its answers (promises, so concurrent look-ups of one
+ * token share one load): an answer is reused for `ttlMs` from the moment its load began (so
+ * anything revoked before a load began is seen by it), a failed load is not kept, and at most
+ * `maxEntries` tokens are kept, the least recently used going first. A TTL of 0 loads every time.
+ */
+export class CachedPrincipalSource extends PrincipalSource {
+  private readonly cache: LRUCache<string, Promise<PrincipalRecord | null>> | undefined;
 
   constructor(
     private readonly inner: Loader,
-    private readonly ttlMs: number,
+    ttlMs: number,
     maxEntries: number,
+    /** The clock the TTL is measured by (performance.now() by default). */
+    clock?: { now(): number },
   ) {
     super();
-    this.cache = new TtlCache(ttlMs, maxEntries);
+    if (!Number.isFinite(ttlMs) || ttlMs < 0) throw new Error('AuthGuardModule: cacheTtlMs must be a number >= 0.');
+    this.cache =
+      ttlMs > 0
+        ? new LRUCache({
+            max: checkedMaxEntries(maxEntries),
+            ttl: ttlMs,
+            ttlResolution: 0,
+            ...(clock ? { perf: clock } : {}),
+          })
+        : undefined;
+  }
+
+  /** How many tokens' answers are kept now. */
+  get size(): number {
+    return this.cache?.size ?? 0;
   }
 
   load(token: string, claims: VerifiedAccessToken | null): Promise<PrincipalRecord | null> {
-    if (this.ttlMs === 0) return this.inner(token, claims);
-    // Keyed by a digest, so the cache does not hold bearer tokens.
-    const key = createHash('sha256').update(token).digest('base64url');
-    return this.cache.getOrLoad(key, () => this.inner(token, claims));
+    if (!this.cache) return this.inner(token, claims);
+    // Keyed by a digest (the verifier's when it verified the token), so no bearer token is kept.
+    const key = claims?.digest ?? tokenDigest(token);
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    const loading = this.inner(token, claims);
+    this.cache.set(key, loading);
+    loading.catch(() => {
+      if (this.cache!.peek(key) === loading) this.cache!.delete(key);
+    });
+    return loading;
   }
 }
 
-type Loader = (token: string, claims: VerifiedAccessToken | null) => Promise<PrincipalRecord | null>;
+export type Loader = (token: string, claims: VerifiedAccessToken | null) => Promise<PrincipalRecord | null>;
 
 const logger = new Logger('AuthGuardModule');
 
@@ -129,7 +163,10 @@ export function introspectionLoader(
   };
 }
 
-/** `{active: true, sub, sid, email, name?, roles, permissions, auth_time?, amr?}`, or null for anything else. */
+/**
+ * `{active: true, sub, sid, email, name?, roles, permissions, client_id?, auth_time?, amr?}`, or
+ * null for anything else; the caller's kind is read from `sub` and `client_id` as a token's is.
+ */
 export function principalFromIntrospection(answer: Record<string, unknown> | null): PrincipalRecord | null {
   if (!answer || answer.active !== true) return null;
   const { sub, sid, email, name, roles, permissions } = answer;
@@ -137,6 +174,7 @@ export function principalFromIntrospection(answer: Record<string, unknown> | nul
   if (!isStringArray(roles) || !isStringArray(permissions)) return null;
   return {
     id: sub,
+    kind: callerKindOf(answer),
     sessionId: sid,
     email,
     name: typeof name === 'string' ? name : '',
@@ -157,11 +195,6 @@ export function principalFromMeResponse(body: unknown): PrincipalRecord | null {
 }
 
 /**
- * The source the options describe: introspection when `authUrl` is given, else `permissionsFrom`.
- * Remote sources are cached 5 s by default (concurrent look-ups of one token share one call),
- * database ones not at all.
- */
-/**
  * The source the options describe. With `authUrl` and client credentials: revocation by events
  * (the default when the tokens can be verified here), else introspection behind `cacheTtlMs`
  * (concurrent look-ups of one token share one call). Otherwise `permissionsFrom`.
@@ -170,6 +203,7 @@ export function createPrincipalSource(
   options: AuthGuardModuleOptions,
   fetchImpl?: FetchLike,
   keys?: KeySource,
+  verifier?: Pick<AccessTokenVerifier, 'forget'>,
 ): PrincipalSource {
   const from = options.permissionsFrom;
   if (!from) {
@@ -215,6 +249,7 @@ export function createPrincipalSource(
       maxEventLagMs,
       failClosed: options.failClosed === true,
       maxEntries: options.cacheMaxEntries ?? DEFAULT_CACHE_MAX_ENTRIES,
+      ...(verifier ? { verifiedTokens: verifier } : {}),
     });
     return holder.source;
   }
@@ -230,7 +265,9 @@ export function createPrincipalSource(
   // These sources need claims verified here: a source that cannot verify is a configuration error.
   return new CachedPrincipalSource(
     (_token, claims) =>
-      claims ? from.query({ userId: claims.userId, sessionId: claims.sessionId }) : Promise.resolve(null),
+      claims
+        ? from.query({ userId: claims.userId, sessionId: claims.sessionId, kind: claims.kind })
+        : Promise.resolve(null),
     from.cacheTtlMs ?? 0,
     maxEntries,
   );

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { createPublicKey, generateKeyPairSync, type webcrypto } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import {
@@ -28,7 +29,14 @@ function jwksFetch(answer: () => unknown) {
   return { fetch, calls: () => calls };
 }
 
-describe('JwksKeySource', () => {
+describe("JwksKeySource (jose's remote key set)", () => {
+  let now: number;
+  beforeEach(() => {
+    now = Date.now();
+    jest.spyOn(Date, 'now').mockImplementation(() => now);
+  });
+  afterEach(() => jest.restoreAllMocks());
+
   it('fetches the keys once, finds a key by kid, and leaves HS256 tokens to introspection', async () => {
     const key = publishedKey();
     const { fetch, calls } = jwksFetch(() => ({ keys: [key.jwk] }));
@@ -39,13 +47,30 @@ describe('JwksKeySource', () => {
     expect(calls()).toBe(1);
   });
 
+  it('gives a token without kid every published key of its algorithm', async () => {
+    const first = publishedKey();
+    const second = publishedKey();
+    const { fetch } = jwksFetch(() => ({ keys: [first.jwk, second.jwk] }));
+    const source = new JwksKeySource('http://auth/jwks', 1000, fetch);
+    expect(await source.candidates('ES256', undefined)).toHaveLength(2);
+  });
+
+  it('verifies with the key it found', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const kid = keyThumbprint(publicKey);
+    const { fetch } = jwksFetch(() => ({ keys: [{ ...(publicKey.export({ format: 'jwk' }) as object), kid }] }));
+    const source = new JwksKeySource('http://auth/jwks', 1000, fetch);
+    const token = await new SignJWT({ sub: 'u' }).setProtectedHeader({ alg: 'EdDSA', kid }).sign(privateKey);
+    const [found] = (await source.candidates('EdDSA', kid))!;
+    expect((await jwtVerify(token, joseKey(found.key), { algorithms: ['EdDSA'] })).payload.sub).toBe('u');
+  });
+
   it('refetches for an unknown kid at most every 30 s, and leaves a still-unknown kid to introspection', async () => {
-    let now = 1_000_000;
     const first = publishedKey();
     const rotated = publishedKey();
     let published = [first.jwk];
     const { fetch, calls } = jwksFetch(() => ({ keys: published }));
-    const source = new JwksKeySource('http://auth/jwks', 1000, fetch, () => now);
+    const source = new JwksKeySource('http://auth/jwks', 1000, fetch);
     await source.candidates('ES256', first.kid);
     published = [first.jwk, rotated.jwk];
     expect(await source.candidates('ES256', rotated.kid)).toBeNull();
@@ -71,15 +96,22 @@ describe('JwksKeySource', () => {
   it('is unavailable while it has never had the keys, and keeps the keys it had when a refetch fails', async () => {
     let fail = true;
     const key = publishedKey();
-    let now = 0;
-    const { fetch } = jwksFetch(() => (fail ? new Error('ECONNREFUSED') : { keys: [key.jwk] }));
-    const source = new JwksKeySource('http://auth/jwks', 1000, fetch, () => now);
+    const { fetch, calls } = jwksFetch(() => (fail ? new Error('ECONNREFUSED') : { keys: [key.jwk] }));
+    const source = new JwksKeySource('http://auth/jwks', 1000, fetch);
     await expect(source.candidates('ES256', key.kid)).rejects.toBeInstanceOf(KeysUnavailableError);
     fail = false;
     expect(await source.candidates('ES256', key.kid)).toHaveLength(1);
     fail = true;
     now += 10 * 60_000;
     expect(await source.candidates('ES256', key.kid)).toHaveLength(1);
+    // The stale set was asked for again (and failed): the old keys answered meanwhile.
+    expect(calls()).toBe(3);
+  });
+
+  it('is unavailable, never a pass, when the service answers something that is not a key set', async () => {
+    const { fetch } = jwksFetch(() => ({ keys: 'none' }));
+    const source = new JwksKeySource('http://auth/jwks', 1000, fetch);
+    await expect(source.candidates('ES256', 'any')).rejects.toBeInstanceOf(KeysUnavailableError);
   });
 });
 

@@ -1,5 +1,15 @@
-import type { JWK } from 'jose';
-import { createHash, createPublicKey, createSecretKey, type KeyObject, type webcrypto } from 'node:crypto';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  customFetch,
+  errors,
+  type JSONWebKeySet,
+  type JWK,
+  type JWSHeaderParameters,
+} from 'jose';
+import { createHash, createPublicKey, createSecretKey, KeyObject, type webcrypto } from 'node:crypto';
+
+type CryptoKey = webcrypto.CryptoKey;
 
 /** The algorithms the auth service signs with (`JWT_ALGORITHM`). */
 export type TokenAlgorithm = 'HS256' | 'ES256' | 'EdDSA';
@@ -9,7 +19,10 @@ export const TOKEN_ALGORITHMS: readonly TokenAlgorithm[] = ['HS256', 'ES256', 'E
 export interface VerificationKey {
   kid: string;
   algorithm: TokenAlgorithm;
-  key: KeyObject;
+  /** A Node key, or a WebCrypto key as jose's remote key set gives them. */
+  key: KeyObject | CryptoKey;
+  /** The instant (ms since the epoch) from which the key verifies nothing (a retired secret's end). */
+  validUntil?: number;
 }
 
 /** The keys are not known and cannot be fetched now: the request is answered 503, never let through. */
@@ -42,7 +55,7 @@ export function keyThumbprint(key: KeyObject): string {
 }
 
 /** An HS256 secret: its UTF-8 bytes are the HMAC key, as the auth service signs. */
-export function secretVerificationKey(secret: string): VerificationKey {
+export function secretVerificationKey(secret: string): VerificationKey & { key: KeyObject } {
   if (typeof secret !== 'string' || secret.length === 0)
     throw new Error('AuthGuardModule: a JWT secret must be a non-empty string.');
   const key = createSecretKey(Buffer.from(secret, 'utf8'));
@@ -57,19 +70,19 @@ export function algorithmOfKey(key: KeyObject): Exclude<TokenAlgorithm, 'HS256'>
 }
 
 /** A public key in PEM (a private one is reduced to its public part). */
-export function publicVerificationKey(pem: string | KeyObject): VerificationKey {
+export function publicVerificationKey(pem: string | KeyObject): VerificationKey & { key: KeyObject } {
   const key = typeof pem === 'string' ? createPublicKey(pem) : pem.type === 'private' ? createPublicKey(pem) : pem;
   return { kid: keyThumbprint(key), algorithm: algorithmOfKey(key), key };
 }
 
-const joseKeys = new WeakMap<KeyObject, webcrypto.CryptoKey>();
+const joseKeys = new WeakMap<KeyObject, CryptoKey>();
 
 /**
  * The key as jose uses it fastest: an HMAC secret as a CryptoKey made once, since jose imports a
  * secret KeyObject's bytes anew on every call; other keys as they are (jose keeps their conversion).
  */
-export function joseKey(key: KeyObject): KeyObject | webcrypto.CryptoKey {
-  if (key.type !== 'secret') return key;
+export function joseKey(key: KeyObject | CryptoKey): KeyObject | CryptoKey {
+  if (!(key instanceof KeyObject) || key.type !== 'secret') return key;
   let cryptoKey = joseKeys.get(key);
   if (!cryptoKey) {
     cryptoKey = key.toCryptoKey({ name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
@@ -97,86 +110,86 @@ export type FetchLike = (
 const JWKS_MAX_AGE_MS = 5 * 60_000;
 const JWKS_REFETCH_COOLDOWN_MS = 30_000;
 
+type RemoteKeySet = ReturnType<typeof createRemoteJWKSet>;
+
 /**
- * The auth service's published keys (`/.well-known/jwks.json`), fetched once, again after five
- * minutes, and at once when a token names a `kid` not yet known (a rotation), at most every 30 s
- * so forged `kid`s cannot turn into a flood of fetches. Only EC P-256 and Ed25519 public keys are taken; a
- * shared secret is never published, so HS256 tokens are left to introspection.
+ * The auth service's published keys (`/.well-known/jwks.json`), through jose's remote key set:
+ * fetched once, again after five minutes, and at once when a token names a `kid` not yet known (a
+ * rotation), at most every 30 s so forged `kid`s cannot turn into a flood of fetches; concurrent
+ * requests share one fetch. Only EC P-256 and Ed25519 public keys are taken (a shared secret is
+ * never published, so HS256 tokens are left to introspection, and an entry with a private part is
+ * dropped); keys fetched before stay in use while the service is briefly unreachable.
  */
 export class JwksKeySource implements KeySource {
-  private keys: VerificationKey[] | undefined;
-  private fetchedAt = 0;
-  private pending: Promise<void> | undefined;
+  private readonly remote: RemoteKeySet;
+  /** The last set fetched, as a local key set, for while a refetch fails. */
+  private fallback: { jwks: JSONWebKeySet; keys: ReturnType<typeof createLocalJWKSet> } | undefined;
 
-  constructor(
-    private readonly url: string,
-    private readonly timeoutMs: number,
-    private readonly fetchImpl: FetchLike = globalThis.fetch as unknown as FetchLike,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(url: string, timeoutMs: number, fetchImpl: FetchLike = globalThis.fetch as unknown as FetchLike) {
+    this.remote = createRemoteJWKSet(new URL(url), {
+      timeoutDuration: timeoutMs,
+      cacheMaxAge: JWKS_MAX_AGE_MS,
+      cooldownDuration: JWKS_REFETCH_COOLDOWN_MS,
+      [customFetch]: async (href: string, init: { headers: Headers; signal: AbortSignal }) => {
+        const response = await fetchImpl(href, { headers: Object.fromEntries(init.headers), signal: init.signal });
+        return { status: response.status, json: async () => publishedSigningKeys(await response.json()) };
+      },
+    } as unknown as Parameters<typeof createRemoteJWKSet>[1]);
+  }
 
   async candidates(algorithm: string, kid: string | undefined): Promise<VerificationKey[] | null> {
-    if (!this.keys || this.now() - this.fetchedAt > JWKS_MAX_AGE_MS) await this.refresh();
-    if (algorithm === 'HS256') return null;
-    let found = this.match(algorithm, kid);
-    if (found.length === 0 && kid !== undefined && this.now() - this.fetchedAt > JWKS_REFETCH_COOLDOWN_MS) {
-      await this.refresh();
-      found = this.match(algorithm, kid);
-    }
-    // A kid not published yet (a key rotated in since the last fetch) or a forged one: the auth
-    // service's introspection decides, so a new key's tokens work at once and forgeries are refused.
-    return found.length > 0 ? found : null;
-  }
-
-  private match(algorithm: string, kid: string | undefined): VerificationKey[] {
-    return (this.keys ?? []).filter((key) => key.algorithm === algorithm && (kid === undefined || key.kid === kid));
-  }
-
-  private refresh(): Promise<void> {
-    // Concurrent requests that need the keys share one fetch.
-    this.pending ??= this.load().finally(() => {
-      this.pending = undefined;
-    });
-    return this.pending;
-  }
-
-  private async load(): Promise<void> {
-    let body: unknown;
+    if (algorithm !== 'ES256' && algorithm !== 'EdDSA') return null;
+    const header = { alg: algorithm as 'ES256' | 'EdDSA', ...(kid !== undefined ? { kid } : {}) };
     try {
-      const response = await this.fetchImpl(this.url, {
-        headers: { accept: 'application/json' },
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      if (!response.ok) throw new Error(`status ${response.status}`);
-      body = await response.json();
+      return await keysFor(this.remote, header);
     } catch (error) {
-      // Keys fetched before stay in use while the service is briefly unreachable.
-      if (this.keys) return;
-      throw new KeysUnavailableError(`The auth service's keys could not be fetched: ${(error as Error).message}`);
+      if (!(error instanceof KeysUnavailableError)) throw error;
+      // The set could not be (re)fetched: the keys fetched before answer meanwhile.
+      const last = this.remote.jwks();
+      if (!last) throw error;
+      if (this.fallback?.jwks !== last) this.fallback = { jwks: last, keys: createLocalJWKSet(last) };
+      return keysFor(this.fallback.keys, header);
     }
-    const listed = (body as { keys?: unknown } | null)?.keys;
-    if (!Array.isArray(listed)) {
-      if (this.keys) return;
-      throw new KeysUnavailableError('The auth service answered its JWKS with an unexpected body.');
-    }
-    const keys: VerificationKey[] = [];
-    for (const jwk of listed as JWK[]) {
-      const algorithm =
-        jwk.kty === 'EC' && jwk.crv === 'P-256' ? 'ES256' : jwk.kty === 'OKP' && jwk.crv === 'Ed25519' ? 'EdDSA' : null;
-      if (!algorithm || typeof jwk.kid !== 'string' || 'd' in jwk) continue;
-      try {
-        const key = createPublicKey({
-          key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } as import('node:crypto').JsonWebKey,
-          format: 'jwk',
-        });
-        keys.push({ kid: jwk.kid, algorithm, key });
-      } catch {
-        // A malformed entry is skipped; tokens of its kid are then refused.
-      }
-    }
-    this.keys = keys;
-    this.fetchedAt = this.now();
   }
+}
+
+/**
+ * The keys of a (remote or local) jose key set for a token's header: one, or each of several
+ * that match a token without `kid`; null when none does (a kid not published yet, or forged: the
+ * auth service's introspection decides). A set that cannot be read is KeysUnavailableError.
+ */
+async function keysFor(
+  set: (header: JWSHeaderParameters) => Promise<CryptoKey>,
+  header: { alg: 'ES256' | 'EdDSA'; kid?: string },
+): Promise<VerificationKey[] | null> {
+  const found = (key: CryptoKey): VerificationKey => ({ kid: header.kid ?? '', algorithm: header.alg, key });
+  try {
+    return [found(await set(header))];
+  } catch (error) {
+    if (error instanceof errors.JWKSNoMatchingKey) return null;
+    if (error instanceof errors.JWKSMultipleMatchingKeys) {
+      const keys: VerificationKey[] = [];
+      for await (const key of error as unknown as AsyncIterable<CryptoKey>) keys.push(found(key));
+      return keys;
+    }
+    throw new KeysUnavailableError(`The auth service's keys could not be fetched: ${(error as Error).message}`);
+  }
+}
+
+/** The entries of a fetched JWKS the guard may verify with: EC P-256 and Ed25519 public keys that have a `kid`. */
+function publishedSigningKeys(body: unknown): unknown {
+  const listed = (body as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(listed)) return body;
+  return {
+    keys: (listed as JWK[]).filter(
+      (jwk) =>
+        jwk !== null &&
+        typeof jwk === 'object' &&
+        typeof jwk.kid === 'string' &&
+        !('d' in jwk) &&
+        ((jwk.kty === 'EC' && jwk.crv === 'P-256') || (jwk.kty === 'OKP' && jwk.crv === 'Ed25519')),
+    ),
+  };
 }
 
 /**
