@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
@@ -51,10 +51,66 @@ export async function installConsumer(nestMajor: 11 | 12): Promise<string> {
     .digest('hex')
     .slice(0, 16);
   const folder = path.join(os.tmpdir(), `nest-guard-consumer-${nestMajor}-${digest}`);
-  if (existsSync(path.join(folder, 'dist/main.js'))) {
+  // One install per folder at a time: the workers of a run that need the same consumer wait for
+  // the first one's install instead of installing it again beside it (and replacing the folder
+  // under a consumer that already runs from it).
+  const release = await lockFolder(`${folder}.lock`, () => existsSync(path.join(folder, 'dist/main.js')));
+  if (!release) {
     await rm(packing, { recursive: true, force: true });
     return folder;
   }
+  try {
+    await build(folder, packing, packed, nestMajor);
+  } finally {
+    await release();
+  }
+  return folder;
+}
+
+/**
+ * Takes the lock folder `lock` (mkdir is atomic), waiting while another live process holds it,
+ * unless `done()` becomes true meanwhile (then answers null: nothing left to do). A lock whose
+ * holder died is taken over.
+ */
+async function lockFolder(lock: string, done: () => boolean): Promise<(() => Promise<void>) | null> {
+  for (;;) {
+    if (done()) return null;
+    try {
+      await mkdir(lock);
+      await writeFile(path.join(lock, 'pid'), String(process.pid));
+      return () => rm(lock, { recursive: true, force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    if (await holderIsGone(lock)) {
+      await rm(lock, { recursive: true, force: true });
+      continue;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
+
+async function holderIsGone(lock: string): Promise<boolean> {
+  let pid: number;
+  try {
+    pid = Number(await readFile(path.join(lock, 'pid'), 'utf8'));
+  } catch {
+    // Between the holder's mkdir and its pid file: alive unless the folder is old.
+    try {
+      return Date.now() - (await stat(lock)).mtimeMs > 60_000;
+    } catch {
+      return false;
+    }
+  }
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+async function build(folder: string, packing: string, packed: string, nestMajor: 11 | 12): Promise<void> {
   const building = `${folder}.${process.pid}`;
   await rm(building, { recursive: true, force: true });
   await mkdir(building, { recursive: true });
@@ -82,7 +138,8 @@ export async function installConsumer(nestMajor: 11 | 12): Promise<string> {
   await writeFile(path.join(building, 'package.json'), JSON.stringify(manifest, null, 2));
   await cp(path.join(EXAMPLE, 'src'), path.join(building, 'src'), { recursive: true });
   await cp(path.join(EXAMPLE, 'tsconfig.json'), path.join(building, 'tsconfig.json'));
-  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], building, 300_000);
+  // A slow registry may take minutes; the tests that install give their beforeAll 15 minutes.
+  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], building, 600_000);
   await run(
     process.execPath,
     [path.join(building, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
@@ -92,7 +149,6 @@ export async function installConsumer(nestMajor: 11 | 12): Promise<string> {
   // Complete folders only: a run that died half-way leaves no folder to be reused.
   await rm(folder, { recursive: true, force: true });
   await rename(building, folder);
-  return folder;
 }
 
 /** The Nest version a consumer folder installed. */

@@ -110,7 +110,7 @@ describe.each([
         AUTH_REVOCATION: 'introspection',
       });
       admin = await callerWithRoles(auth.app, db, ['admin']);
-    }, 600_000);
+    }, 900_000);
 
     afterAll(async () => {
       await consumer?.stop();
@@ -214,7 +214,7 @@ describe('the packed package in a Nest 12 service: load, rotation and an unreach
 
   beforeAll(async () => {
     folder = await installConsumer(12);
-  }, 600_000);
+  }, 900_000);
 
   it('serves 50 users for 10 s with the defaults: only 200s, and introspection calls within users x (duration / cacheTtl) + users', async () => {
     const USERS = 50;

@@ -34,7 +34,7 @@ describe('the packed guard in another service, with REQUIRE_2FA_FOR_PRIVILEGED',
       AUTH_CLIENT_SECRET: CLIENT.secret,
       AUTH_CACHE_TTL_MS: String(CACHE_TTL_MS),
     });
-  }, 600_000);
+  }, 900_000);
 
   afterAll(async () => {
     await consumer?.stop();

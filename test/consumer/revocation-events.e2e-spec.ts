@@ -113,7 +113,7 @@ describe.each([
       await within(10_000, async () => (await authHealth(consumer)).fresh);
       admin = await callerWithRoles(auth.app, auth.db, ['admin']);
       viewerRole = await roleWithPermissions(auth.db, ['contents.view']);
-    }, 600_000);
+    }, 900_000);
 
     afterAll(async () => {
       await consumer?.stop();
@@ -212,7 +212,7 @@ describe('revocation by events in a packed Nest 12 consumer: a lost stream, fail
     folder = await installConsumer(12);
     auth = await startAuth({ JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEY: es256Key() });
     proxy = new EventsProxy(auth.url);
-  }, 600_000);
+  }, 900_000);
 
   afterAll(async () => {
     await Promise.all(consumers.map((consumer) => consumer.stop()));
@@ -317,7 +317,7 @@ describe('typed permissions in a packed Nest 12 consumer', () => {
   beforeAll(async () => {
     folder = await installConsumer(12);
     auth = await startAuth({});
-  }, 600_000);
+  }, 900_000);
 
   afterAll(() => stopAuth(auth));
 
