@@ -43,6 +43,10 @@ describe('seeding', () => {
         await dataSource.query(`SELECT name, display_name, group_name, is_system FROM permissions ORDER BY name`);
       expect(permissions.map((p) => p.name)).toEqual([
         'audit.view',
+        'clients.create',
+        'clients.delete',
+        'clients.edit',
+        'clients.view',
         'contents.create',
         'contents.delete',
         'contents.edit',
@@ -83,7 +87,7 @@ describe('seeding', () => {
       const before = await counts(dataSource);
       const second = await seeder.run();
       expect(await counts(dataSource)).toEqual(before);
-      expect(first).toMatchObject({ permissionsCreated: 15, rolesCreated: 2, adminLinksCreated: 15 });
+      expect(first).toMatchObject({ permissionsCreated: 19, rolesCreated: 2, adminLinksCreated: 19 });
       expect(second).toMatchObject({
         permissionsCreated: 0,
         rolesCreated: 0,
