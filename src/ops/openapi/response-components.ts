@@ -266,9 +266,10 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
   NewClient: {
     allOf: [
       ref('Client'),
-      object({ client_secret: string({ description: 'a confidential client only; shown once, never again' }) }, [
-        'client_secret',
-      ]),
+      {
+        type: 'object',
+        properties: { client_secret: string({ description: 'a confidential client only; shown once, never again' }) },
+      },
     ],
   },
   ClientSecret: object({
