@@ -87,6 +87,8 @@ describe('the admin console’s everyday administration in headless Chromium', (
       expect(signIn.status).toBe(200);
       const id: string = signIn.body.data.user.id;
 
+      await page.getByRole('link', { name: 'Open Created Person' }).waitFor();
+
       // A refusal of the API is shown as its message: the address is taken.
       await form.getByLabel('Name').fill('Someone Else');
       await form.getByLabel('Email').fill(email);
@@ -94,7 +96,7 @@ describe('the admin console’s everyday administration in headless Chromium', (
       await form.getByRole('button', { name: 'Create user' }).click();
       await page.getByRole('alert').waitFor();
 
-      await page.getByRole('link', { name: 'Open Created Person' }).click();
+      await page.goto(`${baseUrl}/admin#/users/${id}`);
       await page.getByRole('heading', { name: 'Created Person', level: 1 }).waitFor();
       const details = page.getByRole('region', { name: 'Details' });
       await details.getByLabel('Name').fill('Renamed Person');
@@ -214,7 +216,11 @@ describe('the admin console’s everyday administration in headless Chromium', (
       await page.goto(`${baseUrl}/admin#/users/${target.id}`);
       await page.getByRole('button', { name: 'Remove authenticator app' }).click();
       await page.getByRole('alertdialog').getByRole('button', { name: 'Remove the app' }).click();
-      await alert(page, 'a permission you do not hold.');
+      await page
+        .getByRole('region', { name: 'Second factor' })
+        .getByRole('alert')
+        .filter({ hasText: /^You cannot change a user holding [a-z_.]+, a permission you do not hold\.$/ })
+        .waitFor();
       const stillThere = await db.query(`SELECT 1 FROM totp_authenticators WHERE user_id = $1`, [target.id]);
       expect(stillThere).toHaveLength(1);
       // No delete offered without users.delete.

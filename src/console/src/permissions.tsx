@@ -90,7 +90,7 @@ export function PermissionsScreen() {
         <EditPermission
           key={editing.id}
           permission={editing}
-          onDone={() => (setEditing(null), permissions.reload())}
+          onDone={permissions.reload}
           onCancel={() => setEditing(null)}
         />
       )}
