@@ -51,7 +51,11 @@ export class AccountRecoveryService {
    * person who lost the device: every session ends too. 404 when the user has no app; the caller
    * checked the privilege rules.
    */
-  async removeAppAsAdmin(userId: string, actor: { id: string; kind: CallerKind }, client: ClientInfo): Promise<Record<string, never>> {
+  async removeAppAsAdmin(
+    userId: string,
+    actor: { id: string; kind: CallerKind },
+    client: ClientInfo,
+  ): Promise<Record<string, never>> {
     await this.removeApp(userId, { actorId: actor.id, actorKind: actor.kind, via: 'admin', client }, true);
     return {};
   }

@@ -17,7 +17,10 @@ export function countAuditEvent(entry: Pick<AuditEntry, 'type' | 'details'>): vo
       return lockouts.inc({ kind: 'password' });
     case '2fa.challenge':
       // A challenge records the first factor's way in as `login` (its `methods` are the second's).
-      return logins.inc({ method: typeof entry.details?.login === 'string' ? entry.details.login : method, outcome: 'challenge' });
+      return logins.inc({
+        method: typeof entry.details?.login === 'string' ? entry.details.login : method,
+        outcome: 'challenge',
+      });
     case '2fa.success':
       return logins.inc({ method: '2fa', outcome: 'success' });
     case '2fa.failure':

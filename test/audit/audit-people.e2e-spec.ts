@@ -35,9 +35,9 @@ describe('the audit list’s people and challenges', () => {
     const admin = await callerWithPermissions(app, db, ['users.view', 'users.edit', 'users.delete', 'roles.view']);
     const user = await registerUser(app);
     const [{ id: roleId }] = await db.query(`SELECT id FROM roles WHERE name = 'user'`);
-    expect((await call(app, 'put', `/api/admin/users/${user.id}/roles`, admin.token, { role_ids: [roleId] })).status).toBe(
-      200,
-    );
+    expect(
+      (await call(app, 'put', `/api/admin/users/${user.id}/roles`, admin.token, { role_ids: [roleId] })).status,
+    ).toBe(200);
 
     const [given] = await events(`type=user.roles&target_id=${user.id}`);
     expect(given).toMatchObject({
@@ -69,7 +69,8 @@ describe('the audit list’s people and challenges', () => {
     const started = await call(app, 'post', '/api/account/totp', user.tokens.access_token, {});
     const totp = URI.parse(started.body.data.otpauth_uri) as TOTP;
     expect(
-      (await call(app, 'post', '/api/account/totp/confirm', user.tokens.access_token, { code: totp.generate() })).status,
+      (await call(app, 'post', '/api/account/totp/confirm', user.tokens.access_token, { code: totp.generate() }))
+        .status,
     ).toBe(200);
 
     const challenged = await login(app, { email: user.email, password: user.password });

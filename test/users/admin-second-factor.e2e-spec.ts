@@ -93,7 +93,9 @@ describe('an administrator removing a user’s authenticator app', () => {
     const res = await remove(editor.token, administrator.id);
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('FORBIDDEN');
-    expect(res.body.error.message).toMatch(/^You cannot change a user holding [a-z_.]+, a permission you do not hold\.$/);
+    expect(res.body.error.message).toMatch(
+      /^You cannot change a user holding [a-z_.]+, a permission you do not hold\.$/,
+    );
     expect(await hasApp(administrator.id)).toBe(true);
   });
 
@@ -103,9 +105,7 @@ describe('an administrator removing a user’s authenticator app', () => {
     await enrolApp(app, user);
     const answers = await Promise.all([remove(editor.token, user.id), remove(other.token, user.id)]);
     expect(answers.map((res) => res.status).sort()).toEqual([200, 404]);
-    const events = await db.query(`SELECT 1 FROM audit_events WHERE type = 'totp.reset' AND target_id = $1`, [
-      user.id,
-    ]);
+    const events = await db.query(`SELECT 1 FROM audit_events WHERE type = 'totp.reset' AND target_id = $1`, [user.id]);
     expect(events).toHaveLength(1);
   });
 });
