@@ -270,6 +270,31 @@ describe('the admin console’s everyday administration in headless Chromium', (
     }
   });
 
+  it('deletes a role only after the question is answered', async () => {
+    const name = `auditors-${Date.now()}`;
+    const created = await call(app, 'post', '/api/admin/roles', admin.token, { name });
+    expect(created.status).toBe(201);
+    const page = await signedIn(admin);
+    try {
+      await page.goto(`${baseUrl}/admin#/roles/${created.body.data.id}`);
+      await page.getByRole('heading', { name: `Role ${name}`, level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Delete role' }).click();
+      const question = page.getByRole('alertdialog', {
+        name: `Delete the role ${name}? Every user holding it loses it.`,
+      });
+      await question.getByRole('button', { name: 'Cancel' }).click();
+      await question.waitFor({ state: 'detached' });
+      expect((await call(app, 'get', `/api/admin/roles/${created.body.data.id}`, admin.token)).status).toBe(200);
+      await page.getByRole('button', { name: 'Delete role' }).click();
+      await question.getByRole('button', { name: 'Delete the role' }).click();
+      await page.getByRole('heading', { name: 'Roles', level: 1 }).waitFor();
+      expect((await call(app, 'get', `/api/admin/roles/${created.body.data.id}`, admin.token)).status).toBe(404);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
   it('names every login-method setting in words, never by its key', async () => {
     const page = await signedIn(admin);
     try {
