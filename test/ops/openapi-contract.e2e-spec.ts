@@ -151,6 +151,7 @@ const TESTED_ROUTES = {
     'GET /api/admin/users/{id}/sessions',
     'DELETE /api/admin/users/{id}/sessions/{session_id}',
     'DELETE /api/admin/users/{id}/sessions',
+    'DELETE /api/admin/users/{id}/totp',
     'DELETE /api/admin/users/{id}',
   ],
   operations: [
@@ -564,6 +565,8 @@ describe('the OpenAPI document against the answers of the running service', () =
     );
     await hit('DELETE /api/admin/users/{id}/sessions', `/api/admin/users/${userId}/sessions`, { token });
     await hit('DELETE /api/admin/users/{id}/sessions', `/api/admin/users/${UNKNOWN_ID}/sessions`, { token });
+    await hit('DELETE /api/admin/users/{id}/totp', `/api/admin/users/${userId}/totp`, { token });
+    await hit('DELETE /api/admin/users/{id}/totp', `/api/admin/users/${UNKNOWN_ID}/totp`, { token });
 
     await hit('DELETE /api/admin/users/{id}', `/api/admin/users/${userId}`, { token });
     await hit('DELETE /api/admin/users/{id}', `/api/admin/users/${userId}`, { token });
