@@ -13,6 +13,7 @@ import { EmailCodeModule } from './email-code/index.js';
 import { IntrospectionModule } from './introspection/index.js';
 import { MobileOtpModule } from './mobile-otp/index.js';
 import { OidcModule } from './oidc/index.js';
+import { ProviderModule } from './provider/index.js';
 import { OpsModule } from './ops/index.js';
 import { PasswordResetModule } from './password-reset/index.js';
 import { FirstStartSeeder, RbacModule } from './rbac/index.js';
@@ -60,6 +61,7 @@ import { AppValidationPipe } from './middleware/validation.pipe.js';
     AccountModule,
     UsersModule,
     OidcModule,
+    ProviderModule,
     IntrospectionModule,
     ContentsModule,
     OpsModule,

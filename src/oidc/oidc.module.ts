@@ -15,6 +15,7 @@ import { RevocationService } from './revocation.service.js';
 import { ServiceClientsRepository } from './service-clients.repository.js';
 import { ServiceClientsService } from './service-clients.service.js';
 import { TokenEndpointService } from './token-endpoint.service.js';
+import { TokenGrants } from './token-grants.js';
 import { UserInfoService } from './userinfo.service.js';
 
 /** The standard protocols: discovery, the token endpoint (client credentials), revocation, userinfo, and service clients. */
@@ -32,9 +33,10 @@ import { UserInfoService } from './userinfo.service.js';
     DiscoveryService,
     OAuthClients,
     TokenEndpointService,
+    TokenGrants,
     RevocationService,
     UserInfoService,
   ],
-  exports: [ServiceClientsService, ClientAuthentication, ClientRolesService, ClientTokensService],
+  exports: [ServiceClientsService, ClientAuthentication, ClientRolesService, ClientTokensService, TokenGrants],
 })
 export class OidcModule {}

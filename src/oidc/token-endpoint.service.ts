@@ -7,6 +7,9 @@ import { SessionService } from '../sessions/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { OAuthClients, parameter } from './oauth-clients.js';
 import { OAuthError } from './oauth-error.js';
+import { TokenGrants, type TokenResponse } from './token-grants.js';
+
+export type { TokenResponse };
 
 /**
  * The audience a client asks its token for: `audience`, or RFC 8707's `resource`; a URI-like
@@ -20,13 +23,6 @@ function requestedAudience(request: FastifyRequest): string | undefined {
   return audience;
 }
 
-/** RFC 6749 §5.1's successful answer. */
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  refresh_token?: string;
-}
 
 /**
  * `POST /api/auth/token`: the client authenticates first (Basic or `client_secret_post`), then
@@ -43,11 +39,15 @@ export class TokenEndpointService {
     private readonly sessions: SessionService,
     private readonly audit: AuditLog,
     private readonly config: AppConfig,
+    private readonly grants: TokenGrants,
   ) {}
 
   async token(request: FastifyRequest): Promise<TokenResponse> {
-    const clientId = await this.clients.authenticate(request, 'token');
     const grantType = parameter(request, 'grant_type', 64);
+    // Grants of the OpenID provider authenticate their clients themselves (public clients send no secret).
+    const handler = grantType === undefined ? undefined : this.grants.handlerOf(grantType);
+    if (handler) return handler(request, { authenticateClient: () => this.clients.authenticate(request, 'token') });
+    const clientId = await this.clients.authenticate(request, 'token');
     if (grantType === undefined) throw new OAuthError(400, 'invalid_request', 'grant_type is required.');
     if (grantType === 'client_credentials') return this.clientCredentials(clientId, request);
     if (grantType === 'refresh_token') return this.refresh(request);
