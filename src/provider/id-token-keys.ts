@@ -14,7 +14,7 @@ export const ID_TOKEN_ALGORITHM = 'RS256';
 const CACHE_MS = 60_000;
 
 interface LoadedKeys {
-  signing: { kid: string; key: KeyObject };
+  current: ProviderKeyRow;
   jwks: JWK[];
   loadedAt: number;
 }
@@ -28,6 +28,8 @@ interface LoadedKeys {
 @Injectable()
 export class IdTokenKeys implements OnModuleInit {
   private loaded: Promise<LoadedKeys> | null = null;
+  /** The opened private key of the current row, by `kid`. */
+  private opened: { kid: string; key: KeyObject } | null = null;
 
   constructor(
     private readonly repository: ProviderSigningKeysRepository,
@@ -43,7 +45,12 @@ export class IdTokenKeys implements OnModuleInit {
 
   /** Signs a JWT of the provider (an ID token, a logout token) with the current key. */
   async sign(claims: JWTPayload, ttlSeconds: number, typ = 'JWT'): Promise<string> {
-    const { signing } = await this.keys();
+    const { current } = await this.keys();
+    // Opened only to sign: the JWKS needs no private key, so it answers whatever the secrets.
+    if (this.opened?.kid !== current.kid) {
+      this.opened = { kid: current.kid, key: createPrivateKey(this.sealing.open(current.privateKeySealed, current.kid)) };
+    }
+    const signing = this.opened;
     const now = Math.floor(Date.now() / 1000);
     return new SignJWT(claims)
       .setProtectedHeader({ alg: ID_TOKEN_ALGORITHM, typ, kid: signing.kid })
@@ -93,7 +100,7 @@ export class IdTokenKeys implements OnModuleInit {
     const current = rows.find((row) => row.retiredAt === null);
     if (!current) throw new Error('No current ID-token signing key');
     return {
-      signing: { kid: current.kid, key: createPrivateKey(this.sealing.open(current.privateKeySealed, current.kid)) },
+      current,
       jwks: await Promise.all(rows.map(publishedJwk)),
       loadedAt: Date.now(),
     };
