@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ClientsModule } from '../clients/index.js';
 import { RbacModule } from '../rbac/index.js';
 import { SessionsModule } from '../sessions/index.js';
 import { ClientAuthentication } from './client-authentication.js';
@@ -12,19 +13,15 @@ import { DiscoveryService } from './discovery.service.js';
 import { OAuthClients } from './oauth-clients.js';
 import { OAuthController } from './oauth.controller.js';
 import { RevocationService } from './revocation.service.js';
-import { ServiceClientsRepository } from './service-clients.repository.js';
-import { ServiceClientsService } from './service-clients.service.js';
 import { TokenEndpointService } from './token-endpoint.service.js';
 import { TokenGrants } from './token-grants.js';
 import { UserInfoService } from './userinfo.service.js';
 
 /** The standard protocols: discovery, the token endpoint (client credentials), revocation, userinfo, and service clients. */
 @Module({
-  imports: [SessionsModule, RbacModule],
+  imports: [SessionsModule, RbacModule, ClientsModule],
   controllers: [DiscoveryController, OAuthController, ClientRolesController],
   providers: [
-    ServiceClientsRepository,
-    ServiceClientsService,
     ClientAuthentication,
     ClientRolesRepository,
     ClientRolesService,
@@ -37,6 +34,6 @@ import { UserInfoService } from './userinfo.service.js';
     RevocationService,
     UserInfoService,
   ],
-  exports: [ServiceClientsService, ClientAuthentication, ClientRolesService, ClientTokensService, TokenGrants],
+  exports: [ClientAuthentication, ClientRolesService, ClientTokensService, TokenGrants],
 })
 export class OidcModule {}

@@ -70,13 +70,15 @@ describe('judging an authorization request', () => {
   });
 
   it('refuses a client without the authorization code grant', () => {
-    expect(redirectError(() => judge({}, { ...CLIENT, grantTypes: ['client_credentials'] }))).toBe('unauthorized_client');
+    expect(redirectError(() => judge({}, { ...CLIENT, grantTypes: ['client_credentials'] }))).toBe(
+      'unauthorized_client',
+    );
   });
 
   it('drops offline_access for a client without the refresh grant', () => {
-    expect(judge({ scope: 'openid offline_access' }, { ...CLIENT, grantTypes: ['authorization_code'] }).scopes).toEqual([
-      'openid',
-    ]);
+    expect(judge({ scope: 'openid offline_access' }, { ...CLIENT, grantTypes: ['authorization_code'] }).scopes).toEqual(
+      ['openid'],
+    );
   });
 
   it('adds the answer to the redirect URI, keeping its own query', () => {

@@ -98,7 +98,10 @@ export function judgeAuthorizationRequest(
   if (parameters.response_type !== 'code')
     throw new AuthorizationRedirectError('unsupported_response_type', 'response_type must be code.');
   if (!client.grantTypes.includes('authorization_code'))
-    throw new AuthorizationRedirectError('unauthorized_client', 'This client may not use the authorization code grant.');
+    throw new AuthorizationRedirectError(
+      'unauthorized_client',
+      'This client may not use the authorization code grant.',
+    );
   if (parameters.code_challenge === undefined)
     throw new AuthorizationRedirectError('invalid_request', 'code_challenge is required (PKCE with S256).');
   if (parameters.code_challenge_method !== 'S256')
@@ -108,7 +111,11 @@ export function judgeAuthorizationRequest(
   const prompts = (parameters.prompt ?? '').split(' ').filter(Boolean);
   if (prompts.some((value) => !['none', 'login', 'consent'].includes(value)))
     throw new AuthorizationRedirectError('invalid_request', 'prompt must be none, login or consent.');
-  const prompt = { none: prompts.includes('none'), login: prompts.includes('login'), consent: prompts.includes('consent') };
+  const prompt = {
+    none: prompts.includes('none'),
+    login: prompts.includes('login'),
+    consent: prompts.includes('consent'),
+  };
   if (prompt.none && prompts.length > 1)
     throw new AuthorizationRedirectError('invalid_request', 'prompt=none cannot be combined with another value.');
   let maxAge: number | undefined;

@@ -48,11 +48,7 @@ export class AuthorizationController {
     summary: "The provider's sign-in form: email (or mobile) and password",
     page: PAGE('The second-factor or consent page, the sign-in page with the refusal, or a redirect.'),
   })
-  async login(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @Client() client: ClientInfo,
-  ): Promise<void> {
+  async login(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Client() client: ClientInfo): Promise<void> {
     const browser = browserState(request);
     answer(reply, browser, await this.authorization.signIn(formOf(request), browser, client));
   }

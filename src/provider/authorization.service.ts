@@ -171,7 +171,9 @@ export class AuthorizationService {
   private async resolve(source: unknown): Promise<Resolved | Outcome> {
     const { parameters, problem } = parametersOf(source);
     const client = parameters.client_id ? await this.clients.find(parameters.client_id) : null;
-    const matches = Boolean(client && parameters.redirect_uri && this.clients.matchesRedirectUri(client, parameters.redirect_uri));
+    const matches = Boolean(
+      client && parameters.redirect_uri && this.clients.matchesRedirectUri(client, parameters.redirect_uri),
+    );
     try {
       return { parameters, request: judgeAuthorizationRequest(parameters, problem, client, matches) };
     } catch (error) {

@@ -7,29 +7,11 @@ import { clientOf } from '../common/client-info.js';
 import { sha256Hex } from '../common/token-hash.js';
 import { AppConfig } from '../config/app-config.js';
 import { UsersRepository } from '../identity/index.js';
-import { Transactions } from '../infra/database/transactions.js';
-import {
-  OAuthError,
-  parameter,
-  TokenGrants,
-  type TokenGrantContext,
-  type TokenResponse,
-} from '../oidc/index.js';
-import {
-  methodsOf,
-  SessionService,
-  SessionsRepository,
-  TokenService,
-  type IssuedTokens,
-} from '../sessions/index.js';
+import { OAuthError, parameter, TokenGrants, type TokenGrantContext, type TokenResponse } from '../oidc/index.js';
+import { methodsOf, SessionService, SessionsRepository, TokenService } from '../sessions/index.js';
 import { IdTokens } from './id-tokens.js';
-import { ProviderRepository, type AuthorizationCodeRow } from './provider.repository.js';
+import { ProviderRepository } from './provider.repository.js';
 import { RelyingParties, type RelyingParty } from './relying-parties.js';
-
-type Exchange =
-  | { kind: 'invalid' }
-  | { kind: 'replayed'; issuedSessionId: string | null; clientId: string; userId: string }
-  | { kind: 'issued'; tokens: IssuedTokens; row: AuthorizationCodeRow; authTime: Date; amr: string[] };
 
 const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -48,7 +30,6 @@ export class CodeExchangeService implements OnModuleInit {
     private readonly grants: TokenGrants,
     private readonly clients: RelyingParties,
     private readonly repository: ProviderRepository,
-    private readonly transactions: Transactions,
     private readonly sessions: SessionService,
     private readonly sessionRows: SessionsRepository,
     private readonly tokens: TokenService,
@@ -66,7 +47,8 @@ export class CodeExchangeService implements OnModuleInit {
   async exchange(request: FastifyRequest, context: TokenGrantContext): Promise<TokenResponse> {
     const client = await this.authenticate(request, context);
     if (!client || !client.grantTypes.includes('authorization_code')) {
-      if (client) throw new OAuthError(400, 'unauthorized_client', 'This client may not use the authorization code grant.');
+      if (client)
+        throw new OAuthError(400, 'unauthorized_client', 'This client may not use the authorization code grant.');
       throw new OAuthError(401, 'invalid_client', 'Client authentication failed.');
     }
     const code = parameter(request, 'code', 200);
@@ -74,57 +56,49 @@ export class CodeExchangeService implements OnModuleInit {
     const verifier = parameter(request, 'code_verifier', 128);
     if (code === undefined) throw new OAuthError(400, 'invalid_request', 'code is required.');
     const codeHash = sha256Hex(code);
-    const outcome = await this.transactions.run(async (manager): Promise<Exchange> => {
-      const row = await this.repository.findCodeForUpdate(manager, codeHash);
-      if (!row) return { kind: 'invalid' };
-      if (row.usedAt !== null) {
-        return { kind: 'replayed', issuedSessionId: row.issuedSessionId, clientId: row.clientId, userId: row.userId };
+    const row = await this.repository.spendCode(codeHash);
+    if (!row) {
+      const replayed = await this.repository.markCodeReplayed(codeHash);
+      if (replayed) {
+        // RFC 6749 §4.1.2: a code used twice revokes what it was exchanged for.
+        if (replayed.issuedSessionId) await this.sessions.revoke(replayed.issuedSessionId, 'code_reuse');
+        await this.audit.record({
+          type: 'provider.code_reuse',
+          actorId: replayed.userId,
+          targetType: 'client',
+          targetId: replayed.clientId,
+          details: { client_id: client.clientId },
+        });
+        throw invalidGrant('The authorization code was already used; the tokens issued for it are revoked.');
       }
-      const bound =
-        row.clientId === client.clientId &&
-        row.redirectUri === redirectUri &&
-        new Date(row.expiresAt).getTime() > Date.now() &&
-        verifier !== undefined &&
-        CODE_VERIFIER.test(verifier) &&
-        s256(verifier) === row.codeChallenge;
-      const parent = bound ? await this.repository.findLiveSession(manager, row.sessionId) : null;
-      const account = parent ? await this.users.findSignInAccount(row.userId, manager) : null;
-      if (!parent || !account || parent.userId !== row.userId) {
-        // A code is tried once: whatever was wrong, it is spent.
-        await this.repository.markCodeUsed(manager, codeHash, null);
-        return { kind: 'invalid' };
-      }
-      const tokens = await this.sessions.start(
-        account,
-        clientOf(request),
-        { time: new Date(parent.authTime), methods: methodsOf(parent.amr) },
-        {
-          grant: {
-            clientId: client.clientId,
-            parentSessionId: row.sessionId,
-            scope: row.scope,
-            audience: row.resource,
-          },
-          event: { type: 'provider.token', actorId: row.userId, details: { client_id: client.clientId } },
-        },
-      );
-      await this.repository.markCodeUsed(manager, codeHash, tokens.sessionId);
-      return { kind: 'issued', tokens, row, authTime: new Date(parent.authTime), amr: parent.amr };
-    });
-    if (outcome.kind === 'replayed') {
-      // RFC 6749 §4.1.2: a code used twice revokes what it was exchanged for.
-      if (outcome.issuedSessionId) await this.sessions.revoke(outcome.issuedSessionId, 'code_reuse');
-      await this.audit.record({
-        type: 'provider.code_reuse',
-        actorId: outcome.userId,
-        targetType: 'client',
-        targetId: outcome.clientId,
-        details: { client_id: client.clientId },
-      });
+      throw invalidGrant('The authorization code is invalid, expired or used.');
+    }
+    // Spent whatever follows: a code is tried once.
+    const bound =
+      row.clientId === client.clientId &&
+      row.redirectUri === redirectUri &&
+      new Date(row.expiresAt).getTime() > Date.now() &&
+      verifier !== undefined &&
+      CODE_VERIFIER.test(verifier) &&
+      s256(verifier) === row.codeChallenge;
+    const parent = bound ? await this.repository.findLiveSession(row.sessionId) : null;
+    const account = parent && parent.userId === row.userId ? await this.users.findSignInAccount(row.userId) : null;
+    if (!parent || !account) throw invalidGrant('The authorization code is invalid, expired or used.');
+    const authTime = new Date(parent.authTime);
+    const tokens = await this.sessions.start(
+      account,
+      clientOf(request),
+      { time: authTime, methods: methodsOf(parent.amr) },
+      {
+        grant: { clientId: client.clientId, parentSessionId: row.sessionId, scope: row.scope, audience: row.resource },
+        event: { type: 'provider.token', actorId: row.userId, details: { client_id: client.clientId } },
+      },
+    );
+    // A replay that came while the session was being made could not end it: it ends here.
+    if ((await this.repository.recordIssuedSession(codeHash, tokens.sessionId)).replayed) {
+      await this.sessions.revoke(tokens.sessionId, 'code_reuse');
       throw invalidGrant('The authorization code was already used; the tokens issued for it are revoked.');
     }
-    if (outcome.kind === 'invalid') throw invalidGrant('The authorization code is invalid, expired or used.');
-    const { tokens, row } = outcome;
     const scopes = row.scope.split(' ').filter(Boolean);
     const response: TokenResponse = {
       access_token: tokens.accessToken,
@@ -138,8 +112,8 @@ export class CodeExchangeService implements OnModuleInit {
         clientId: client.clientId,
         sessionId: row.sessionId,
         nonce: row.nonce,
-        authTime: outcome.authTime,
-        amr: methodsOf(outcome.amr),
+        authTime,
+        amr: methodsOf(parent.amr),
         scopes,
       });
     }
@@ -166,10 +140,11 @@ export class CodeExchangeService implements OnModuleInit {
     }
     const state = await this.sessionRows.findRotationState(sessionId);
     const issuedTo = state?.clientId ?? null;
+    // A client uses only the grants it was registered with.
+    if (!client.grantTypes.includes('refresh_token'))
+      throw new OAuthError(400, 'unauthorized_client', 'This client is not allowed the refresh_token grant.');
     const allowed = issuedTo === null ? client.type === 'confidential' : issuedTo === client.clientId;
     if (!allowed) throw invalidGrant('The refresh token was not issued to this client.');
-    if (issuedTo !== null && !client.grantTypes.includes('refresh_token'))
-      throw new OAuthError(400, 'unauthorized_client', 'This client may not use refresh tokens.');
     try {
       const { tokens } = await this.sessions.rotate(refreshToken);
       return {
@@ -199,26 +174,12 @@ export class CodeExchangeService implements OnModuleInit {
     const body = (request.body ?? {}) as Record<string, unknown>;
     if (request.headers.authorization !== undefined || body.client_secret !== undefined) {
       const clientId = await context.authenticateClient();
-      return (await this.clients.find(clientId)) ?? environmentClient(clientId);
+      return this.clients.find(clientId);
     }
     const clientId = parameter(request, 'client_id', 100);
     const client = clientId === undefined ? null : await this.clients.find(clientId);
     return client?.type === 'public' ? client : null;
   }
-}
-
-/** A client of SERVICE_CLIENTS: confidential, client credentials and refresh only. */
-function environmentClient(clientId: string): RelyingParty {
-  return {
-    clientId,
-    name: clientId,
-    type: 'confidential',
-    firstParty: true,
-    grantTypes: ['client_credentials', 'refresh_token'],
-    redirectUris: [],
-    postLogoutRedirectUris: [],
-    backchannelLogoutUri: null,
-  };
 }
 
 /** RFC 7636 §4.6: BASE64URL(SHA256(ASCII(code_verifier))). */

@@ -48,7 +48,10 @@ export class IdTokenKeys implements OnModuleInit {
     const { current } = await this.keys();
     // Opened only to sign: the JWKS needs no private key, so it answers whatever the secrets.
     if (this.opened?.kid !== current.kid) {
-      this.opened = { kid: current.kid, key: createPrivateKey(this.sealing.open(current.privateKeySealed, current.kid)) };
+      this.opened = {
+        kid: current.kid,
+        key: createPrivateKey(this.sealing.open(current.privateKeySealed, current.kid)),
+      };
     }
     const signing = this.opened;
     const now = Math.floor(Date.now() / 1000);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ClientsModule } from '../clients/index.js';
 import { IdentityModule } from '../identity/index.js';
 import { OidcModule } from '../oidc/index.js';
 import { RbacModule } from '../rbac/index.js';
@@ -19,7 +20,7 @@ import { ProviderSigningKeysRepository } from './signing-keys.repository.js';
 
 /** The OpenID provider: authorization, its pages, code exchange, ID tokens and their keys, consents. */
 @Module({
-  imports: [SessionsModule, SignInModule, SecondFactorModule, OidcModule, IdentityModule, RbacModule],
+  imports: [ClientsModule, SessionsModule, SignInModule, SecondFactorModule, OidcModule, IdentityModule, RbacModule],
   controllers: [AuthorizationController, ApplicationsController],
   providers: [
     AuthorizationService,

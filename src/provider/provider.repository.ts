@@ -58,12 +58,9 @@ export class ProviderRepository {
     return row ?? null;
   }
 
-  /** A live session's proof of presence, read under the code's lock (the browser sign-in a code came from). */
-  async findLiveSession(
-    manager: EntityManager,
-    sessionId: string,
-  ): Promise<{ userId: string; authTime: Date; amr: string[] } | null> {
-    const [row]: { userId: string; authTime: Date; amr: string[] }[] = await manager.query(
+  /** A live session's proof of presence (the browser sign-in a code came from). */
+  async findLiveSession(sessionId: string): Promise<{ userId: string; authTime: Date; amr: string[] } | null> {
+    const [row]: { userId: string; authTime: Date; amr: string[] }[] = await this.dataSource.query(
       `SELECT user_id AS "userId", auth_time AS "authTime", amr FROM sessions
         WHERE id = $1 AND revoked_at IS NULL AND expires_at > now()`,
       [sessionId],
@@ -91,28 +88,51 @@ export class ProviderRepository {
     );
   }
 
-  /** The code's row, locked until the exchange's transaction ends: of two exchanges, one waits. */
-  async findCodeForUpdate(manager: EntityManager, codeHash: string): Promise<AuthorizationCodeRow | null> {
-    const [row]: AuthorizationCodeRow[] = await manager.query(
-      `SELECT ${CODE_COLUMNS} FROM provider_authorization_codes WHERE code_hash = $1 FOR UPDATE`,
+  /**
+   * Spends the code: answers its row only to the one request that spent it (the row lock of the
+   * UPDATE orders parallel exchanges; the second finds it spent and gets nothing).
+   */
+  async spendCode(codeHash: string): Promise<AuthorizationCodeRow | null> {
+    const [row]: AuthorizationCodeRow[] = await this.dataSource.query(
+      `WITH spent AS (
+         UPDATE provider_authorization_codes SET used_at = now() WHERE code_hash = $1 AND used_at IS NULL RETURNING *)
+       SELECT ${CODE_COLUMNS} FROM spent`,
       [codeHash],
     );
     return row ?? null;
   }
 
-  /** Spends the code under the lock, naming the session its exchange made (null: refused). */
-  async markCodeUsed(manager: EntityManager, codeHash: string, issuedSessionId: string | null): Promise<void> {
-    await manager.query(
-      `UPDATE provider_authorization_codes SET used_at = now(), issued_session_id = $2 WHERE code_hash = $1`,
-      [codeHash, issuedSessionId],
+  /**
+   * A spent code presented again: marked replayed, answering the session its exchange made (null
+   * while that exchange is still making it; it then sees the mark and ends the session itself).
+   */
+  async markCodeReplayed(
+    codeHash: string,
+  ): Promise<{ issuedSessionId: string | null; clientId: string; userId: string } | null> {
+    const [row]: { issuedSessionId: string | null; clientId: string; userId: string }[] = await this.dataSource.query(
+      `WITH replayed AS (
+         UPDATE provider_authorization_codes SET replayed_at = now() WHERE code_hash = $1 AND used_at IS NOT NULL
+         RETURNING issued_session_id, client_id, user_id)
+       SELECT issued_session_id AS "issuedSessionId", client_id AS "clientId", user_id AS "userId" FROM replayed`,
+      [codeHash],
     );
+    return row ?? null;
+  }
+
+  /** Names the session a code's exchange made; answers whether the code was replayed meanwhile. */
+  async recordIssuedSession(codeHash: string, sessionId: string): Promise<{ replayed: boolean }> {
+    const [row]: { replayed: boolean }[] = await this.dataSource.query(
+      `WITH issued AS (
+         UPDATE provider_authorization_codes SET issued_session_id = $2 WHERE code_hash = $1 RETURNING replayed_at)
+       SELECT replayed_at IS NOT NULL AS replayed FROM issued`,
+      [codeHash, sessionId],
+    );
+    return { replayed: row?.replayed ?? true };
   }
 
   /** Codes past their end are of no use: dropped after a day (kept a while to answer replays). */
   async deleteExpiredCodes(): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM provider_authorization_codes WHERE expires_at < now() - interval '1 day'`,
-    );
+    await this.dataSource.query(`DELETE FROM provider_authorization_codes WHERE expires_at < now() - interval '1 day'`);
   }
 
   async findConsent(userId: string, clientId: string): Promise<string | null> {
@@ -141,7 +161,8 @@ export class ProviderRepository {
 
   async deleteConsent(manager: EntityManager, userId: string, clientId: string): Promise<boolean> {
     const rows: unknown[] = await manager.query(
-      `DELETE FROM provider_consents WHERE user_id = $1 AND client_id = $2 RETURNING client_id`,
+      `WITH deleted AS (DELETE FROM provider_consents WHERE user_id = $1 AND client_id = $2 RETURNING client_id)
+       SELECT client_id FROM deleted`,
       [userId, clientId],
     );
     return rows.length > 0;

