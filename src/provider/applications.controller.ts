@@ -2,7 +2,7 @@ import { CurrentUser, type AuthUser } from '@auth-rbac/nest-guard';
 import { Controller, Delete, Get, HttpCode, HttpStatus, Param } from '@nestjs/common';
 import { AppException } from '../common/app-exception.js';
 import { Client, type ClientInfo } from '../common/client-info.js';
-import { DocumentRoute, empty } from '../common/route-doc.js';
+import { DocumentRoute, empty, list, ref } from '../common/route-doc.js';
 import { ApplicationsService } from './applications.service.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._-]{1,100}$/;
@@ -13,7 +13,7 @@ export class ApplicationsController {
   constructor(private readonly applications: ApplicationsService) {}
 
   @Get()
-  @DocumentRoute({ summary: 'The applications you allowed to sign you in' })
+  @DocumentRoute({ summary: 'The applications you allowed to sign you in', data: list(ref('Application')) })
   list(@CurrentUser() user: AuthUser) {
     return this.applications.list(user.id);
   }

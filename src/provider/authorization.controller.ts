@@ -12,7 +12,13 @@ export const SSO_COOKIE = 'auth_sso';
 export const CSRF_COOKIE = 'auth_sso_csrf';
 const COOKIE = { httpOnly: true, secure: true, sameSite: 'lax', path: PROVIDER_PATH } as const;
 
-const PAGE = (description: string) => ({ produces: 'text/html', description });
+const PAGE = (description: string) => ({
+  produces: 'text/html',
+  description,
+  redirect: 'To the redirect URI: `code`, `state` and `iss`, or `error`, `error_description`, `state` and `iss`.',
+});
+const UNKNOWN_CLIENT =
+  'A page: an unknown client or a redirect URI not registered for it (never a redirect), or an expired form.';
 
 /**
  * The OpenID provider's authorization endpoint (GET, and POST as a form) and the forms of its
@@ -26,7 +32,8 @@ export class AuthorizationController {
   @Get()
   @DocumentRoute({
     summary: 'OpenID Connect authorization endpoint (authorization code with PKCE S256)',
-    page: PAGE('A redirect to the redirect URI (code or error), a sign-in or consent page, or a 400 error page.'),
+    page: PAGE('The sign-in or consent page.'),
+    statuses: { 400: UNKNOWN_CLIENT },
   })
   async authorizeGet(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const browser = browserState(request);
@@ -36,7 +43,8 @@ export class AuthorizationController {
   @Post()
   @DocumentRoute({
     summary: 'OpenID Connect authorization endpoint, as a form post',
-    page: PAGE('As the GET form of the endpoint.'),
+    page: PAGE('The sign-in or consent page.'),
+    statuses: { 400: UNKNOWN_CLIENT },
   })
   async authorizePost(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const browser = browserState(request);
@@ -46,7 +54,13 @@ export class AuthorizationController {
   @Post('login')
   @DocumentRoute({
     summary: "The provider's sign-in form: email (or mobile) and password",
-    page: PAGE('The second-factor or consent page, the sign-in page with the refusal, or a redirect.'),
+    page: PAGE('The second-factor or consent page.'),
+    statuses: {
+      400: UNKNOWN_CLIENT,
+      401: "The sign-in page again with the API's message (INVALID_CREDENTIALS).",
+      403: "The sign-in page again with the API's message (ACCOUNT_DISABLED, EMAIL_NOT_VERIFIED, LOGIN_METHOD_DISABLED), said only after the right password.",
+      429: 'The sign-in page again: the account is locked or the address is over its limit (RATE_LIMITED).',
+    },
   })
   async login(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Client() client: ClientInfo): Promise<void> {
     const browser = browserState(request);
@@ -56,7 +70,12 @@ export class AuthorizationController {
   @Post('verify')
   @DocumentRoute({
     summary: "The provider's second-factor form",
-    page: PAGE('The consent page, the second-factor page with the refusal, or a redirect.'),
+    page: PAGE('The consent page.'),
+    statuses: {
+      400: UNKNOWN_CLIENT,
+      401: "The second-factor page again with the API's message (INVALID_OTP, OTP_EXPIRED, UNAUTHENTICATED).",
+      429: 'The second-factor page again: the account is locked (RATE_LIMITED).',
+    },
   })
   async verify(
     @Req() request: FastifyRequest,
@@ -70,7 +89,8 @@ export class AuthorizationController {
   @Post('consent')
   @DocumentRoute({
     summary: "The provider's consent form (Allow or Deny)",
-    page: PAGE('A redirect to the redirect URI, or the sign-in page.'),
+    page: PAGE('The sign-in page, when the browser has no sign-in any more.'),
+    statuses: { 400: UNKNOWN_CLIENT },
   })
   async consent(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const browser = browserState(request);

@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { TOTP, URI } from 'otpauth';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import {
@@ -7,6 +8,7 @@ import {
   me,
   registerUser,
   setCookies,
+  sleep,
   TEST_PASSWORD,
   type RegisteredUser,
 } from '../support/auth-factory.js';
@@ -18,6 +20,13 @@ const ISSUER = 'https://auth.example.test';
 const WEB = 'https://web.example.test/callback';
 const LOOPBACK = 'http://127.0.0.1/callback';
 const THIRD = 'https://third.example.test/cb';
+const STEP_MS = 30_000;
+
+/** Waits out the last seconds of a time step, so codes of adjacent steps stay valid through a test. */
+async function awayFromStepEdge(): Promise<void> {
+  const intoStep = Date.now() % STEP_MS;
+  if (intoStep > STEP_MS - 8_000) await sleep(STEP_MS - intoStep + 500);
+}
 
 describe('the OpenID provider: authorization code with PKCE through the sign-in pages', () => {
   let app: NestFastifyApplication;
@@ -269,6 +278,90 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
       const again = await browser.authorize(authorizationQuery(web.id, WEB, { max_age: '0' }).query);
       expect(again.status).toBe(200);
       expect(again.text).toContain('Sign in');
+    });
+  });
+
+  describe('every rule of the API holds on the pages', () => {
+    async function enrolApp(user: RegisteredUser): Promise<TOTP> {
+      await awayFromStepEdge();
+      const auth = `Bearer ${user.tokens.access_token}`;
+      const started = await request(server()).post('/api/account/totp').set('authorization', auth).send({});
+      expect(started.status).toBe(200);
+      const device = URI.parse(started.body.data.otpauth_uri) as TOTP;
+      const confirmed = await request(server())
+        .post('/api/account/totp/confirm')
+        .set('authorization', auth)
+        .send({ code: device.generate({ timestamp: Date.now() - STEP_MS }) });
+      expect(confirmed.status).toBe(200);
+      return device;
+    }
+
+    it('an account with an authenticator app gets the Code page after its password, and the code completes it', async () => {
+      const user = await registerUser(app);
+      const device = await enrolApp(user);
+      const browser = new ProviderBrowser(app);
+      const { query, pair } = authorizationQuery(web.id, WEB);
+      const challenge = await browser.signIn(await browser.authorize(query), user.email, user.password);
+      expect(challenge.status).toBe(200);
+      expect(challenge.headers.location).toBeUndefined();
+      expect(challenge.text).toMatch(/<label for="code">Code<\/label>/);
+      expect(challenge.text).toMatch(/<button type="submit">Verify<\/button>/);
+      expect(browser.cookies.has('auth_sso')).toBe(false);
+
+      const { action, fields } = formFields(challenge.text, '/verify');
+      const wrong = await browser.post(action, {
+        ...fields,
+        code: device.generate({ timestamp: Date.now() - 10 * STEP_MS }),
+      });
+      expect(wrong.status).toBe(401);
+      expect(wrong.headers.location).toBeUndefined();
+
+      const verified = await browser.post(action, { ...fields, code: device.generate() });
+      expect(verified.status).toBe(302);
+      const code = redirectParameters(verified).get('code')!;
+      const issued = await exchangeWeb(code, pair.verifier);
+      expect(issued.status).toBe(200);
+      const idToken = decodeJwt(issued.body.id_token).payload;
+      expect(idToken.amr).toEqual(expect.arrayContaining(['pwd', 'otp', 'mfa']));
+    });
+
+    it('a disabled account is told so only after the right password', async () => {
+      const user = await registerUser(app);
+      await db.query(`UPDATE users SET disabled_at = now() WHERE id = $1`, [user.id]);
+      const browser = new ProviderBrowser(app);
+      const { query } = authorizationQuery(web.id, WEB);
+      const wrong = await browser.signIn(await browser.authorize(query), user.email, 'Wrong-Password-000');
+      expect(wrong.status).toBe(401);
+      expect(wrong.text).toContain('Invalid credentials.');
+      const right = await browser.signIn(await browser.authorize(query), user.email, user.password);
+      expect(right.status).toBe(403);
+      expect(right.text).toContain('This account is disabled.');
+      expect(right.headers.location).toBeUndefined();
+    });
+
+    it('disabling the account ends the tokens a client holds', async () => {
+      const user = await registerUser(app);
+      const { code, verifier } = await signedInCode(user);
+      const issued = (await exchangeWeb(code, verifier)).body;
+      expect((await me(app, issued.access_token)).status).toBe(200);
+      const admin = await registerUser(app);
+      await db.query(`INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles WHERE name = 'admin'`, [
+        admin.id,
+      ]);
+      const adminToken = (
+        await request(server()).post('/api/auth/login').send({ email: admin.email, password: admin.password })
+      ).body.data.access_token as string;
+      const disabled = await request(server())
+        .post(`/api/admin/users/${user.id}/disable`)
+        .set('authorization', `Bearer ${adminToken}`)
+        .send({});
+      expect(disabled.status).toBe(200);
+      expect((await me(app, issued.access_token)).status).toBe(401);
+      const refreshed = await token(
+        { grant_type: 'refresh_token', refresh_token: issued.refresh_token },
+        basic(web.id, web.secret),
+      );
+      expect(refreshed.body.error).toBe('invalid_grant');
     });
   });
 

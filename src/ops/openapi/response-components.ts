@@ -128,6 +128,13 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
     roles: { type: 'array', items: ref('RoleRef') },
   }),
   UserRoles: object({ roles: { type: 'array', items: ref('RoleRef') } }),
+  Application: object({
+    client_id: string({ example: 'web-app' }),
+    client_name: string(),
+    scopes: { type: 'array', items: string({ example: 'openid' }) },
+    granted_at: timestamp,
+    updated_at: timestamp,
+  }),
   Session: object({
     id: uuid,
     created_at: timestamp,
