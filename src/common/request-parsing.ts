@@ -51,6 +51,7 @@ export const FORM_BODY_ROUTES: ReadonlySet<string> = new Set([
   '/api/auth/authorize/login',
   '/api/auth/authorize/verify',
   '/api/auth/authorize/consent',
+  '/api/auth/authorize/end-session',
 ]);
 
 /**

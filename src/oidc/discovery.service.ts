@@ -22,6 +22,7 @@ export class DiscoveryService {
       userinfo_endpoint: `${issuer}/api/auth/userinfo`,
       // The OpenID provider (src/provider): the authorization code with PKCE S256, for every client.
       authorization_endpoint: `${issuer}/api/auth/authorize`,
+      end_session_endpoint: `${issuer}/api/auth/authorize/end-session`,
       grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
       response_types_supported: ['code'],
       response_modes_supported: ['query'],

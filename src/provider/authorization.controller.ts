@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Client, type ClientInfo } from '../common/client-info.js';
 import { DocumentRoute } from '../common/route-doc.js';
 import { AuthorizationService, type BrowserState, type Outcome } from './authorization.service.js';
+import { EndSessionService, type EndSessionOutcome } from './end-session.service.js';
 
 /** The single sign-on cookie and the forms' CSRF cookie travel only to the provider's paths. */
 const PROVIDER_PATH = '/api/auth/authorize';
@@ -27,7 +28,10 @@ const UNKNOWN_CLIENT =
 @Public()
 @Controller('auth/authorize')
 export class AuthorizationController {
-  constructor(private readonly authorization: AuthorizationService) {}
+  constructor(
+    private readonly authorization: AuthorizationService,
+    private readonly endSessions: EndSessionService,
+  ) {}
 
   @Get()
   @DocumentRoute({
@@ -96,6 +100,41 @@ export class AuthorizationController {
     const browser = browserState(request);
     answer(reply, browser, await this.authorization.consent(formOf(request), browser));
   }
+
+  @Get('end-session')
+  @DocumentRoute({
+    summary: 'OpenID Connect RP-initiated logout (end_session_endpoint)',
+    page: {
+      produces: 'text/html',
+      description: 'Signed out (with an id_token_hint), or a page with the button Sign out.',
+      redirect: 'To the registered post_logout_redirect_uri, with `state`.',
+    },
+    statuses: { 400: 'A page: an id_token_hint not issued here, or an unregistered post_logout_redirect_uri.' },
+  })
+  async endSessionGet(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const browser = browserState(request);
+    answer(reply, browser, await this.endSessions.endSession(request.query, browser));
+  }
+
+  @Post('end-session')
+  @DocumentRoute({
+    summary: 'RP-initiated logout as a form post, and the Sign out button',
+    page: {
+      produces: 'text/html',
+      description: 'Signed out.',
+      redirect: 'To the registered post_logout_redirect_uri, with `state`.',
+    },
+    statuses: { 400: 'A page: an expired form, an id_token_hint not issued here, or an unregistered URI.' },
+  })
+  async endSessionPost(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const browser = browserState(request);
+    const form = formOf(request);
+    const outcome =
+      form.id_token_hint === undefined
+        ? await this.endSessions.signOut(form, browser)
+        : await this.endSessions.endSession(form, browser);
+    answer(reply, browser, outcome);
+  }
 }
 
 function formOf(request: FastifyRequest): Record<string, unknown> {
@@ -114,8 +153,13 @@ function browserState(request: FastifyRequest): BrowserState & { newCsrf: boolea
   };
 }
 
-function answer(reply: FastifyReply, browser: BrowserState & { newCsrf: boolean }, outcome: Outcome): void {
+function answer(
+  reply: FastifyReply,
+  browser: BrowserState & { newCsrf: boolean },
+  outcome: Outcome | EndSessionOutcome,
+): void {
   if (browser.newCsrf) void reply.setCookie(CSRF_COOKIE, browser.csrf, COOKIE);
+  if ('signedOut' in outcome && outcome.signedOut) void reply.clearCookie(SSO_COOKIE, COOKIE);
   if (outcome.signedIn) void reply.setCookie(SSO_COOKIE, outcome.signedIn, COOKIE);
   if (outcome.kind === 'redirect') {
     void reply.status(302).header('location', outcome.location).send();

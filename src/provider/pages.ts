@@ -141,3 +141,19 @@ ${hiddenFields(options.parameters, options.csrf, options.extra)}
 export function errorPage(message: string): string {
   return layout('Sign-in error', `<h1>This sign-in cannot go on</h1>\n${alert(message)}`);
 }
+
+export function signOutPage(options: { csrf: string }): string {
+  return layout(
+    'Sign out',
+    `<h1>Sign out</h1>
+<p>Sign out of this service and of the applications you signed in to with it.</p>
+<form method="post" action="${FORM_BASE}/end-session">
+<input type="hidden" name="csrf" value="${escapeHtml(options.csrf)}">
+<p><button type="submit">Sign out</button></p>
+</form>`,
+  );
+}
+
+export function signedOutPage(): string {
+  return layout('Signed out', '<h1>You are signed out</h1>');
+}

@@ -11,6 +11,7 @@ import { ApplicationsService } from './applications.service.js';
 import { AuthorizationController } from './authorization.controller.js';
 import { AuthorizationService } from './authorization.service.js';
 import { CodeExchangeService } from './code-exchange.service.js';
+import { EndSessionService } from './end-session.service.js';
 import { IdTokenKeys } from './id-token-keys.js';
 import { IdTokens } from './id-tokens.js';
 import { KeySealing } from './key-sealing.js';
@@ -26,6 +27,7 @@ import { ProviderSigningKeysRepository } from './signing-keys.repository.js';
     AuthorizationService,
     ApplicationsService,
     CodeExchangeService,
+    EndSessionService,
     IdTokenKeys,
     IdTokens,
     KeySealing,

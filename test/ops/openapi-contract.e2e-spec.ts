@@ -226,6 +226,8 @@ const TESTED_ROUTES = {
     'POST /api/auth/authorize/login',
     'POST /api/auth/authorize/verify',
     'POST /api/auth/authorize/consent',
+    'GET /api/auth/authorize/end-session',
+    'POST /api/auth/authorize/end-session',
     'GET /api/account/applications',
     'DELETE /api/account/applications/{clientId}',
   ],
@@ -895,6 +897,16 @@ describe('the OpenAPI document against the answers of the running service', () =
       body: new URLSearchParams({ ...consent, decision: 'allow' }).toString(),
     });
     await hit('POST /api/auth/authorize/consent', '/api/auth/authorize/consent', { headers: form, body: 'csrf=x' });
+    await hit('GET /api/auth/authorize/end-session', '/api/auth/authorize/end-session');
+    await hit('GET /api/auth/authorize/end-session', '/api/auth/authorize/end-session?id_token_hint=x.y.z');
+    await hit('POST /api/auth/authorize/end-session', '/api/auth/authorize/end-session', {
+      headers: cookie,
+      body: `csrf=${csrf}`,
+    });
+    await hit('POST /api/auth/authorize/end-session', '/api/auth/authorize/end-session', {
+      headers: form,
+      body: 'csrf=x',
+    });
     const token = user.tokens.access_token;
     await hit('GET /api/account/applications', '/api/account/applications', { token });
     await hit('GET /api/account/applications', '/api/account/applications');

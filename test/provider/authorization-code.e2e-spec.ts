@@ -20,6 +20,7 @@ const ISSUER = 'https://auth.example.test';
 const WEB = 'https://web.example.test/callback';
 const LOOPBACK = 'http://127.0.0.1/callback';
 const THIRD = 'https://third.example.test/cb';
+const BYE = 'https://web.example.test/signed-out';
 const STEP_MS = 30_000;
 
 /** Waits out the last seconds of a time step, so codes of adjacent steps stay valid through a test. */
@@ -42,7 +43,13 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
   /** A client of the one registry, as the admin API and the CLI make them. */
   async function registerClient(
     clientId: string,
-    fields: { name: string; type: 'confidential' | 'public'; redirectUris: string[]; firstParty?: boolean },
+    fields: {
+      name: string;
+      type: 'confidential' | 'public';
+      redirectUris: string[];
+      postLogoutRedirectUris?: string[];
+      firstParty?: boolean;
+    },
   ) {
     const { secret } = await app
       .get(ClientsService)
@@ -60,6 +67,7 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
       name: 'Web <App>',
       type: 'confidential',
       redirectUris: [WEB],
+      postLogoutRedirectUris: [BYE],
       firstParty: true,
     });
     cli = await registerClient('cli-app', {
@@ -548,6 +556,69 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
       // The browser's single sign-on ended with it: the next request asks for a sign-in.
       const again = await browser.authorize(authorizationQuery(web.id, WEB, { prompt: 'none' }).query);
       expect(redirectParameters(again).get('error')).toBe('login_required');
+    });
+  });
+
+  describe('RP-initiated logout', () => {
+    async function signedInWithTokens() {
+      const user = await registerUser(app);
+      const { browser, code, verifier } = await signedInCode(user);
+      const issued = (await exchangeWeb(code, verifier)).body;
+      return { user, browser, issued };
+    }
+
+    it('with an id_token_hint and a registered URI: the sign-in and its client tokens end, back with state', async () => {
+      const { browser, issued } = await signedInWithTokens();
+      const res = await browser.get('/api/auth/authorize/end-session', {
+        id_token_hint: issued.id_token,
+        post_logout_redirect_uri: BYE,
+        state: 'after-logout',
+      });
+      expect(res.status).toBe(302);
+      expect(res.headers.location).toBe(`${BYE}?state=after-logout`);
+      expect((await me(app, issued.access_token)).status).toBe(401);
+      const refreshed = await token(
+        { grant_type: 'refresh_token', refresh_token: issued.refresh_token },
+        basic(web.id, web.secret),
+      );
+      expect(refreshed.body.error).toBe('invalid_grant');
+      const again = await browser.authorize(authorizationQuery(web.id, WEB, { prompt: 'none' }).query);
+      expect(redirectParameters(again).get('error')).toBe('login_required');
+    });
+
+    it('an unregistered post_logout_redirect_uri: a page, no redirect, nothing ended', async () => {
+      const { browser, issued } = await signedInWithTokens();
+      const res = await browser.get('/api/auth/authorize/end-session', {
+        id_token_hint: issued.id_token,
+        post_logout_redirect_uri: 'https://evil.example/bye',
+      });
+      expect(res.status).toBe(400);
+      expect(res.headers.location).toBeUndefined();
+      expect((await me(app, issued.access_token)).status).toBe(200);
+    });
+
+    it('an id_token_hint not issued here: a page, nothing ended', async () => {
+      const { browser, issued } = await signedInWithTokens();
+      const [header, payload] = issued.id_token.split('.');
+      const res = await browser.get('/api/auth/authorize/end-session', {
+        id_token_hint: `${header}.${payload}.${Buffer.from('forged').toString('base64url')}`,
+        post_logout_redirect_uri: BYE,
+      });
+      expect(res.status).toBe(400);
+      expect(res.headers.location).toBeUndefined();
+      expect((await me(app, issued.access_token)).status).toBe(200);
+    });
+
+    it('without an id_token_hint: a page with Sign out, which ends the browser sign-in', async () => {
+      const { browser, issued } = await signedInWithTokens();
+      const page = await browser.get('/api/auth/authorize/end-session', {});
+      expect(page.status).toBe(200);
+      expect(page.text).toMatch(/<button type="submit">Sign out<\/button>/);
+      expect((await me(app, issued.access_token)).status).toBe(200);
+      const { action, fields } = formFields(page.text, '/end-session');
+      const done = await browser.post(action, fields);
+      expect(done.status).toBe(200);
+      expect((await me(app, issued.access_token)).status).toBe(401);
     });
   });
 

@@ -46,12 +46,16 @@ export class ProviderBrowser {
     return res;
   }
 
-  async authorize(query: Record<string, string | undefined>): Promise<Response> {
+  authorize(query: Record<string, string | undefined>): Promise<Response> {
+    return this.get('/api/auth/authorize', query);
+  }
+
+  async get(path: string, query: Record<string, string | undefined>): Promise<Response> {
     const defined = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined)) as Record<
       string,
       string
     >;
-    const req = request(this.app.getHttpServer()).get(`/api/auth/authorize?${new URLSearchParams(defined)}`);
+    const req = request(this.app.getHttpServer()).get(`${path}?${new URLSearchParams(defined)}`);
     if (this.cookies.size > 0) req.set('cookie', this.jar());
     return this.keep(await req.redirects(0));
   }

@@ -54,6 +54,7 @@ describe('standard endpoints: discovery, token, revocation, userinfo', () => {
           revocation_endpoint: `${ISSUER}/api/auth/revoke`,
           userinfo_endpoint: `${ISSUER}/api/auth/userinfo`,
           authorization_endpoint: `${ISSUER}/api/auth/authorize`,
+          end_session_endpoint: `${ISSUER}/api/auth/authorize/end-session`,
           grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
           response_types_supported: ['code'],
           response_modes_supported: ['query'],
