@@ -126,10 +126,13 @@ export class ClientsRepository {
 
   async update(manager: EntityManager, clientId: string, changes: ClientChanges): Promise<ClientRow> {
     const [row]: ClientRow[] = await manager.query(
-      `UPDATE service_clients SET name = $2, redirect_uris = $3, post_logout_redirect_uris = $4, grant_types = $5,
-              first_party = $6, backchannel_logout_uri = $7, updated_at = now()
-        WHERE client_id = $1
-       RETURNING ${COLUMNS}`,
+      // In a WITH: TypeORM answers a bare UPDATE ... RETURNING as [rows, count].
+      `WITH updated AS (
+         UPDATE service_clients SET name = $2, redirect_uris = $3, post_logout_redirect_uris = $4, grant_types = $5,
+                first_party = $6, backchannel_logout_uri = $7, updated_at = now()
+          WHERE client_id = $1
+         RETURNING *
+       ) SELECT ${COLUMNS} FROM updated`,
       [
         clientId,
         changes.name,

@@ -38,6 +38,9 @@ export interface ClientWithSecret {
 /** Called in the transaction that deletes a client, so that what hangs on its id (roles, tokens) goes with it. */
 export type ClientDeletedListener = (manager: EntityManager, clientId: string) => Promise<void>;
 
+/** Runs on a stored client's locked row before it changes (the privilege policy); throws to refuse. */
+export type ClientCheck = (manager: EntityManager, client: Client) => Promise<void>;
+
 /** How a client comes to be: the admin API, `create-client`, or dynamic registration (third-party). */
 export type ClientOrigin = 'admin' | 'cli' | 'dynamic';
 
@@ -110,6 +113,13 @@ export class ClientsService {
 
   allowsGrant(client: Client, grant: GrantType): boolean {
     return client.grantTypes.includes(grant);
+  }
+
+  /** A stored client (not one of SERVICE_CLIENTS, which the environment owns); 404 NOT_FOUND otherwise. */
+  async getStored(clientId: string): Promise<Client> {
+    const row = CLIENT_ID.test(clientId) ? await this.clients.findByClientId(clientId) : null;
+    if (!row) throw clientNotFound();
+    return clientOf(row);
   }
 
   /** A page of the stored clients, by id. */
@@ -194,14 +204,30 @@ export class ClientsService {
   }
 
   /**
-   * Replaces what an edit may change (name, URIs, grant types, first party, back-channel URI);
-   * the id and the type stay. `before` is the record as it was, for the audit.
+   * Changes what an edit may change (name, URIs, grant types, first party, back-channel URI): the
+   * fields given replace the client's, the others stay, and so do the id and the type. `check`
+   * runs on the locked row first (the privilege policy). `before` is the record as it was.
    */
-  async update(clientId: string, fields: Omit<ClientFields, 'type'>): Promise<{ before: Client; after: Client }> {
+  async update(
+    clientId: string,
+    changes: Partial<Omit<ClientFields, 'type'>>,
+    check?: ClientCheck,
+  ): Promise<{ before: Client; after: Client }> {
     return this.transactions.run(async (manager) => {
       const row = await this.clients.findByClientIdForUpdate(manager, clientId);
       if (!row) throw clientNotFound();
-      const { problems, grantTypes } = checkClientFields({ ...fields, type: row.type });
+      await check?.(manager, clientOf(row));
+      const fields: ClientFields = {
+        name: changes.name ?? row.name,
+        type: row.type,
+        redirectUris: changes.redirectUris ?? row.redirectUris,
+        postLogoutRedirectUris: changes.postLogoutRedirectUris ?? row.postLogoutRedirectUris,
+        grantTypes: changes.grantTypes ?? row.grantTypes,
+        firstParty: changes.firstParty ?? row.firstParty,
+        backchannelLogoutUri:
+          changes.backchannelLogoutUri !== undefined ? changes.backchannelLogoutUri : row.backchannelLogoutUri,
+      };
+      const { problems, grantTypes } = checkClientFields(fields);
       if (row.dynamicallyRegistered && grantTypes.includes('client_credentials')) {
         problems.push({
           field: 'grant_types',
@@ -222,10 +248,11 @@ export class ClientsService {
   }
 
   /** A new secret for a confidential client; the old one is refused from the commit on. */
-  async rotateSecret(clientId: string): Promise<ClientWithSecret> {
+  async rotateSecret(clientId: string, check?: ClientCheck): Promise<ClientWithSecret> {
     return this.transactions.run(async (manager) => {
       const row = await this.clients.findByClientIdForUpdate(manager, clientId);
       if (!row) throw clientNotFound();
+      await check?.(manager, clientOf(row));
       if (row.type !== 'confidential') {
         throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
           { field: 'client_id', message: 'A public client has no secret.' },
@@ -238,10 +265,11 @@ export class ClientsService {
   }
 
   /** Deletes a stored client, and with it (listeners, same transaction) what hangs on its id. */
-  async delete(clientId: string): Promise<Client> {
+  async delete(clientId: string, check?: ClientCheck): Promise<Client> {
     return this.transactions.run(async (manager) => {
       const row = await this.clients.findByClientIdForUpdate(manager, clientId);
       if (!row) throw clientNotFound();
+      await check?.(manager, clientOf(row));
       await this.clients.delete(manager, clientId);
       for (const listener of this.deletedListeners) await listener(manager, clientId);
       return clientOf(row);

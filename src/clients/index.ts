@@ -1,8 +1,10 @@
 export { ClientsModule } from './clients.module.js';
+export { ClientRolesService } from './client-roles.service.js';
 export {
   ClientFieldsError,
   ClientsService,
   type Client,
+  type ClientCheck,
   type ClientDeletedListener,
   type ClientOrigin,
   type ClientWithSecret,

@@ -3,9 +3,6 @@ import { ClientsModule } from '../clients/index.js';
 import { RbacModule } from '../rbac/index.js';
 import { SessionsModule } from '../sessions/index.js';
 import { ClientAuthentication } from './client-authentication.js';
-import { ClientRolesController } from './client-roles.controller.js';
-import { ClientRolesRepository } from './client-roles.repository.js';
-import { ClientRolesService } from './client-roles.service.js';
 import { ClientTokensRepository } from './client-tokens.repository.js';
 import { ClientTokensService } from './client-tokens.service.js';
 import { DiscoveryController } from './discovery.controller.js';
@@ -20,11 +17,9 @@ import { UserInfoService } from './userinfo.service.js';
 /** The standard protocols: discovery, the token endpoint (client credentials), revocation, userinfo, and service clients. */
 @Module({
   imports: [SessionsModule, RbacModule, ClientsModule],
-  controllers: [DiscoveryController, OAuthController, ClientRolesController],
+  controllers: [DiscoveryController, OAuthController],
   providers: [
     ClientAuthentication,
-    ClientRolesRepository,
-    ClientRolesService,
     ClientTokensRepository,
     ClientTokensService,
     DiscoveryService,
@@ -34,6 +29,6 @@ import { UserInfoService } from './userinfo.service.js';
     RevocationService,
     UserInfoService,
   ],
-  exports: [ClientAuthentication, ClientRolesService, ClientTokensService, TokenGrants],
+  exports: [ClientAuthentication, ClientTokensService, TokenGrants],
 })
 export class OidcModule {}

@@ -112,9 +112,10 @@ export class SessionsRepository {
       session.grant?.audience ?? null,
     ];
     const parts = [
+      // The sign-in is the session's first use: `last_used_at` starts with it, and each refresh moves it.
       `INSERT INTO sessions (id, user_id, generation, refresh_token_hash, expires_at, ip, user_agent, auth_time, amr,
-                             client_id, parent_session_id, scope, audience)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+                             last_used_at, client_id, parent_session_id, scope, audience)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CURRENT_TIMESTAMP, $10, $11, $12, $13)`,
     ];
     if (signIn.attemptsOf !== undefined) {
       params.push(signIn.attemptsOf);

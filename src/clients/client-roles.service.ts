@@ -12,7 +12,7 @@ import {
   RolesRepository,
 } from '../rbac/index.js';
 import { ClientRolesRepository, type ClientRoleRef } from './client-roles.repository.js';
-import { ClientsService } from '../clients/index.js';
+import { ClientsService } from './clients.service.js';
 
 /**
  * Roles of service clients, given by an administrator (the admin API, under the privilege policy
@@ -28,7 +28,9 @@ export class ClientRolesService {
     private readonly roles: RolesRepository,
     private readonly clients: ClientsService,
     private readonly audit: AuditLog,
-  ) {}
+  ) {
+    clients.whenDeleted((manager, clientId) => this.clientRoles.removeAll(manager, clientId));
+  }
 
   async list(clientId: string): Promise<{ client_id: string; roles: ClientRoleRef[] }> {
     await this.assertKnown(clientId);
