@@ -21,6 +21,7 @@ import { SecurityEvents1770700000000 } from './1770700000000-security-events.js'
 import { OneTimeCodes1770800000000 } from './1770800000000-one-time-codes.js';
 import { SessionLastUsed1771200000000 } from './1771200000000-session-last-used.js';
 import { ClientRegistry1771300000000 } from './1771300000000-client-registry.js';
+import { OpenidProvider1771400000000 } from './1771400000000-openid-provider.js';
 
 /** In order of application. Listed explicitly so the build and the tests load the same set. */
 export const migrations = [
@@ -47,4 +48,5 @@ export const migrations = [
   OneTimeCodes1770800000000,
   SessionLastUsed1771200000000,
   ClientRegistry1771300000000,
+  OpenidProvider1771400000000,
 ];
