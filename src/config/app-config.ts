@@ -28,6 +28,8 @@ export abstract class AppConfig {
   abstract readonly isProduction: boolean;
   abstract readonly http: {
     port: number;
+    /** HOST: the address the service listens on (127.0.0.1 outside production unless set). */
+    host: string;
     appUrl: string;
     /** ISSUER (default APP_URL): the tokens' `iss` and default `aud`, the discovery document's base. */
     issuer: string;
@@ -151,8 +153,9 @@ export function buildAppConfig(env: Environment): AppConfig {
     isProduction,
     http: {
       port: env.PORT,
-      appUrl: env.APP_URL.replace(/\/+$/, ''),
-      issuer: (env.ISSUER ?? env.APP_URL).replace(/\/+$/, ''),
+      host: env.HOST ?? (isProduction ? '0.0.0.0' : '127.0.0.1'),
+      appUrl: appUrlOf(env).replace(/\/+$/, ''),
+      issuer: (env.ISSUER ?? appUrlOf(env)).replace(/\/+$/, ''),
       bodyLimitBytes: env.BODY_LIMIT_BYTES,
       trustProxy: env.TRUST_PROXY,
       corsOrigins: (env.CORS_ORIGINS ?? '')
@@ -240,13 +243,18 @@ export function buildAppConfig(env: Environment): AppConfig {
   }) as AppConfig;
 }
 
+/** APP_URL, or the service's own address on PORT when it is unset. */
+function appUrlOf(env: Environment): string {
+  return env.APP_URL ?? `http://localhost:${env.PORT}`;
+}
+
 /**
  * The relying party of passkeys. Unset, the service's own `APP_URL` is both the RP ID (its host,
  * without the port) and the one origin; every origin given must be https (or http on localhost)
  * and sit on the RP ID or a subdomain of it, else no browser could ever answer for it.
  */
 function webauthnConfig(env: Environment): AppConfig['webauthn'] {
-  const appUrl = new URL(env.APP_URL);
+  const appUrl = new URL(appUrlOf(env));
   const rpId = (env.WEBAUTHN_RP_ID ?? appUrl.hostname).toLowerCase();
   const origins = (env.WEBAUTHN_ORIGINS ?? appUrl.origin)
     .split(',')

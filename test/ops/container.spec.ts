@@ -74,6 +74,11 @@ describe('Dockerfile', () => {
     }
   });
 
+  it('listens on every interface in the image (HOST), since a container is reached from outside it', () => {
+    const env = runtime.filter((step) => step.op === 'ENV').map((step) => step.args);
+    expect(env.join(' ')).toMatch(/(^|\s)HOST=0\.0\.0\.0(\s|$)/);
+  });
+
   it('starts the way start:prod does, and its admin commands need no compiler', () => {
     const cmd = JSON.parse(runtime.find((step) => step.op === 'CMD')!.args) as string[];
     expect(cmd.join(' ')).toBe(pkg.scripts['start:prod']);
