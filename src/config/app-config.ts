@@ -4,6 +4,7 @@ import path from 'node:path';
 import { availableParallelism } from 'node:os';
 import { isCommonPassword } from '../common/common-passwords.js';
 import { Environment, parseEnvironment } from './environment.js';
+import { keptSecret } from './generated-secret.js';
 import { isGuessableSecret } from './secret-strength.js';
 
 /** Production refuses a signing secret shorter than this many bytes. */
@@ -396,9 +397,26 @@ let cached: AppConfig | undefined;
 export function loadAppConfig(): AppConfig {
   if (!cached) {
     loadDotEnv();
-    cached = buildAppConfig(parseEnvironment(process.env));
+    cached = buildAppConfig(withKeptSecret(parseEnvironment(process.env)));
   }
   return cached;
+}
+
+/**
+ * Outside production, a missing JWT_SECRET is the one kept in DATA_DIR (generated there on the
+ * first start), so a restart keeps every token, session and second factor. Production still
+ * requires the variable.
+ */
+function withKeptSecret(env: Environment): Environment {
+  if (env.JWT_SECRET || env.APP_ENV === 'production') return env;
+  const kept = keptSecret(path.resolve(env.DATA_DIR), MIN_JWT_SECRET_BYTES);
+  new Logger('Config').log(
+    kept.created
+      ? `JWT_SECRET is not set: generated one into ${kept.file} (mode 0600); every start with this DATA_DIR reuses it. ` +
+          'Set JWT_SECRET for production or for several instances.'
+      : `JWT_SECRET is not set: using the one kept in ${kept.file}.`,
+  );
+  return { ...env, JWT_SECRET: kept.secret };
 }
 
 function loadDotEnv(): void {

@@ -113,8 +113,9 @@ export const VARIABLES = {
     section: 'tokens',
     description:
       'HS256 signing secret, at least 32 bytes of random data (`openssl rand -base64 48`). Unset outside ' +
-      'production: a random secret is generated per process (tokens die on restart).',
-    defaultText: 'generated outside production',
+      'production: generated once into `DATA_DIR/jwt-secret` (mode 0600) and reused at every start, so tokens ' +
+      'and second factors survive a restart.',
+    defaultText: 'outside production: kept in `DATA_DIR/jwt-secret`',
     setInExample: true,
     secret: true,
     requiredInProduction: true,
