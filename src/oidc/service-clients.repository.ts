@@ -26,11 +26,22 @@ export class ServiceClientsRepository {
   }
 
   /** Adds a client, or gives an existing one a new secret (the old one stops working). */
-  async upsert(clientId: string, secretHash: string): Promise<void> {
-    await this.dataSource.query(
+  /** A new client; false (and nothing written) when the id exists already. */
+  async insert(clientId: string, secretHash: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
       `INSERT INTO service_clients (client_id, secret_hash) VALUES ($1, $2)
-       ON CONFLICT (client_id) DO UPDATE SET secret_hash = EXCLUDED.secret_hash`,
+       ON CONFLICT (client_id) DO NOTHING RETURNING client_id`,
       [clientId, secretHash],
     );
+    return rows.length === 1;
+  }
+
+  /** A new secret for an existing client; false when there is no such client. */
+  async replaceSecret(clientId: string, secretHash: string): Promise<boolean> {
+    const [rows]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE service_clients SET secret_hash = $2 WHERE client_id = $1 RETURNING client_id`,
+      [clientId, secretHash],
+    );
+    return rows.length === 1;
   }
 }

@@ -48,10 +48,25 @@ export class ServiceClientsService {
 
   /** Creates (or re-keys) a stored client and returns its new secret, which is never stored. */
   async create(clientId: string): Promise<string> {
-    if (!CLIENT_ID.test(clientId))
-      throw new Error('A client id is 1 to 100 letters, digits, dots, dashes or underscores.');
+    assertClientId(clientId);
     const secret = randomBytes(32).toString('base64url');
-    await this.clients.upsert(clientId, sha256Hex(secret));
+    if (!(await this.clients.insert(clientId, sha256Hex(secret)))) {
+      throw new Error(
+        `Client ${clientId} already exists; its secret is unchanged. To replace it on purpose: ` +
+          `npm run cli -- create-client ${clientId} --rotate-secret`,
+      );
+    }
+    this.stored.delete(clientId);
+    return secret;
+  }
+
+  /** A new secret for a stored client; the old one stops working (within STORED_CLIENT_CACHE_MS on running instances). */
+  async rotateSecret(clientId: string): Promise<string> {
+    assertClientId(clientId);
+    const secret = randomBytes(32).toString('base64url');
+    if (!(await this.clients.replaceSecret(clientId, sha256Hex(secret)))) {
+      throw new Error(`Client ${clientId} does not exist: create it without --rotate-secret.`);
+    }
     this.stored.delete(clientId);
     return secret;
   }
@@ -63,6 +78,11 @@ export class ServiceClientsService {
     this.stored.set(clientId, { secretHash });
     return secretHash;
   }
+}
+
+function assertClientId(clientId: string): void {
+  if (!CLIENT_ID.test(clientId))
+    throw new Error('A client id is 1 to 100 letters, digits, dots, dashes or underscores.');
 }
 
 /** Compared against when the client is unknown, so that path takes as long as a wrong secret. */
