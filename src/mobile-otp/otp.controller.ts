@@ -61,8 +61,8 @@ export class OtpController {
       429: 'RATE_LIMITED: the account is locked, or this temp token already asked for 3 codes.',
     },
   })
-  sendTwoFactorSms(@Body() dto: SendTwoFactorSmsDto, @Client() client: ClientInfo) {
-    return this.twoFactor.sendSms(dto.temp_token, client);
+  sendTwoFactorSms(@Body() dto: SendTwoFactorSmsDto) {
+    return this.twoFactor.sendSms(dto.temp_token);
   }
 
   @Post('otp/verify-2fa')

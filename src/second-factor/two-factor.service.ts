@@ -168,7 +168,7 @@ export class TwoFactorService {
    * account's own mobile. At most SMS_PER_CHALLENGE per temp token; refused while the account is
    * locked; the new code keeps the challenge's wrong answers and its end.
    */
-  async sendSms(tempToken: string, client: ClientInfo): Promise<{ expires_in: number; mobile_masked: string }> {
+  async sendSms(tempToken: string): Promise<{ expires_in: number; mobile_masked: string }> {
     const claims = await this.tokens.verifyTwoFactor(tempToken);
     await this.lockout.assertNotLocked(lockoutSubject(claims.sub, {}));
     const user = await this.users.findSignInAccount(claims.sub);
