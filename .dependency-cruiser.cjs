@@ -15,6 +15,7 @@
 const CAPABILITIES = [
   'account',
   'audit',
+  'clients',
   'contents',
   'email-code',
   'events',

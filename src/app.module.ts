@@ -12,6 +12,7 @@ import { ContentsModule } from './contents/index.js';
 import { EmailCodeModule } from './email-code/index.js';
 import { IntrospectionModule } from './introspection/index.js';
 import { MobileOtpModule } from './mobile-otp/index.js';
+import { ClientsModule } from './clients/index.js';
 import { OidcModule } from './oidc/index.js';
 import { OpsModule } from './ops/index.js';
 import { PasswordResetModule } from './password-reset/index.js';
@@ -59,6 +60,7 @@ import { AppValidationPipe } from './middleware/validation.pipe.js';
     PasswordResetModule,
     AccountModule,
     UsersModule,
+    ClientsModule,
     OidcModule,
     IntrospectionModule,
     ContentsModule,

@@ -4,6 +4,7 @@ import { AuditModule } from '../audit/index.js';
 import { IdentityModule } from '../identity/index.js';
 import { AppConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../infra/database/database.module.js';
+import { ClientsModule } from '../clients/index.js';
 import { OidcModule } from '../oidc/index.js';
 import { RevokeSessionsCommand, ResetSecondFactorCommand } from './account-recovery.commands.js';
 import { RbacModule } from '../rbac/index.js';
@@ -55,6 +56,7 @@ const MIGRATION_COMMAND_CLASSES: Type[] = [MigrateCommand, MigrateStatusCommand]
     IdentityModule,
     RbacModule,
     OidcModule,
+    ClientsModule,
     AccountModule,
     UsersModule,
   ],

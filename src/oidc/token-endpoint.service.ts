@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '../common/app-exception.js';
 import type { FastifyRequest } from 'fastify';
 import { AuditLog } from '../audit/index.js';
+import { ClientsService } from '../clients/index.js';
 import { ClientTokensService, mayHoldServiceTokens } from './client-tokens.service.js';
 import { SessionService } from '../sessions/index.js';
 import { AppConfig } from '../config/app-config.js';
@@ -39,6 +40,7 @@ export interface TokenResponse {
 export class TokenEndpointService {
   constructor(
     private readonly clients: OAuthClients,
+    private readonly registry: ClientsService,
     private readonly clientTokens: ClientTokensService,
     private readonly sessions: SessionService,
     private readonly audit: AuditLog,
@@ -49,6 +51,13 @@ export class TokenEndpointService {
     const clientId = await this.clients.authenticate(request, 'token');
     const grantType = parameter(request, 'grant_type', 64);
     if (grantType === undefined) throw new OAuthError(400, 'invalid_request', 'grant_type is required.');
+    if (grantType === 'client_credentials' || grantType === 'refresh_token') {
+      // A client uses only the grants it was registered with (client_credentials: confidential clients that asked for it).
+      const client = await this.registry.findById(clientId);
+      if (!client || !this.registry.allowsGrant(client, grantType)) {
+        throw new OAuthError(400, 'unauthorized_client', `This client is not allowed the ${grantType} grant.`);
+      }
+    }
     if (grantType === 'client_credentials') return this.clientCredentials(clientId, request);
     if (grantType === 'refresh_token') return this.refresh(request);
     throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials or refresh_token.');

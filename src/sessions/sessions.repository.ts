@@ -88,8 +88,9 @@ export class SessionsRepository {
       session.amr,
     ];
     const parts = [
-      `INSERT INTO sessions (id, user_id, generation, refresh_token_hash, expires_at, ip, user_agent, auth_time, amr)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      // The sign-in is the session's first use: `last_used_at` starts with it, and each refresh moves it.
+      `INSERT INTO sessions (id, user_id, generation, refresh_token_hash, expires_at, ip, user_agent, auth_time, amr, last_used_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CURRENT_TIMESTAMP)`,
     ];
     if (signIn.attemptsOf !== undefined) {
       params.push(signIn.attemptsOf);

@@ -152,6 +152,7 @@ const TESTED_ROUTES = {
     'GET /api/admin/users/{id}/sessions',
     'DELETE /api/admin/users/{id}/sessions/{session_id}',
     'DELETE /api/admin/users/{id}/sessions',
+    'DELETE /api/admin/users/{id}/totp',
     'DELETE /api/admin/users/{id}',
   ],
   operations: [
@@ -187,6 +188,14 @@ const TESTED_ROUTES = {
     'GET /api/admin/clients/{client_id}/roles',
     'DELETE /api/admin/clients/{client_id}/roles/{role_id}',
     'DELETE /api/admin/roles/{id}',
+  ],
+  clients: [
+    'POST /api/admin/clients',
+    'GET /api/admin/clients',
+    'GET /api/admin/clients/{client_id}',
+    'PUT /api/admin/clients/{client_id}',
+    'POST /api/admin/clients/{client_id}/secret',
+    'DELETE /api/admin/clients/{client_id}',
   ],
   eventStream: ['GET /api/auth/permissions', 'GET /api/auth/events'],
   accountLife: [
@@ -566,6 +575,8 @@ describe('the OpenAPI document against the answers of the running service', () =
     );
     await hit('DELETE /api/admin/users/{id}/sessions', `/api/admin/users/${userId}/sessions`, { token });
     await hit('DELETE /api/admin/users/{id}/sessions', `/api/admin/users/${UNKNOWN_ID}/sessions`, { token });
+    await hit('DELETE /api/admin/users/{id}/totp', `/api/admin/users/${userId}/totp`, { token });
+    await hit('DELETE /api/admin/users/{id}/totp', `/api/admin/users/${UNKNOWN_ID}/totp`, { token });
 
     await hit('DELETE /api/admin/users/{id}', `/api/admin/users/${userId}`, { token });
     await hit('DELETE /api/admin/users/{id}', `/api/admin/users/${userId}`, { token });
@@ -690,6 +701,48 @@ describe('the OpenAPI document against the answers of the running service', () =
       { token },
     );
     await hit('DELETE /api/admin/roles/{id}', `/api/admin/roles/${roleId}`, { token });
+
+    answeredAsDocumented();
+  });
+
+  it('the client registry', async () => {
+    const { hit, answeredAsDocumented } = calls(TESTED_ROUTES.clients);
+    const token = admin.token;
+    const clientId = `app-${randomUUID().slice(0, 8)}`;
+    const body = {
+      client_id: clientId,
+      name: 'App',
+      type: 'confidential',
+      redirect_uris: ['https://app.example.com/cb'],
+    };
+    await hit('POST /api/admin/clients', '/api/admin/clients', { token, body });
+    await hit('POST /api/admin/clients', '/api/admin/clients', { token, body });
+    await hit('POST /api/admin/clients', '/api/admin/clients', {
+      token,
+      body: { ...body, client_id: undefined, redirect_uris: ['javascript:alert(1)'] },
+    });
+    await hit('POST /api/admin/clients', '/api/admin/clients', { token: user.tokens.access_token, body });
+    await hit('POST /api/admin/clients', '/api/admin/clients', { body });
+    await hit('GET /api/admin/clients', '/api/admin/clients', { token });
+    await hit('GET /api/admin/clients', '/api/admin/clients?limit=0', { token });
+    await hit('GET /api/admin/clients', '/api/admin/clients', { token: user.tokens.access_token });
+    const one = `/api/admin/clients/${clientId}`;
+    await hit('GET /api/admin/clients/{client_id}', one, { token });
+    await hit('GET /api/admin/clients/{client_id}', '/api/admin/clients/no-such-client', { token });
+    await hit('GET /api/admin/clients/{client_id}', one, { token: user.tokens.access_token });
+    await hit('PUT /api/admin/clients/{client_id}', one, { token, body: { name: 'Renamed' } });
+    await hit('PUT /api/admin/clients/{client_id}', one, { token, body: { redirect_uris: ['http://evil.example/'] } });
+    await hit('PUT /api/admin/clients/{client_id}', '/api/admin/clients/no-such-client', {
+      token,
+      body: { name: 'x' },
+    });
+    await hit('PUT /api/admin/clients/{client_id}', one, { token: user.tokens.access_token, body: { name: 'x' } });
+    await hit('POST /api/admin/clients/{client_id}/secret', `${one}/secret`, { token });
+    await hit('POST /api/admin/clients/{client_id}/secret', '/api/admin/clients/no-such-client/secret', { token });
+    await hit('POST /api/admin/clients/{client_id}/secret', `${one}/secret`, { token: user.tokens.access_token });
+    await hit('DELETE /api/admin/clients/{client_id}', one, { token: user.tokens.access_token });
+    await hit('DELETE /api/admin/clients/{client_id}', one, { token });
+    await hit('DELETE /api/admin/clients/{client_id}', one, { token });
 
     answeredAsDocumented();
   });
