@@ -27,6 +27,7 @@ const CAPABILITIES = [
   'one-time-codes',
   'ops',
   'password-reset',
+  'provider',
   'rbac',
   'second-factor',
   'sessions',

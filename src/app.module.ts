@@ -14,6 +14,7 @@ import { IntrospectionModule } from './introspection/index.js';
 import { MobileOtpModule } from './mobile-otp/index.js';
 import { ClientsModule } from './clients/index.js';
 import { OidcModule } from './oidc/index.js';
+import { ProviderModule } from './provider/index.js';
 import { OpsModule } from './ops/index.js';
 import { PasswordResetModule } from './password-reset/index.js';
 import { FirstStartSeeder, RbacModule } from './rbac/index.js';
@@ -62,6 +63,7 @@ import { AppValidationPipe } from './middleware/validation.pipe.js';
     UsersModule,
     ClientsModule,
     OidcModule,
+    ProviderModule,
     IntrospectionModule,
     ContentsModule,
     OpsModule,

@@ -75,7 +75,11 @@ export type AuditEventType =
   | 'account.delete'
   | 'email_code.request'
   | 'email_code.success'
-  | 'email_code.failure';
+  | 'email_code.failure'
+  | 'provider.consent'
+  | 'provider.consent_revoke'
+  | 'provider.token'
+  | 'provider.code_reuse';
 
 export interface AuditEntry {
   type: AuditEventType;

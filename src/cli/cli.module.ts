@@ -6,6 +6,7 @@ import { AppConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../infra/database/database.module.js';
 import { ClientsModule } from '../clients/index.js';
 import { OidcModule } from '../oidc/index.js';
+import { ProviderModule } from '../provider/index.js';
 import { RevokeSessionsCommand, ResetSecondFactorCommand } from './account-recovery.commands.js';
 import { RbacModule } from '../rbac/index.js';
 import { RedisModule } from '../infra/redis/redis.module.js';
@@ -56,6 +57,7 @@ const MIGRATION_COMMAND_CLASSES: Type[] = [MigrateCommand, MigrateStatusCommand]
     IdentityModule,
     RbacModule,
     OidcModule,
+    ProviderModule,
     ClientsModule,
     AccountModule,
     UsersModule,

@@ -11,6 +11,7 @@ import { OAuthClients } from './oauth-clients.js';
 import { OAuthController } from './oauth.controller.js';
 import { RevocationService } from './revocation.service.js';
 import { TokenEndpointService } from './token-endpoint.service.js';
+import { TokenGrants } from './token-grants.js';
 import { UserInfoService } from './userinfo.service.js';
 
 /** The standard protocols: discovery, the token endpoint (client credentials), revocation, userinfo, and service clients. */
@@ -24,9 +25,10 @@ import { UserInfoService } from './userinfo.service.js';
     DiscoveryService,
     OAuthClients,
     TokenEndpointService,
+    TokenGrants,
     RevocationService,
     UserInfoService,
   ],
-  exports: [ClientAuthentication, ClientTokensService],
+  exports: [ClientAuthentication, ClientTokensService, TokenGrants],
 })
 export class OidcModule {}

@@ -8,6 +8,9 @@ import { SessionService } from '../sessions/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { OAuthClients, parameter } from './oauth-clients.js';
 import { OAuthError } from './oauth-error.js';
+import { TokenGrants, type TokenResponse } from './token-grants.js';
+
+export type { TokenResponse };
 
 /**
  * The audience a client asks its token for: `audience`, or RFC 8707's `resource`; a URI-like
@@ -19,14 +22,6 @@ function requestedAudience(request: FastifyRequest): string | undefined {
     throw new OAuthError(400, 'invalid_request', 'audience must be a URI without spaces.');
   }
   return audience;
-}
-
-/** RFC 6749 §5.1's successful answer. */
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  refresh_token?: string;
 }
 
 /**
@@ -45,11 +40,15 @@ export class TokenEndpointService {
     private readonly sessions: SessionService,
     private readonly audit: AuditLog,
     private readonly config: AppConfig,
+    private readonly grants: TokenGrants,
   ) {}
 
   async token(request: FastifyRequest): Promise<TokenResponse> {
-    const clientId = await this.clients.authenticate(request, 'token');
     const grantType = parameter(request, 'grant_type', 64);
+    // Grants of the OpenID provider authenticate their clients themselves (public clients send no secret).
+    const handler = grantType === undefined ? undefined : this.grants.handlerOf(grantType);
+    if (handler) return handler(request, { authenticateClient: () => this.clients.authenticate(request, 'token') });
+    const clientId = await this.clients.authenticate(request, 'token');
     if (grantType === undefined) throw new OAuthError(400, 'invalid_request', 'grant_type is required.');
     if (grantType === 'client_credentials' || grantType === 'refresh_token') {
       // A client uses only the grants it was registered with (client_credentials: confidential clients that asked for it).

@@ -257,7 +257,17 @@ describe('the account holder: profile, password and sessions', () => {
       expect(list.status).toBe(200);
       expect(list.body.data.total).toBe(2);
       for (const item of list.body.data.items) {
-        expect(Object.keys(item).sort()).toEqual(['created_at', 'current', 'id', 'ip', 'last_used_at', 'user_agent']);
+        expect(Object.keys(item).sort()).toEqual([
+          'client_name',
+          'created_at',
+          'current',
+          'id',
+          'ip',
+          'last_used_at',
+          'user_agent',
+        ]);
+        // The API's own sign-ins were issued to no application.
+        expect(item.client_name).toBeNull();
       }
       const current = list.body.data.items.filter((item: { current: boolean }) => item.current);
       expect(current).toHaveLength(1);

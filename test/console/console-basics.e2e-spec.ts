@@ -68,6 +68,17 @@ describe('the admin console’s everyday administration in headless Chromium', (
     return page;
   }
 
+  /** Pages the permissions list forward, once each page has loaded, to the one holding the button. */
+  async function pageWith(page: Page, button: string): Promise<void> {
+    await page.getByText(/^Page \d+ of \d+/).waitFor();
+    for (;;) {
+      const shown = (await page.getByText(/^Page \d+ of \d+/).innerText()).split(' ')[1];
+      if ((await page.getByRole('button', { name: button }).count()) > 0) return;
+      await page.getByRole('button', { name: 'Next' }).click();
+      await page.getByText(new RegExp(`^Page ${Number(shown) + 1} of`)).waitFor();
+    }
+  }
+
   const status = (page: Page, text: string) => page.getByRole('status').filter({ hasText: text }).waitFor();
   const alert = (page: Page, text: string) => page.getByRole('alert').filter({ hasText: text }).waitFor();
 
@@ -238,8 +249,7 @@ describe('the admin console’s everyday administration in headless Chromium', (
     try {
       await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Permissions' }).click();
       await page.getByRole('heading', { name: 'Permissions', level: 1 }).waitFor();
-      while ((await page.getByRole('button', { name: `Edit permission ${name}` }).count()) === 0)
-        await page.getByRole('button', { name: 'Next' }).click();
+      await pageWith(page, `Edit permission ${name}`);
       await page.getByRole('button', { name: `Edit permission ${name}` }).click();
       const form = page.getByRole('region', { name: `Edit permission ${name}` });
       await form.getByLabel('Display name').fill('Export reports');
@@ -249,16 +259,16 @@ describe('the admin console’s everyday administration in headless Chromium', (
       const saved = await call(app, 'get', `/api/admin/permissions/${created.body.data.id}`, admin.token);
       expect(saved.body.data).toMatchObject({ display_name: 'Export reports', group_name: 'Reports' });
 
-      while ((await page.getByRole('button', { name: `Delete permission ${name}` }).count()) === 0)
-        await page.getByRole('button', { name: 'Next' }).click();
+      await pageWith(page, `Delete permission ${name}`);
       await page.getByRole('button', { name: `Delete permission ${name}` }).click();
       await page.getByRole('alertdialog').getByRole('button', { name: 'Delete the permission' }).click();
       await status(page, `Permission ${name} deleted.`);
       expect((await call(app, 'get', `/api/admin/permissions/${created.body.data.id}`, admin.token)).status).toBe(404);
 
       // A system permission: editable in words, but no delete and no rename.
-      await page.goto(`${baseUrl}/admin#/permissions`);
-      await page.getByRole('button', { name: 'Edit permission users.view' }).waitFor();
+      // A fresh load, from the first page.
+      await page.reload();
+      await pageWith(page, 'Edit permission users.view');
       expect(await page.getByRole('button', { name: 'Delete permission users.view' }).count()).toBe(0);
       await page.getByRole('button', { name: 'Edit permission users.view' }).click();
       const system = page.getByRole('region', { name: 'Edit permission users.view' });

@@ -148,9 +148,11 @@ describe('POST /api/auth/introspect (RFC 7662) and GET /.well-known/jwks.json', 
     }
   });
 
-  it('publishes no keys under HS256: a shared secret is never published', async () => {
+  it('publishes no token key under HS256: a shared secret is never published', async () => {
     const res = await request(app.getHttpServer()).get('/.well-known/jwks.json');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ keys: [] });
+    // The one key is the OpenID provider's RS256 ID-token key, a public key.
+    expect(res.body.keys).toEqual([expect.objectContaining({ kty: 'RSA', alg: 'RS256' })]);
+    expect(res.body.keys[0]).not.toHaveProperty('d');
   });
 });

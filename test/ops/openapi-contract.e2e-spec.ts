@@ -10,6 +10,8 @@ import {
 } from '../support/auth-factory.js';
 import { SMS_LOGINS, useTestApp } from '../support/fixture.js';
 import { callerWithPermissions, type Caller } from '../support/rbac-factory.js';
+import { ClientsService } from '../../src/clients/index.js';
+import { formFields, pkce } from '../provider/provider-browser.js';
 
 interface Operation {
   summary?: string;
@@ -228,6 +230,17 @@ const TESTED_ROUTES = {
     'GET /account/security/page.css',
   ],
   console: ['GET /admin', 'GET /admin/assets/{file}'],
+  openIdProvider: [
+    'GET /api/auth/authorize',
+    'POST /api/auth/authorize',
+    'POST /api/auth/authorize/login',
+    'POST /api/auth/authorize/verify',
+    'POST /api/auth/authorize/consent',
+    'GET /api/auth/authorize/end-session',
+    'POST /api/auth/authorize/end-session',
+    'GET /api/account/applications',
+    'DELETE /api/account/applications/{clientId}',
+  ],
 } satisfies Record<string, string[]>;
 
 /**
@@ -892,6 +905,77 @@ describe('the OpenAPI document against the answers of the running service', () =
     if (asset) await hit('GET /admin/assets/{file}', `/admin/assets/${asset}`);
     await hit('GET /admin/assets/{file}', '/admin/assets/nothing-here.js');
 
+    answeredAsDocumented();
+  });
+
+  it('the OpenID provider: authorization, its pages, and the applications a person allowed', async () => {
+    const { hit, answeredAsDocumented } = calls(TESTED_ROUTES.openIdProvider);
+    const redirectUri = 'https://rp.example.test/cb';
+    await fixture.app.get(ClientsService).register(
+      'contract-rp',
+      {
+        name: 'Contract RP',
+        type: 'public',
+        redirectUris: [redirectUri],
+        postLogoutRedirectUris: [],
+        firstParty: false,
+        backchannelLogoutUri: null,
+      },
+      'admin',
+    );
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: 'contract-rp',
+      redirect_uri: redirectUri,
+      scope: 'openid',
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+    });
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const page = await hit('GET /api/auth/authorize', `/api/auth/authorize?${query}`);
+    await hit('GET /api/auth/authorize', `/api/auth/authorize?${query}&response_type=token`);
+    await hit('GET /api/auth/authorize', '/api/auth/authorize?client_id=nobody');
+    await hit('POST /api/auth/authorize', '/api/auth/authorize', { headers: form, body: query.toString() });
+    await hit('POST /api/auth/authorize', '/api/auth/authorize', { headers: form, body: 'client_id=nobody' });
+    const csrf = /auth_sso_csrf=([^;]+)/.exec(String(page.headers['set-cookie']))![1];
+    const cookie = { ...form, cookie: `auth_sso_csrf=${csrf}` };
+    const { fields } = formFields(page.text, '/login');
+    const signIn = (email: string, password: string) =>
+      hit('POST /api/auth/authorize/login', '/api/auth/authorize/login', {
+        headers: cookie,
+        body: new URLSearchParams({ ...fields, email, password }).toString(),
+      });
+    await signIn(user.email, 'wrong-password-1');
+    await hit('POST /api/auth/authorize/login', '/api/auth/authorize/login', { headers: form, body: 'csrf=x' });
+    const consentPage = await signIn(user.email, TEST_PASSWORD);
+    const sso = /auth_sso=([^;]+)/.exec(String(consentPage.headers['set-cookie']))![1];
+    await hit('POST /api/auth/authorize/verify', '/api/auth/authorize/verify', {
+      headers: cookie,
+      body: new URLSearchParams({ ...fields, temp_token: 'not-a-token', code: '123456' }).toString(),
+    });
+    await hit('POST /api/auth/authorize/verify', '/api/auth/authorize/verify', { headers: form, body: 'csrf=x' });
+    const consent = formFields(consentPage.text, '/consent').fields;
+    await hit('POST /api/auth/authorize/consent', '/api/auth/authorize/consent', {
+      headers: { ...cookie, cookie: `auth_sso_csrf=${csrf}; auth_sso=${sso}` },
+      body: new URLSearchParams({ ...consent, decision: 'allow' }).toString(),
+    });
+    await hit('POST /api/auth/authorize/consent', '/api/auth/authorize/consent', { headers: form, body: 'csrf=x' });
+    await hit('GET /api/auth/authorize/end-session', '/api/auth/authorize/end-session');
+    await hit('GET /api/auth/authorize/end-session', '/api/auth/authorize/end-session?id_token_hint=x.y.z');
+    await hit('POST /api/auth/authorize/end-session', '/api/auth/authorize/end-session', {
+      headers: cookie,
+      body: `csrf=${csrf}`,
+    });
+    await hit('POST /api/auth/authorize/end-session', '/api/auth/authorize/end-session', {
+      headers: form,
+      body: 'csrf=x',
+    });
+    const token = user.tokens.access_token;
+    await hit('GET /api/account/applications', '/api/account/applications', { token });
+    await hit('GET /api/account/applications', '/api/account/applications');
+    await hit('DELETE /api/account/applications/{clientId}', '/api/account/applications/contract-rp', { token });
+    await hit('DELETE /api/account/applications/{clientId}', '/api/account/applications/contract-rp', { token });
+    await hit('DELETE /api/account/applications/{clientId}', '/api/account/applications/bad%20id', { token });
     answeredAsDocumented();
   });
 

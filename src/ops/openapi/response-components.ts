@@ -131,12 +131,22 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
     roles: { type: 'array', items: ref('RoleRef') },
   }),
   UserRoles: object({ roles: { type: 'array', items: ref('RoleRef') } }),
+  Application: object({
+    client_id: string({ example: 'web-app' }),
+    client_name: string(),
+    scopes: { type: 'array', items: string({ example: 'openid' }) },
+    granted_at: timestamp,
+    updated_at: timestamp,
+  }),
   Session: object({
     id: uuid,
     created_at: timestamp,
     last_used_at: { ...timestamp, nullable: true, description: 'the last refresh' },
     ip: nullableString(),
     user_agent: nullableString(),
+    client_name: nullableString({
+      description: 'the application the session was issued to through the OpenID provider; null for the API',
+    }),
     current: { type: 'boolean', description: "the caller's own session" },
   }),
   Content: object({

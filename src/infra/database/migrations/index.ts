@@ -22,6 +22,7 @@ import { OneTimeCodes1770800000000 } from './1770800000000-one-time-codes.js';
 import { OneTimeCodeAskedSends1771100000000 } from './1771100000000-one-time-code-asked-sends.js';
 import { SessionLastUsed1771200000000 } from './1771200000000-session-last-used.js';
 import { ClientRegistry1771300000000 } from './1771300000000-client-registry.js';
+import { OpenidProvider1771400000000 } from './1771400000000-openid-provider.js';
 
 /** In order of application. Listed explicitly so the build and the tests load the same set. */
 export const migrations = [
@@ -49,4 +50,5 @@ export const migrations = [
   OneTimeCodeAskedSends1771100000000,
   SessionLastUsed1771200000000,
   ClientRegistry1771300000000,
+  OpenidProvider1771400000000,
 ];
