@@ -19,6 +19,7 @@ import { AccountLife1770500000000 } from './1770500000000-account-life.js';
 import { Passkeys1770600000000 } from './1770600000000-passkeys.js';
 import { SecurityEvents1770700000000 } from './1770700000000-security-events.js';
 import { OneTimeCodes1770800000000 } from './1770800000000-one-time-codes.js';
+import { OneTimeCodeAskedSends1771100000000 } from './1771100000000-one-time-code-asked-sends.js';
 import { SessionLastUsed1771200000000 } from './1771200000000-session-last-used.js';
 import { ClientRegistry1771300000000 } from './1771300000000-client-registry.js';
 import { OpenidProvider1771400000000 } from './1771400000000-openid-provider.js';
@@ -46,6 +47,7 @@ export const migrations = [
   Passkeys1770600000000,
   SecurityEvents1770700000000,
   OneTimeCodes1770800000000,
+  OneTimeCodeAskedSends1771100000000,
   SessionLastUsed1771200000000,
   ClientRegistry1771300000000,
   OpenidProvider1771400000000,
