@@ -26,8 +26,13 @@ const EVERY = [
 ];
 
 describe('isPrivileged', () => {
-  it("lists exactly the contract's privileged permissions", () => {
+  // The contract's seven, and the client registry's changes (decision 055): editing a first-party
+  // client's redirect URIs would hand its sign-ins' codes to whoever edits them.
+  it("lists exactly the contract's privileged permissions and the client registry's changes", () => {
     expect([...PRIVILEGED_PERMISSIONS].sort()).toEqual([
+      'clients.create',
+      'clients.delete',
+      'clients.edit',
       'roles.create',
       'roles.delete',
       'roles.edit',
