@@ -6,6 +6,7 @@ import { RbacModule } from '../rbac/index.js';
 import { OneTimeCodesModule } from '../one-time-codes/index.js';
 import { SecondFactorModule } from '../second-factor/index.js';
 import { SessionsModule } from '../sessions/index.js';
+import { AddressProofService } from './address-proof.service.js';
 import { AccountDeletionService } from './account-deletion.service.js';
 import { AccountRecoveryService } from './account-recovery.service.js';
 import { AccountSessionsService } from './account-sessions.service.js';
@@ -49,7 +50,14 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
     IdentityChangeService,
     EmailVerificationService,
     EmailVerificationTokensRepository,
+    AddressProofService,
   ],
-  exports: [AccountSessionsService, IdentityChangeService, EmailVerificationService, AccountRecoveryService],
+  exports: [
+    AddressProofService,
+    AccountSessionsService,
+    IdentityChangeService,
+    EmailVerificationService,
+    AccountRecoveryService,
+  ],
 })
 export class AccountModule {}

@@ -70,7 +70,8 @@ export type AuditEventType =
   | 'account.delete'
   | 'email_code.request'
   | 'email_code.success'
-  | 'email_code.failure';
+  | 'email_code.failure'
+  | 'account.address_proof';
 
 export interface AuditEntry {
   type: AuditEventType;

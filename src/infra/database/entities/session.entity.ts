@@ -19,7 +19,8 @@ export type SessionRevocationReason =
   | 'user_revoked'
   | 'identity_change'
   | 'second_factor_reset'
-  | 'disabled';
+  | 'disabled'
+  | 'address_proof';
 
 /**
  * One login. Refresh tokens rotate inside it: the row holds the generation of the only refresh
