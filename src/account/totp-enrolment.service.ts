@@ -44,13 +44,15 @@ export class TotpEnrolmentService {
       throw new AppException('CONFLICT', 'An authenticator app is already enrolled; remove it first.');
     }
     let recoveryCodes: string[] | null = null;
+    // Argon2 before the transaction: it is slow and must not hold a connection.
+    const fresh = await this.recoveryCodes.prepare();
     await this.reauthentication.attempt(
       user.id,
       client,
       () =>
         this.transactions.run(async (manager) => {
           if (!(await this.totp.check(manager, user.id, code, true))) return false;
-          recoveryCodes = await this.recoveryCodes.issue(manager, user.id);
+          recoveryCodes = await this.recoveryCodes.store(manager, user.id, fresh);
           return true;
         }),
       () => new AppException('INVALID_OTP', 'The code is wrong, or no enrolment was started.'),

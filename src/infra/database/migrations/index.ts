@@ -19,6 +19,7 @@ import { AccountLife1770500000000 } from './1770500000000-account-life.js';
 import { Passkeys1770600000000 } from './1770600000000-passkeys.js';
 import { SecurityEvents1770700000000 } from './1770700000000-security-events.js';
 import { OneTimeCodes1770800000000 } from './1770800000000-one-time-codes.js';
+import { RecoveryCodesArgon21771000000000 } from './1771000000000-recovery-codes-argon2.js';
 
 /** In order of application. Listed explicitly so the build and the tests load the same set. */
 export const migrations = [
@@ -43,4 +44,5 @@ export const migrations = [
   Passkeys1770600000000,
   SecurityEvents1770700000000,
   OneTimeCodes1770800000000,
+  RecoveryCodesArgon21771000000000,
 ];
