@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/index.js';
 import { IdentityModule } from '../identity/index.js';
 import { MessagingModule } from '../infra/messaging/messaging.module.js';
 import { LockoutModule } from '../lockout/index.js';
@@ -28,6 +29,7 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
 @Module({
   imports: [
     SessionsModule,
+    EventsModule,
     SecondFactorModule,
     OneTimeCodesModule,
     IdentityModule,
@@ -53,6 +55,7 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
     AddressProofService,
   ],
   exports: [
+    AccountDeletionService,
     AddressProofService,
     AccountSessionsService,
     IdentityChangeService,
