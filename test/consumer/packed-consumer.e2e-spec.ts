@@ -108,6 +108,7 @@ describe.each([
         // These tests are of the introspection mode and its cacheTtlMs; the event stream's own
         // tests are in revocation-events.e2e-spec.ts.
         AUTH_REVOCATION: 'introspection',
+        AUTH_RESOURCE: 'https://reports.example.com',
       });
       admin = await callerWithRoles(auth.app, db, ['admin']);
     }, 900_000);
@@ -125,6 +126,20 @@ describe.each([
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual(UNAUTHENTICATED);
       expect((await fetch(`${consumer.baseUrl}/health`)).status).toBe(200);
+    });
+
+    it('publishes its protected resource metadata (RFC 9728) naming the auth service, and points its 401s at it', async () => {
+      const metadata = await fetch(`${consumer.baseUrl}/.well-known/oauth-protected-resource`);
+      expect(metadata.status).toBe(200);
+      expect(await metadata.json()).toEqual({
+        resource: 'https://reports.example.com',
+        authorization_servers: [ISSUER],
+        scopes_supported: ['reports'],
+        bearer_methods_supported: ['header'],
+      });
+      expect((await reports()).headers.get('www-authenticate')).toBe(
+        'Bearer resource_metadata="https://reports.example.com/.well-known/oauth-protected-resource"',
+      );
     });
 
     it('answers 403 to a plain user on a @RequirePermissions route, and 200 to the admin', async () => {

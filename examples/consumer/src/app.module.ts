@@ -29,6 +29,10 @@ const flag = (name: string) => process.env[name] === 'true';
       maxEventLagMs: number('AUTH_MAX_EVENT_LAG_MS'),
       failClosed: flag('AUTH_FAIL_CLOSED'),
       strictPermissions: flag('AUTH_STRICT_PERMISSIONS'),
+      // Optional: publish RFC 9728 metadata, so an agent that meets a 401 finds the auth service.
+      ...(process.env.AUTH_RESOURCE
+        ? { protectedResource: { resource: process.env.AUTH_RESOURCE, scopes: ['reports'] } }
+        : {}),
     }),
   ],
   // The exports route names a permission of its own, to show strictPermissions refusing to start.

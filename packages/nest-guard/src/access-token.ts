@@ -143,6 +143,11 @@ export class AccessTokenVerifier {
     this.verified = new LRUCache({ max: checkedMaxEntries(maxEntries), ttlResolution: 0 });
   }
 
+  /** The issuer tokens must name: the configured one, or the auth service's discovered one. */
+  async issuer(): Promise<string | undefined> {
+    return typeof this.expected.issuer === 'function' ? this.expected.issuer() : this.expected.issuer;
+  }
+
   /** How many verified tokens are kept now. */
   get size(): number {
     return this.verified.size;
@@ -210,12 +215,15 @@ export class AccessTokenVerifier {
     if (candidates === null) return null;
     let issuer: string | undefined;
     try {
-      issuer = typeof this.expected.issuer === 'function' ? await this.expected.issuer() : this.expected.issuer;
+      issuer = await this.issuer();
     } catch (error) {
       if (error instanceof KeysUnavailableError) throw authServiceUnavailable();
       throw error;
     }
-    const audience = this.expected.anyAudience ? undefined : (this.expected.audience ?? issuer);
+    const audience = this.expected.anyAudience
+      ? undefined
+      : (this.expected.audience ??
+        (this.expected.resource !== undefined && issuer !== undefined ? [issuer, this.expected.resource] : issuer));
     for (const candidate of candidates) {
       let claims: JWTPayload;
       try {
@@ -248,6 +256,11 @@ export interface AccessTokenExpectations {
   issuer?: string | (() => Promise<string>);
   /** The `aud` this service accepts; default the issuer (the auth service's default audience). */
   audience?: string;
+  /**
+   * This service's resource identifier (RFC 8707, `protectedResource.resource`): without an
+   * `audience`, a token for it is accepted beside one for the issuer.
+   */
+  resource?: string;
   /** Accept an access token whatever its `aud` (the auth service's introspection and revocation do). */
   anyAudience?: boolean;
 }

@@ -6,6 +6,7 @@ import { AuthGuardLifecycle } from './auth-guard.lifecycle.js';
 import { AUTH_GUARD_OPTIONS, DEFAULT_REMOTE_TIMEOUT_MS, type AuthGuardModuleOptions } from './auth-guard.options.js';
 import { LibraryAuthGuard } from './auth.guard.js';
 import { baseUrlOf, createPrincipalSource, PrincipalSource } from './principal-source.js';
+import { checkedProtectedResource, ProtectedResourceRoute } from './protected-resource.js';
 import {
   DiscoveredIssuer,
   JwksKeySource,
@@ -95,6 +96,7 @@ export class AuthGuardModule {
         LibraryAuthGuard,
         AuthGuardLifecycle,
         AuthGuardHealth,
+        ProtectedResourceRoute,
         ...(globalGuard ? [{ provide: APP_GUARD, useExisting: LibraryAuthGuard }] : []),
       ],
       exports: [AccessTokenVerifier, PrincipalSource, LibraryAuthGuard, AuthGuardHealth],
@@ -104,6 +106,7 @@ export class AuthGuardModule {
 
 function checked(options: AuthGuardModuleOptions): AuthGuardModuleOptions {
   if (!options || typeof options !== 'object') throw new Error('AuthGuardModule: options are required.');
+  if (options.protectedResource !== undefined) checkedProtectedResource(options.protectedResource);
   return options;
 }
 
@@ -129,6 +132,9 @@ export function createVerifier(
     {
       ...(issuer !== undefined ? { issuer } : {}),
       ...(checkedOptions.audience !== undefined ? { audience: checkedOptions.audience } : {}),
+      ...(checkedOptions.protectedResource !== undefined
+        ? { resource: checkedOptions.protectedResource.resource }
+        : {}),
     },
     checkedOptions.cacheMaxEntries,
   );

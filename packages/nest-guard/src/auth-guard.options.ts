@@ -52,6 +52,24 @@ export interface AuthGuardModuleOptions extends CacheOptions {
   strictPermissions?: boolean;
   /** The default of `@RequireFreshAuth()` without an argument, in seconds (300). */
   reauthMaxAgeSeconds?: number;
+  /**
+   * OAuth 2.0 Protected Resource Metadata (RFC 9728): this service serves
+   * `GET /.well-known/oauth-protected-resource` (with the resource's path appended when it has
+   * one) naming the auth service as its authorization server, and its 401s carry
+   * `WWW-Authenticate: Bearer resource_metadata="…"`, which is how an MCP client or an agent finds
+   * where to get a token. Without `audience`, tokens whose `aud` is `resource` are accepted beside
+   * those for the issuer.
+   */
+  protectedResource?: ProtectedResourceOptions;
+}
+
+export interface ProtectedResourceOptions {
+  /** This service's resource identifier: an absolute `https` URL (`http` on a loopback host), no fragment. */
+  resource: string;
+  /** The scopes this service understands (`scopes_supported`). */
+  scopes?: string[];
+  /** A human-readable name (`resource_name`). */
+  name?: string;
 }
 
 export const AUTH_GUARD_OPTIONS = Symbol('AUTH_GUARD_OPTIONS');

@@ -1,4 +1,12 @@
-import { Inject, Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import {
+  HttpException,
+  HttpStatus,
+  Inject,
+  Injectable,
+  Optional,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { IncomingHttpHeaders } from 'node:http';
 import { AccessTokenVerifier, extractAccessToken, type VerifiedAccessToken } from './access-token.js';
@@ -16,6 +24,7 @@ import { reauthenticationRequired, secondFactorRequired, unauthenticated } from 
 import { assertPermissions } from './permission-check.js';
 import { REQUIRED_PERMISSIONS_KEY, type PermissionRequirement } from './permissions.decorator.js';
 import { PrincipalSource } from './principal-source.js';
+import { bearerChallenge } from './protected-resource.js';
 import { IS_PUBLIC_KEY } from './public.decorator.js';
 
 /** What a route asks of its callers, read from its decorators once. */
@@ -51,15 +60,52 @@ export class LibraryAuthGuard implements CanActivate {
   private readonly policies = new WeakMap<Handler, WeakMap<Controller, RoutePolicy>>();
   /** The caller last built from each record, and the claims it was built with. */
   private readonly callers = new WeakMap<PrincipalRecord, { claims: VerifiedAccessToken | null; user: AuthUser }>();
+  /** With `protectedResource`: the `WWW-Authenticate` of a 401 (RFC 9728 §5.1). */
+  private readonly challenge: string | undefined;
 
   constructor(
     private readonly reflector: Reflector,
     private readonly verifier: AccessTokenVerifier,
     private readonly principals: PrincipalSource,
     @Optional() @Inject(AUTH_GUARD_OPTIONS) private readonly options?: AuthGuardModuleOptions,
-  ) {}
+  ) {
+    const resource = options?.protectedResource?.resource;
+    this.challenge = resource !== undefined ? bearerChallenge(resource) : undefined;
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (this.challenge === undefined) return this.check(context);
+    try {
+      return await this.check(context);
+    } catch (error) {
+      if (
+        error instanceof HttpException &&
+        error.getStatus() === HttpStatus.UNAUTHORIZED &&
+        context.getType() === 'http'
+      )
+        this.sendChallenge(context, this.challenge);
+      throw error;
+    }
+  }
+
+  /**
+   * Tells a client without a usable token where to get one: RFC 6750 §3's challenge with the
+   * metadata's address, and `error="invalid_token"` when a token was sent.
+   */
+  private sendChallenge(context: ExecutionContext, challenge: string): void {
+    const http = context.switchToHttp();
+    const request = http.getRequest<{ headers: IncomingHttpHeaders }>();
+    const reply = http.getResponse<{
+      header?: (name: string, value: string) => unknown;
+      setHeader?: (name: string, value: string) => unknown;
+    }>();
+    const value = extractAccessToken(request.headers) ? `${challenge}, error="invalid_token"` : challenge;
+    // Fastify's reply and Express's response both have `header`; a bare Node response has `setHeader`.
+    if (typeof reply.header === 'function') reply.header('WWW-Authenticate', value);
+    else reply.setHeader?.('WWW-Authenticate', value);
+  }
+
+  private async check(context: ExecutionContext): Promise<boolean> {
     const route = this.policyOf(context.getHandler(), context.getClass());
     if (route.open) return true;
     // Only HTTP requests carry our tokens; anything else is refused rather than let through.

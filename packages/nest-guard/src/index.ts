@@ -4,7 +4,7 @@
  * auth service comes along. What only the auth service itself needs is in `./internal`.
  */
 export { AuthGuardModule, type AuthGuardModuleAsyncOptions } from './auth-guard.module.js';
-export type { AuthGuardModuleOptions } from './auth-guard.options.js';
+export type { AuthGuardModuleOptions, ProtectedResourceOptions } from './auth-guard.options.js';
 export { AuthGuardHealth, type AuthGuardHealthReport } from './auth-guard.health.js';
 export { RequireAnyPermission, RequirePermissions } from './permissions.decorator.js';
 export { Public } from './public.decorator.js';
