@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuditLog } from '../audit/index.js';
+import { SignInMethodNotices } from './sign-in-method-notices.js';
 import { SessionsRepository } from '../sessions/index.js';
 import { AppException } from '../common/app-exception.js';
 import { normalizeEmail } from '../common/normalize.js';
@@ -21,6 +22,7 @@ export class AccountRecoveryService {
     private readonly secondFactors: SecondFactorsRepository,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
+    private readonly notices: SignInMethodNotices,
   ) {}
 
   async revokeSessions(email: string): Promise<{ userId: string; revoked: number }> {
@@ -53,6 +55,7 @@ export class AccountRecoveryService {
       targetId: user.id,
       details: { removed, revoked, via: 'cli' },
     });
+    if (removed) await this.notices.tell(user.id, 'app-removed');
     return { userId: user.id, removed, revoked };
   }
 

@@ -7,6 +7,7 @@ import { RbacModule } from '../rbac/index.js';
 import { OneTimeCodesModule } from '../one-time-codes/index.js';
 import { SecondFactorModule } from '../second-factor/index.js';
 import { SessionsModule } from '../sessions/index.js';
+import { SignInMethodNotices } from './sign-in-method-notices.js';
 import { AddressProofService } from './address-proof.service.js';
 import { AccountDeletionService } from './account-deletion.service.js';
 import { AccountRecoveryService } from './account-recovery.service.js';
@@ -53,6 +54,7 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
     EmailVerificationService,
     EmailVerificationTokensRepository,
     AddressProofService,
+    SignInMethodNotices,
   ],
   exports: [
     AccountDeletionService,

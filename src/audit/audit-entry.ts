@@ -51,6 +51,7 @@ export type AuditEventType =
   | 'totp.enable'
   | 'totp.disable'
   | 'totp.reset'
+  | 'recovery_codes.regenerate'
   | 'totp.failure'
   | 'passkey.register'
   | 'passkey.rename'
