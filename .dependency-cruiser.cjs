@@ -15,6 +15,7 @@
 const CAPABILITIES = [
   'account',
   'audit',
+  'clients',
   'contents',
   'email-code',
   'events',
@@ -26,6 +27,7 @@ const CAPABILITIES = [
   'one-time-codes',
   'ops',
   'password-reset',
+  'provider',
   'rbac',
   'second-factor',
   'sessions',

@@ -13,7 +13,9 @@ import { ContentsModule } from './contents/index.js';
 import { EmailCodeModule } from './email-code/index.js';
 import { IntrospectionModule } from './introspection/index.js';
 import { MobileOtpModule } from './mobile-otp/index.js';
+import { ClientsModule } from './clients/index.js';
 import { OidcModule } from './oidc/index.js';
+import { ProviderModule } from './provider/index.js';
 import { OpsModule } from './ops/index.js';
 import { PasswordResetModule } from './password-reset/index.js';
 import { FirstStartSeeder, RbacModule } from './rbac/index.js';
@@ -61,7 +63,9 @@ import { AppValidationPipe } from './middleware/validation.pipe.js';
     PasswordResetModule,
     AccountModule,
     UsersModule,
+    ClientsModule,
     OidcModule,
+    ProviderModule,
     IntrospectionModule,
     ContentsModule,
     OpsModule,

@@ -8,6 +8,8 @@ import { AuthzVersions } from '../rbac/index.js';
 import { UsersRepository } from '../identity/index.js';
 import { SecondFactorsRepository } from '../second-factor/index.js';
 import { Transactions } from '../infra/database/transactions.js';
+import type { ClientInfo } from '../common/client-info.js';
+import type { CallerKind } from '@auth-rbac/nest-guard';
 
 /**
  * An operator's help for a locked-out account, from the command line (no HTTP, no token): end
@@ -42,21 +44,47 @@ export class AccountRecoveryService {
   /** Removes the app and recovery codes and ends every session: a lost device may be a stolen one. */
   async resetSecondFactor(email: string): Promise<{ userId: string; removed: boolean; revoked: number }> {
     const user = await this.findUser(email);
+    const { removed, revoked } = await this.removeApp(user.id, { actorId: null, via: 'cli' });
+    return { userId: user.id, removed, revoked };
+  }
+
+  /**
+   * An administrator's removal of a user's authenticator app (and its recovery codes), for a
+   * person who lost the device: every session ends too. 404 when the user has no app; the caller
+   * checked the privilege rules.
+   */
+  async removeAppAsAdmin(
+    userId: string,
+    actor: { id: string; kind: CallerKind },
+    client: ClientInfo,
+  ): Promise<Record<string, never>> {
+    await this.removeApp(userId, { actorId: actor.id, actorKind: actor.kind, via: 'admin', client }, true);
+    return {};
+  }
+
+  private async removeApp(
+    userId: string,
+    by: { actorId: string | null; actorKind?: CallerKind; via: 'cli' | 'admin'; client?: ClientInfo },
+    required = false,
+  ): Promise<{ removed: boolean; revoked: number }> {
     const { removed, revoked } = await this.transactions.run(async (manager) => {
-      const removed = await this.secondFactors.deleteTotp(manager, user.id);
-      const revoked = await this.sessions.revoke(manager, { userId: user.id }, 'second_factor_reset');
+      const removed = await this.secondFactors.deleteTotp(manager, userId);
+      if (!removed && required) throw new AppException('NOT_FOUND', 'This user has no authenticator app.');
+      const revoked = await this.sessions.revoke(manager, { userId }, 'second_factor_reset');
       return { removed, revoked: revoked.length };
     });
-    await this.versions.bumpUser(user.id);
+    await this.versions.bumpUser(userId);
     await this.audit.record({
       type: 'totp.reset',
-      actorId: null,
+      actorId: by.actorId,
+      actorKind: by.actorKind,
+      client: by.client,
       targetType: 'user',
-      targetId: user.id,
-      details: { removed, revoked, via: 'cli' },
+      targetId: userId,
+      details: { removed, revoked, via: by.via },
     });
-    if (removed) await this.notices.tell(user.id, 'app-removed');
-    return { userId: user.id, removed, revoked };
+    if (removed) await this.notices.tell(userId, 'app-removed');
+    return { removed, revoked };
   }
 
   private async findUser(email: string): Promise<{ id: string }> {

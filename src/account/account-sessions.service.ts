@@ -13,6 +13,8 @@ export interface SessionResponse {
   last_used_at: Date | null;
   ip: string | null;
   user_agent: string | null;
+  /** The application the session was issued to through the OpenID provider; null for the API's own sign-ins. */
+  client_name: string | null;
   current: boolean;
 }
 
@@ -40,6 +42,7 @@ export class AccountSessionsService {
       last_used_at: row.lastUsedAt,
       ip: row.ip,
       user_agent: row.userAgent,
+      client_name: row.clientName,
       current: row.id === current,
     }));
     return { items, total: items.length };

@@ -29,6 +29,10 @@ export type AuditEventType =
   | 'user.update'
   | 'user.delete'
   | 'user.roles'
+  | 'client.create'
+  | 'client.update'
+  | 'client.secret'
+  | 'client.delete'
   | 'client.roles'
   | 'client.token'
   | 'client.revoke'
@@ -72,7 +76,11 @@ export type AuditEventType =
   | 'email_code.request'
   | 'email_code.success'
   | 'email_code.failure'
-  | 'account.address_proof';
+  | 'account.address_proof'
+  | 'provider.consent'
+  | 'provider.consent_revoke'
+  | 'provider.token'
+  | 'provider.code_reuse';
 
 export interface AuditEntry {
   type: AuditEventType;

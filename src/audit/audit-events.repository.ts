@@ -18,6 +18,12 @@ export interface AuditEventRow {
   createdAt: Date;
 }
 
+/** An event as the admin list reads it: with the email of the people it names, while they exist. */
+export interface ListedAuditEventRow extends AuditEventRow {
+  actorEmail: string | null;
+  targetEmail: string | null;
+}
+
 const AUDIT_EVENT_COLUMNS = `id, type, actor_id AS "actorId", target_type AS "targetType", target_id AS "targetId", ip,
   user_agent AS "userAgent", details, created_at AS "createdAt"`;
 
@@ -78,7 +84,7 @@ export class AuditEventsRepository {
     filter: AuditEventFilter,
     limit: number,
     offset: number,
-  ): Promise<{ items: AuditEventRow[]; total: number }> {
+  ): Promise<{ items: ListedAuditEventRow[]; total: number }> {
     const conditions: string[] = [];
     const params: unknown[] = [];
     if (filter.userId) {
@@ -110,9 +116,19 @@ export class AuditEventsRepository {
     const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
     return underAdminStatementTimeout(this.dataSource, async (manager) => {
       const [{ total }] = await manager.query(`SELECT count(*)::int AS total FROM audit_events ${where}`, params);
-      const items: AuditEventRow[] = await manager.query(
-        `SELECT ${AUDIT_EVENT_COLUMNS} FROM audit_events ${where}
-          ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      // The page first, then the people it names (by primary key, a row each): a deleted
+      // account's events keep its id only, and read with no email.
+      const items: ListedAuditEventRow[] = await manager.query(
+        `SELECT e.*, actor.email AS "actorEmail", target.email AS "targetEmail"
+           FROM (SELECT ${AUDIT_EVENT_COLUMNS} FROM audit_events ${where}
+                  ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}) e
+           LEFT JOIN users actor ON actor.id = e."actorId"
+           LEFT JOIN LATERAL (
+             SELECT email FROM users
+              WHERE id = CASE WHEN e."targetType" = 'user' AND e."targetId" ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                              THEN e."targetId"::uuid END
+           ) target ON true
+          ORDER BY e."createdAt" DESC, e.id DESC`,
         [...params, limit, offset],
       );
       return { items, total };

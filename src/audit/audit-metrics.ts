@@ -16,7 +16,11 @@ export function countAuditEvent(entry: Pick<AuditEntry, 'type' | 'details'>): vo
       logins.inc({ method, outcome: 'locked' });
       return lockouts.inc({ kind: 'password' });
     case '2fa.challenge':
-      return logins.inc({ method, outcome: 'challenge' });
+      // A challenge records the first factor's way in as `login` (its `methods` are the second's).
+      return logins.inc({
+        method: typeof entry.details?.login === 'string' ? entry.details.login : method,
+        outcome: 'challenge',
+      });
     case '2fa.success':
       return logins.inc({ method: '2fa', outcome: 'success' });
     case '2fa.failure':

@@ -1,5 +1,5 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { ClientRolesService } from '../oidc/index.js';
+import { ClientRolesService } from '../clients/index.js';
 
 interface AssignClientRoleOptions {
   client: string;

@@ -7,7 +7,9 @@ import { KeysModule } from '../infra/keys/index.js';
 import { MessagingModule } from '../infra/messaging/messaging.module.js';
 import { SecondFactorModule } from '../second-factor/index.js';
 import { DatabaseModule } from '../infra/database/database.module.js';
+import { ClientsModule } from '../clients/index.js';
 import { OidcModule } from '../oidc/index.js';
+import { ProviderModule } from '../provider/index.js';
 import { RevokeSessionsCommand, ResetSecondFactorCommand } from './account-recovery.commands.js';
 import { RbacModule } from '../rbac/index.js';
 import { RedisModule } from '../infra/redis/redis.module.js';
@@ -61,6 +63,8 @@ const MIGRATION_COMMAND_CLASSES: Type[] = [MigrateCommand, MigrateStatusCommand]
     IdentityModule,
     RbacModule,
     OidcModule,
+    ProviderModule,
+    ClientsModule,
     AccountModule,
     UsersModule,
     SecondFactorModule,

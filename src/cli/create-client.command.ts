@@ -1,19 +1,96 @@
-import { Command, CommandRunner } from 'nest-commander';
-import { ServiceClientsService } from '../oidc/index.js';
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { ClientFieldsError, ClientsService, type ClientFields } from '../clients/index.js';
 
-/** `create-client <id>`: an introspection client; its secret is printed once and stored only as a hash. */
+/** The flags of `create-client`: the fields of `POST /api/admin/clients`. */
+interface CreateClientOptions {
+  name?: string;
+  public?: boolean;
+  redirectUri?: string[];
+  postLogoutRedirectUri?: string[];
+  firstParty?: boolean;
+  backchannelLogoutUri?: string;
+  grant?: string[];
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/**
+ * `create-client <id>`: a client of the registry; a confidential client's secret is printed once
+ * and stored only as a hash. Without flags: a confidential service client with
+ * `client_credentials` (and `refresh_token`), as it always was. The flags are the fields of
+ * `POST /api/admin/clients`, under the same rules.
+ */
 @Command({
   name: 'create-client',
   arguments: '<clientId>',
-  description: 'Create (or re-key) a service client for POST /api/auth/introspect',
+  description: 'Create (or re-key) a client: a service of the token endpoint, or an application that signs people in',
 })
 export class CreateClientCommand extends CommandRunner {
-  constructor(private readonly clients: ServiceClientsService) {
+  constructor(private readonly clients: ClientsService) {
     super();
   }
 
-  async run([clientId]: string[]): Promise<void> {
-    const secret = await this.clients.create(clientId);
-    process.stdout.write(`Client ${clientId} created. Its secret, shown only now:\n${secret}\n`);
+  async run([clientId]: string[], options: CreateClientOptions = {}): Promise<void> {
+    const fields: Partial<ClientFields> = {
+      name: options.name,
+      type: options.public ? 'public' : undefined,
+      redirectUris: options.redirectUri,
+      postLogoutRedirectUris: options.postLogoutRedirectUri,
+      grantTypes: options.grant,
+      firstParty: options.firstParty,
+      backchannelLogoutUri: options.backchannelLogoutUri,
+    };
+    try {
+      const { secret } = await this.clients.createFromCli(clientId, fields);
+      process.stdout.write(
+        secret === null
+          ? `Client ${clientId} created: a public client, which has no secret.\n`
+          : `Client ${clientId} created. Its secret, shown only now:\n${secret}\n`,
+      );
+    } catch (error) {
+      if (!(error instanceof ClientFieldsError)) throw error;
+      process.stderr.write(`${error.message}\n`);
+      process.exitCode = 1;
+    }
+  }
+
+  @Option({ flags: '--name <name>', description: 'the name people see (default: the id)' })
+  parseName(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--public', description: 'a public client (a browser or native app): no secret, PKCE' })
+  parsePublic(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--redirect-uri <uri>', description: 'a redirect URI (repeatable)' })
+  parseRedirectUri(value: string, previous?: string[]): string[] {
+    return collect(value, previous);
+  }
+
+  @Option({ flags: '--post-logout-redirect-uri <uri>', description: 'a post-logout redirect URI (repeatable)' })
+  parsePostLogoutRedirectUri(value: string, previous?: string[]): string[] {
+    return collect(value, previous);
+  }
+
+  @Option({ flags: '--first-party', description: 'asks no consent' })
+  parseFirstParty(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--backchannel-logout-uri <uri>', description: 'receives back-channel logout tokens' })
+  parseBackchannelLogoutUri(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--grant <grant>',
+    description:
+      'a grant type (repeatable): authorization_code, refresh_token, client_credentials; default ' +
+      'authorization_code and refresh_token with a redirect URI, else client_credentials and refresh_token',
+  })
+  parseGrant(value: string, previous?: string[]): string[] {
+    return collect(value, previous);
   }
 }

@@ -4,24 +4,33 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { publicVerificationKey, type TokenAlgorithm } from '@auth-rbac/nest-guard/internal';
 import { generatePrivateKeyPem, previousKeysFileOf, privateKeyFileOf, writePrivateFile } from '../sessions/index.js';
 import { AppConfig } from '../config/app-config.js';
+import { IdTokenKeys } from '../provider/index.js';
 
 /**
  * Rotates the token signing key. With a key file (JWT_PRIVATE_KEY_FILE, or the development key
  * under DATA_DIR) the new key replaces it and the old public key moves to the retired-keys file
  * beside it, which every start reads: old tokens keep verifying until they expire, and the JWKS
  * lists both. A key or secret given in the environment cannot be rewritten from here: the command
- * prints the new values to set instead. Restart the instances afterwards.
+ * prints the new values to set instead. Restart the instances afterwards. The OpenID provider's
+ * ID-token key (in the database) is rotated too, with no restart.
  */
 @Command({
   name: 'rotate-keys',
   description: 'Rotate the JWT signing key; earlier tokens stay valid until they expire',
 })
 export class RotateKeysCommand extends CommandRunner {
-  constructor(private readonly config: AppConfig) {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly idTokenKeys: IdTokenKeys,
+  ) {
     super();
   }
 
   async run(): Promise<void> {
+    // The OpenID provider's ID-token key lives in the database, shared by every instance: the new
+    // key signs within a minute everywhere, the old one stays in the JWKS until its tokens expire.
+    const idTokenKid = await this.idTokenKeys.rotate();
+    process.stdout.write(`New RS256 ID-token signing key ${idTokenKid}; the previous one stays in the JWKS.\n`);
     const { algorithm, privateKeyPem } = this.config.signing;
     if (algorithm === 'HS256') {
       // Without JWT_SECRET this process made up a secret of its own: no instance signs with it,

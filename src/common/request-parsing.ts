@@ -38,11 +38,20 @@ export function useStrictJsonParser(fastify: FastifyInstance): void {
   });
 }
 
-/** The routes that take a form body: RFC 7662 introspection, RFC 6749 token and RFC 7009 revocation requests are forms. */
+/**
+ * The routes that take a form body: RFC 7662 introspection, RFC 6749 token and RFC 7009 revocation
+ * requests are forms, and so are the OpenID provider's authorization request (POST) and the forms
+ * of its sign-in pages.
+ */
 export const FORM_BODY_ROUTES: ReadonlySet<string> = new Set([
   '/api/auth/introspect',
   '/api/auth/token',
   '/api/auth/revoke',
+  '/api/auth/authorize',
+  '/api/auth/authorize/login',
+  '/api/auth/authorize/verify',
+  '/api/auth/authorize/consent',
+  '/api/auth/authorize/end-session',
 ]);
 
 /**

@@ -21,7 +21,8 @@ export interface RouteDoc {
   /** Instead of the envelope, the bare JSON a standard fixes (RFC 7662, RFC 7517, RFC 6749...). */
   bare?: Schema;
   /** Instead of JSON, a page or a scrape in a format of its own, with what it serves. */
-  page?: { produces: string; description: string; notFound?: string };
+  /** `redirect`: what a 302 answer of the page's route means (the OpenID provider's pages). */
+  page?: { produces: string; description: string; notFound?: string; redirect?: string };
   /** Status → what it means here, the error code first; added to what the route's kind answers. */
   statuses?: Partial<Record<400 | 401 | 403 | 404 | 409 | 429 | 503, string>>;
   /** Authenticated by HTTP Basic client credentials instead of an access token. */

@@ -115,7 +115,7 @@ export class EmailCodeService {
         type: '2fa.challenge',
         actorId: account.id,
         client,
-        details: { method: 'email_code' },
+        details: { login: 'email_code', methods: secondFactors },
       });
       return { challenge };
     }

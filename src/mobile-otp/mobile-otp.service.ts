@@ -86,7 +86,12 @@ export class MobileOtpService {
     }
     if (requirement.kind === 'challenge') {
       const challenge = await this.twoFactor.challenge(account, client, requirement.methods, 'sms');
-      await this.audit.record({ type: '2fa.challenge', actorId: account.id, client, details: { method: 'otp' } });
+      await this.audit.record({
+        type: '2fa.challenge',
+        actorId: account.id,
+        client,
+        details: { login: 'otp', methods: requirement.methods },
+      });
       return { challenge };
     }
     return this.sessions.startWithResponse(account, client, oneFactor('sms'), {

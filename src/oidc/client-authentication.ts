@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { clientAddressKey } from '../common/client-address.js';
 import { AppConfig } from '../config/app-config.js';
 import { RateLimitStorage } from '../infra/redis/rate-limit-storage.js';
-import { ServiceClientsService } from './service-clients.service.js';
+import { ClientsService } from '../clients/index.js';
 
 const WINDOW_MS = 60_000;
 
@@ -43,7 +43,7 @@ export class ClientAuthentication {
   private readonly blockedUntil = new LRUCache<string, number>({ max: 10_000 });
 
   constructor(
-    private readonly clients: ServiceClientsService,
+    private readonly clients: ClientsService,
     private readonly counters: RateLimitStorage,
     private readonly config: AppConfig,
   ) {}

@@ -1,6 +1,6 @@
 import { revocationEvents } from '../events/index.js';
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
 /**
  * A row of `client_tokens`, the one shape the table's statements answer in: every column aliased
@@ -57,6 +57,19 @@ export class ClientTokensRepository {
       [token.tokenId, token.clientId],
     );
     return rows[0] ?? null;
+  }
+
+  /** Ends every live token of a client (its deletion), announcing each as a revocation does. */
+  async revokeAllOfClient(manager: EntityManager, clientId: string): Promise<void> {
+    await manager.query(
+      `WITH revoked AS (
+         UPDATE client_tokens SET revoked_at = now()
+          WHERE client_id = $1 AND revoked_at IS NULL AND expires_at > now()
+         RETURNING id, client_id
+       ), announced AS (${revocationEvents('revoked', 'session-revoked', 'client_id')})
+       SELECT count(*)::int AS count FROM revoked`,
+      [clientId],
+    );
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { PrincipalRecord } from '@auth-rbac/nest-guard/internal';
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { ClientsService } from '../clients/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { isUuid, SigningKeys } from '../sessions/index.js';
 import { ClientTokensRepository } from './client-tokens.repository.js';
@@ -34,7 +35,11 @@ export class ClientTokensService {
     private readonly keys: SigningKeys,
     private readonly tokens: ClientTokensRepository,
     private readonly config: AppConfig,
-  ) {}
+    clients: ClientsService,
+  ) {
+    // A deleted client's tokens end with it, in the same transaction.
+    clients.whenDeleted((manager, clientId) => this.tokens.revokeAllOfClient(manager, clientId));
+  }
 
   /** `audience`: the service the token is for, when the client asked for one; default ISSUER. */
   async issue(clientId: string, audience?: string): Promise<IssuedServiceToken> {

@@ -20,15 +20,38 @@ export class DiscoveryService {
       introspection_endpoint: `${issuer}/api/auth/introspect`,
       revocation_endpoint: `${issuer}/api/auth/revoke`,
       userinfo_endpoint: `${issuer}/api/auth/userinfo`,
-      grant_types_supported: ['client_credentials', 'refresh_token'],
-      // No authorization endpoint: tokens come from the sign-in API and the token endpoint.
-      response_types_supported: ['none'],
-      token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+      // The OpenID provider (src/provider): the authorization code with PKCE S256, for every client.
+      authorization_endpoint: `${issuer}/api/auth/authorize`,
+      end_session_endpoint: `${issuer}/api/auth/authorize/end-session`,
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      code_challenge_methods_supported: ['S256'],
+      scopes_supported: ['openid', 'profile', 'email', 'phone', 'offline_access'],
+      authorization_response_iss_parameter_supported: true,
+      // Public clients (a browser or native app with PKCE) authenticate with nothing but their id.
+      token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS, 'none'],
       introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
       revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
       subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: [config.signing.algorithm],
-      claims_supported: ['sub', 'email', 'email_verified', 'name', 'phone_number'],
+      // ID tokens are RS256 whatever signs the access tokens, so any relying party verifies them.
+      id_token_signing_alg_values_supported: ['RS256'],
+      prompt_values_supported: ['none', 'login', 'consent'],
+      claims_supported: [
+        'sub',
+        'iss',
+        'aud',
+        'exp',
+        'iat',
+        'auth_time',
+        'nonce',
+        'amr',
+        'sid',
+        'email',
+        'email_verified',
+        'name',
+        'phone_number',
+      ],
     });
   }
 

@@ -11,6 +11,7 @@ export class OAuthError extends Error {
       | 'invalid_grant'
       | 'unauthorized_client'
       | 'unsupported_grant_type'
+      | 'invalid_scope'
       | 'temporarily_unavailable',
     readonly description: string,
     readonly headers: Record<string, string> = {},

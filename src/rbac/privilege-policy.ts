@@ -19,6 +19,10 @@ export const PRIVILEGED_PERMISSIONS: readonly string[] = Object.freeze([
   Permissions.RolesEdit,
   Permissions.RolesDelete,
   Permissions.SettingsEdit,
+  // A client's secret, redirect URIs and first-party flag decide who may sign people in without consent.
+  Permissions.ClientsCreate,
+  Permissions.ClientsEdit,
+  Permissions.ClientsDelete,
 ]);
 
 /**

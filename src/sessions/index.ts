@@ -8,6 +8,7 @@ export {
 } from './auth-cookies.js';
 export {
   afterReauthentication,
+  methodsOf,
   oneFactor,
   twoFactors,
   userVerifyingPasskey,
@@ -19,10 +20,12 @@ export {
   tokenPairResponse,
   type IssuedSession,
   type IssuedTokens,
+  type SignInCompletion,
   type PublicUser,
   type TokenPairResponse,
 } from './session.service.js';
-export { SessionsRepository } from './sessions.repository.js';
+export { PublishedKeys, type PublishedKeySource } from './published-keys.js';
+export { SessionsRepository, type SessionGrant } from './sessions.repository.js';
 export {
   SigningKeys,
   generatePrivateKeyPem,
@@ -30,6 +33,6 @@ export {
   privateKeyFileOf,
   writePrivateFile,
 } from './signing-keys.js';
-export { TWO_FACTOR_TOKEN_TTL, TokenService, invalidToken } from './token.service.js';
+export { TWO_FACTOR_TOKEN_TTL, TokenService, invalidToken, type ClientGrantClaims } from './token.service.js';
 export { isUuid, principalOfCaller, type CallerSources } from './caller.js';
 export { SessionsModule } from './sessions.module.js';

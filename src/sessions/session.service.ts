@@ -9,7 +9,8 @@ import type { SessionRevocationReason } from '../infra/database/entities/session
 import { SessionsRepository } from './sessions.repository.js';
 import { digestsEqual, sha256Hex } from '../common/token-hash.js';
 import type { RefreshClaims } from './token-claims.js';
-import { invalidToken, TokenService, type SessionIdentity } from './token.service.js';
+import { invalidToken, TokenService, type ClientGrantClaims, type SessionIdentity } from './token.service.js';
+import type { SessionGrant } from './sessions.repository.js';
 import { Transactions } from '../infra/database/transactions.js';
 import { methodsOf, type Authentication } from './authentication-methods.js';
 import type { SessionRef } from '../common/session-ref.js';
@@ -63,6 +64,15 @@ export function tokenPairResponse(tokens: IssuedTokens, user: PublicUser, access
 export interface SignInCompletion {
   event?: Omit<AuditEntry, 'targetType' | 'targetId' | 'client'>;
   attemptsOf?: string;
+  /** A session issued to a client of the OpenID provider (its tokens carry `client_id`, `scope`, `aud`). */
+  grant?: SessionGrant;
+}
+
+/** The client claims of a session's access tokens, from its row; null for the API's own sessions. */
+function grantClaimsOf(row: { clientId: string | null; scope: string | null; audience: string | null }) {
+  return row.clientId === null
+    ? null
+    : ({ clientId: row.clientId, scope: row.scope ?? '', audience: row.audience } satisfies ClientGrantClaims);
 }
 
 /** A rotation's audit event: written with the rotation on the common path, after it on the locked one. */
@@ -108,7 +118,7 @@ export class SessionService {
     assertMaySignIn(user);
     const identity: SessionIdentity = { userId: user.id, email: user.email, sessionId: randomUUID() };
     const expiresAt = new Date(Date.now() + this.config.jwt.sessionMaxAge * 1000);
-    const { event, attemptsOf } = completion;
+    const { event, attemptsOf, grant } = completion;
     const audited: AuditEntry | undefined = event && {
       ...event,
       targetType: 'session',
@@ -116,7 +126,7 @@ export class SessionService {
       client,
     };
     const [accessToken, refreshToken] = await Promise.all([
-      this.tokens.signAccess(identity, authentication),
+      this.tokens.signAccess(identity, authentication, grant && grantClaimsOf(grant)),
       this.tokens.signRefresh(identity, 0, expiresAt),
     ]);
     try {
@@ -131,6 +141,7 @@ export class SessionService {
           userAgent: client.userAgent?.slice(0, 512) ?? null,
           authTime: authentication.time,
           amr: authentication.methods,
+          grant,
         },
         { event: audited && this.audit.rowOf(audited), attemptsOf },
       );
@@ -186,7 +197,11 @@ export class SessionService {
       const expiresAt = new Date(state.expiresAt);
       // Both tokens at once; the access token is thrown away in the rare case the swap loses.
       const [accessToken, nextRefresh] = await Promise.all([
-        this.tokens.signAccess(identity, { time: new Date(state.authTime), methods: methodsOf(state.amr) }),
+        this.tokens.signAccess(
+          identity,
+          { time: new Date(state.authTime), methods: methodsOf(state.amr) },
+          grantClaimsOf(state),
+        ),
         this.tokens.signRefresh(identity, state.generation + 1, expiresAt),
       ]);
       const event = refreshEvent({ userId: state.userId, sessionId: claims.sid });
@@ -243,10 +258,11 @@ export class SessionService {
       return {
         kind: 'rotated',
         tokens: {
-          accessToken: await this.tokens.signAccess(identity, {
-            time: session.authTime,
-            methods: methodsOf(session.amr),
-          }),
+          accessToken: await this.tokens.signAccess(
+            identity,
+            { time: session.authTime, methods: methodsOf(session.amr) },
+            grantClaimsOf(session),
+          ),
           refreshToken: nextRefresh,
           sessionId: session.id,
           userId: session.userId,
@@ -295,7 +311,7 @@ export class SessionService {
       const identity = { userId: session.userId, email, sessionId: session.id };
       const generation = session.generation + 1;
       const [accessToken, refreshToken] = await Promise.all([
-        this.tokens.signAccess(identity, authentication),
+        this.tokens.signAccess(identity, authentication, grantClaimsOf(session)),
         this.tokens.signRefresh(identity, generation, session.expiresAt),
       ]);
       await this.sessions.recordReauthentication(manager, {

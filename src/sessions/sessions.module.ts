@@ -6,6 +6,7 @@ import { JwksController } from './jwks.controller.js';
 import { PasswordResetTokensRepository } from './password-reset-tokens.repository.js';
 import { SessionService } from './session.service.js';
 import { SessionsRepository } from './sessions.repository.js';
+import { PublishedKeys } from './published-keys.js';
 import { SigningKeys } from './signing-keys.js';
 import { TokenService } from './token.service.js';
 
@@ -15,6 +16,7 @@ import { TokenService } from './token.service.js';
   controllers: [JwksController],
   providers: [
     SigningKeys,
+    PublishedKeys,
     TokenService,
     AnyAudienceVerifier,
     SessionService,
@@ -23,6 +25,7 @@ import { TokenService } from './token.service.js';
   ],
   exports: [
     SigningKeys,
+    PublishedKeys,
     TokenService,
     AnyAudienceVerifier,
     SessionService,

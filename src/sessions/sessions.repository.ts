@@ -7,7 +7,9 @@ import { clearFailuresStatement } from '../lockout/index.js';
 
 /** Which live sessions a revocation ends: one session, or every session of a user but one. */
 export type SessionRevocationScope =
-  { sessionId: string; userId?: string } | { userId: string; exceptSessionId?: string };
+  | { sessionId: string; userId?: string }
+  | { userId: string; exceptSessionId?: string }
+  | { userId: string; clientId: string };
 
 /**
  * A row of `sessions`, the one shape the table's statements answer in: every column aliased to
@@ -28,20 +30,28 @@ export interface SessionRow {
   lastUsedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
+  clientId: string | null;
+  parentSessionId: string | null;
+  scope: string | null;
+  audience: string | null;
 }
 
 const SESSION_COLUMNS = `id, user_id AS "userId", generation, refresh_token_hash AS "refreshTokenHash",
   expires_at AS "expiresAt", revoked_at AS "revokedAt", revoked_reason AS "revokedReason", ip,
   user_agent AS "userAgent", auth_time AS "authTime", amr, last_used_at AS "lastUsedAt",
-  created_at AS "createdAt", updated_at AS "updatedAt"`;
+  created_at AS "createdAt", updated_at AS "updatedAt", client_id AS "clientId",
+  parent_session_id AS "parentSessionId", scope, audience`;
 
 /** A live session as its holder (or an administrator) sees it. */
-export type LiveSessionRow = Pick<SessionRow, 'id' | 'createdAt' | 'lastUsedAt' | 'ip' | 'userAgent'>;
+export type LiveSessionRow = Pick<SessionRow, 'id' | 'createdAt' | 'lastUsedAt' | 'ip' | 'userAgent' | 'clientId'> & {
+  /** The registered name of the client the session was issued to (OpenID provider); null otherwise. */
+  clientName: string | null;
+};
 
 /** What a refresh needs to know of a session and its user, read in one round trip. */
 export type RotationState = Pick<
   SessionRow,
-  'userId' | 'generation' | 'refreshTokenHash' | 'expiresAt' | 'authTime' | 'amr'
+  'userId' | 'generation' | 'refreshTokenHash' | 'expiresAt' | 'authTime' | 'amr' | 'clientId' | 'scope' | 'audience'
 > & {
   revoked: boolean;
   email: string;
@@ -50,6 +60,14 @@ export type RotationState = Pick<
   disabledAt: Date | null;
   disabledUntil: Date | null;
 };
+
+/** What a session issued to a client of the OpenID provider carries into its tokens. */
+export interface SessionGrant {
+  clientId: string;
+  parentSessionId: string | null;
+  scope: string;
+  audience: string | null;
+}
 
 /** A session a revocation ended. */
 export type RevokedSessionRow = Pick<SessionRow, 'id' | 'userId'>;
@@ -73,6 +91,8 @@ export class SessionsRepository {
       userAgent: string | null;
       authTime: Date;
       amr: string[];
+      /** A session issued to a client of the OpenID provider, under the browser sign-in it came from. */
+      grant?: SessionGrant;
     },
     signIn: { event?: AuditRow; attemptsOf?: string } = {},
   ): Promise<void> {
@@ -86,10 +106,16 @@ export class SessionsRepository {
       session.userAgent,
       session.authTime,
       session.amr,
+      session.grant?.clientId ?? null,
+      session.grant?.parentSessionId ?? null,
+      session.grant?.scope ?? null,
+      session.grant?.audience ?? null,
     ];
     const parts = [
-      `INSERT INTO sessions (id, user_id, generation, refresh_token_hash, expires_at, ip, user_agent, auth_time, amr)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      // The sign-in is the session's first use: `last_used_at` starts with it, and each refresh moves it.
+      `INSERT INTO sessions (id, user_id, generation, refresh_token_hash, expires_at, ip, user_agent, auth_time, amr,
+                             last_used_at, client_id, parent_session_id, scope, audience)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CURRENT_TIMESTAMP, $10, $11, $12, $13)`,
     ];
     if (signIn.attemptsOf !== undefined) {
       params.push(signIn.attemptsOf);
@@ -144,6 +170,7 @@ export class SessionsRepository {
     const [row]: RotationState[] = await this.dataSource.query(
       `SELECT s.user_id AS "userId", s.generation, s.refresh_token_hash AS "refreshTokenHash",
               s.expires_at AS "expiresAt", s.revoked_at IS NOT NULL AS revoked, s.auth_time AS "authTime", s.amr,
+              s.client_id AS "clientId", s.scope, s.audience,
               u.email, u.name, u.mobile, u.disabled_at AS "disabledAt", u.disabled_until AS "disabledUntil"
          FROM sessions s JOIN users u ON u.id = s.user_id
         WHERE s.id = $1`,
@@ -206,16 +233,22 @@ export class SessionsRepository {
       where.push(`${sql} $${params.length}`);
     };
     if ('sessionId' in scope) {
-      condition('id =', scope.sessionId);
+      // A browser sign-in at the OpenID provider ends with every client's session issued under it.
+      params.push(scope.sessionId);
+      where.push(`(id = $${params.length} OR parent_session_id = $${params.length})`);
       // Scoped to an owner, a session id of someone else's revokes nothing.
       if (scope.userId) condition('user_id =', scope.userId);
+    } else if ('clientId' in scope) {
+      // Every session of the person issued to one client (its access withdrawn by the person).
+      condition('user_id =', scope.userId);
+      condition('client_id =', scope.clientId);
     } else {
       condition('user_id =', scope.userId);
       if (scope.exceptSessionId) condition('id <>', scope.exceptSessionId);
     }
     // The events other services follow are written by the same statement: a revocation cannot
     // commit without them (`GET /api/auth/events`).
-    const everySessionOfUser = !('sessionId' in scope) && !scope.exceptSessionId;
+    const everySessionOfUser = !('sessionId' in scope) && !('clientId' in scope) && !scope.exceptSessionId;
     const rows: RevokedSessionRow[] = await manager.query(
       `WITH revoked AS (
          UPDATE sessions SET revoked_at = now(), revoked_reason = $1, updated_at = now()
@@ -240,9 +273,11 @@ export class SessionsRepository {
   /** The user's live sessions, newest first. */
   findLiveOfUser(manager: EntityManager, userId: string): Promise<LiveSessionRow[]> {
     return manager.query(
-      `SELECT id, created_at AS "createdAt", last_used_at AS "lastUsedAt", ip, user_agent AS "userAgent" FROM sessions
-        WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()
-        ORDER BY created_at DESC, id`,
+      `SELECT s.id, s.created_at AS "createdAt", s.last_used_at AS "lastUsedAt", s.ip, s.user_agent AS "userAgent",
+              s.client_id AS "clientId", c.name AS "clientName"
+         FROM sessions s LEFT JOIN service_clients c ON c.client_id = s.client_id
+        WHERE s.user_id = $1 AND s.revoked_at IS NULL AND s.expires_at > now()
+        ORDER BY s.created_at DESC, s.id`,
       [userId],
     );
   }

@@ -18,6 +18,14 @@ export interface SessionIdentity {
   sessionId: string;
 }
 
+/** What an access token issued to a client of the OpenID provider carries beside a session's claims. */
+export interface ClientGrantClaims {
+  clientId: string;
+  scope: string;
+  /** RFC 8707's `resource`: the token's `aud`; null: ISSUER. */
+  audience: string | null;
+}
+
 /** Signs and verifies the service's JWTs with its SigningKeys, with `token_type` checked on every use. */
 @Injectable()
 export class TokenService {
@@ -26,8 +34,12 @@ export class TokenService {
     private readonly config: AppConfig,
   ) {}
 
-  signAccess(identity: SessionIdentity, authentication: Authentication): Promise<string> {
-    const claims: Omit<AccessClaims, 'iat' | 'exp'> = {
+  signAccess(
+    identity: SessionIdentity,
+    authentication: Authentication,
+    grant?: ClientGrantClaims | null,
+  ): Promise<string> {
+    const claims: Omit<AccessClaims, 'iat' | 'exp'> & { client_id?: string; scope?: string } = {
       sub: identity.userId,
       email: identity.email,
       token_type: 'access',
@@ -35,8 +47,9 @@ export class TokenService {
       auth_time: epochSeconds(authentication.time),
       amr: authentication.methods,
       jti: randomUUID(),
+      ...(grant ? { client_id: grant.clientId, scope: grant.scope } : {}),
     };
-    return this.keys.sign(claims, this.config.jwt.accessTokenTtl, 'access');
+    return this.keys.sign(claims, this.config.jwt.accessTokenTtl, 'access', grant?.audience ?? undefined);
   }
 
   /** A refresh token never outlives its session's absolute end. */

@@ -113,7 +113,13 @@ export class AuthService {
       // also when the challenge is then refused (the mobile's SMS cap).
       await this.lockout.giveBack(lockoutSubject(user.id, dto));
       const challenge = await this.twoFactor.challenge(user, client, secondFactors);
-      await this.audit.record({ type: '2fa.challenge', actorId: user.id, client, details: { method } });
+      // `login`: how the first factor named the account; `methods`: what the challenge accepts.
+      await this.audit.record({
+        type: '2fa.challenge',
+        actorId: user.id,
+        client,
+        details: { login: method, methods: secondFactors },
+      });
       return { challenge };
     }
     // One statement: the session, its audit event, and the end of the lockout count.

@@ -24,5 +24,6 @@ import { PasskeySignInService } from './passkey-sign-in.service.js';
   ],
   controllers: [AuthController, PasskeySignInController],
   providers: [AuthService, PasskeySignInService],
+  exports: [AuthService],
 })
 export class SignInModule {}

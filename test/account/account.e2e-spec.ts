@@ -257,7 +257,17 @@ describe('the account holder: profile, password and sessions', () => {
       expect(list.status).toBe(200);
       expect(list.body.data.total).toBe(2);
       for (const item of list.body.data.items) {
-        expect(Object.keys(item).sort()).toEqual(['created_at', 'current', 'id', 'ip', 'last_used_at', 'user_agent']);
+        expect(Object.keys(item).sort()).toEqual([
+          'client_name',
+          'created_at',
+          'current',
+          'id',
+          'ip',
+          'last_used_at',
+          'user_agent',
+        ]);
+        // The API's own sign-ins were issued to no application.
+        expect(item.client_name).toBeNull();
       }
       const current = list.body.data.items.filter((item: { current: boolean }) => item.current);
       expect(current).toHaveLength(1);
@@ -273,14 +283,16 @@ describe('the account holder: profile, password and sessions', () => {
       expect(after.body.data.items[0].current).toBe(true);
     });
 
-    it('sets last_used_at when the session is refreshed', async () => {
+    it('sets last_used_at at the sign-in and again when the session is refreshed', async () => {
       const user = await registerUser(app);
       const before = await as(user.tokens.access_token).get('/api/account/sessions');
-      expect(before.body.data.items[0].last_used_at).toBeNull();
+      expect(before.body.data.items[0].last_used_at).toEqual(expect.any(String));
       const rotated = await refresh(app, user.tokens.refresh_token);
       expect(rotated.status).toBe(200);
       const after = await as(rotated.body.data.access_token).get('/api/account/sessions');
-      expect(after.body.data.items[0].last_used_at).toEqual(expect.any(String));
+      expect(Date.parse(after.body.data.items[0].last_used_at)).toBeGreaterThanOrEqual(
+        Date.parse(before.body.data.items[0].last_used_at),
+      );
     });
 
     it("answers someone else's session id with 404 and leaves that session alone", async () => {

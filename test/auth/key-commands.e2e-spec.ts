@@ -60,8 +60,11 @@ describe('rotate-keys and create-client', () => {
 
     // A restart keeps the key.
     const again = await createTestApp({ env });
+    let oldIdTokenKid: string;
     try {
       expect((await me(again, oldToken)).status).toBe(200);
+      const published = (await request(again.getHttpServer()).get('/.well-known/jwks.json')).body.keys;
+      oldIdTokenKid = published.find((key: { kty: string }) => key.kty === 'RSA').kid;
     } finally {
       await again.close();
     }
@@ -69,6 +72,7 @@ describe('rotate-keys and create-client', () => {
     const rotated = await cli(['rotate-keys'], env);
     expect(rotated.code).toBe(0);
     expect(rotated.output).toMatch(/New ES256 signing key \S+ written to/);
+    expect(rotated.output).toMatch(/New RS256 ID-token signing key \S+; the previous one stays in the JWKS/);
     expect(rotated.output).not.toContain('PRIVATE KEY');
 
     const after = await createTestApp({ env });
@@ -79,7 +83,17 @@ describe('rotate-keys and create-client', () => {
       expect((await me(after, oldToken)).status).toBe(200);
       expect((await me(after, newToken)).status).toBe(200);
       const jwks = await request(after.getHttpServer()).get('/.well-known/jwks.json');
-      expect(jwks.body.keys.map((key: { kid: string }) => key.kid).sort()).toEqual([oldKid, newKid].sort());
+      const keys = jwks.body.keys as { kid: string; kty: string }[];
+      expect(
+        keys
+          .filter((key) => key.kty !== 'RSA')
+          .map((key) => key.kid)
+          .sort(),
+      ).toEqual([oldKid, newKid].sort());
+      // The OpenID provider's ID-token key (in the database) rotated too; the old one is still published.
+      const idTokenKids = keys.filter((key) => key.kty === 'RSA').map((key) => key.kid);
+      expect(idTokenKids).toHaveLength(2);
+      expect(idTokenKids).toContain(oldIdTokenKid!);
     } finally {
       await after.close();
     }

@@ -61,7 +61,8 @@ describe.each(['ES256', 'EdDSA'] as const)('signing with %s', (algorithm) => {
     expect((await me(app, user.tokens.access_token)).status).toBe(200);
     const jwks = await request(app.getHttpServer()).get('/.well-known/jwks.json');
     expect(jwks.status).toBe(200);
-    expect(jwks.body.keys).toHaveLength(1);
+    // The token key first, then the OpenID provider's RS256 ID-token key.
+    expect(jwks.body.keys.filter((key: { kty: string }) => key.kty !== 'RSA')).toHaveLength(1);
     expect(jwks.body.keys[0]).toMatchObject({ kid: header.kid, alg: algorithm, use: 'sig' });
     expect(jwks.body.keys[0]).not.toHaveProperty('d');
     expect(createPublicKey({ key: jwks.body.keys[0], format: 'jwk' }).export({ format: 'pem', type: 'spki' })).toBe(
@@ -125,7 +126,9 @@ describe('key rotation', () => {
       // An instance that never heard of the new key refuses its tokens.
       expect((await me(before, newUser.tokens.access_token)).status).toBe(401);
       const jwks = await request(after.getHttpServer()).get('/.well-known/jwks.json');
-      expect(jwks.body.keys.map((jwk: { kid: string }) => jwk.kid).sort()).toEqual(
+      // Beside the OpenID provider's RS256 ID-token key.
+      const tokenKeys = jwks.body.keys.filter((jwk: { kty: string }) => jwk.kty !== 'RSA');
+      expect(tokenKeys.map((jwk: { kid: string }) => jwk.kid).sort()).toEqual(
         [decodeJwt(oldUser.tokens.access_token).header.kid, decodeJwt(newUser.tokens.access_token).header.kid].sort(),
       );
     } finally {
@@ -145,7 +148,9 @@ describe('key rotation', () => {
       expect((await me(after, oldUser.tokens.access_token)).status).toBe(200);
       expect((await me(after, newUser.tokens.access_token)).status).toBe(200);
       expect((await me(forgotten, oldUser.tokens.access_token)).status).toBe(401);
-      expect((await request(after.getHttpServer()).get('/.well-known/jwks.json')).body).toEqual({ keys: [] });
+      // No secret is published: the only key is the OpenID provider's RS256 ID-token key.
+      const { keys } = (await request(after.getHttpServer()).get('/.well-known/jwks.json')).body;
+      expect(keys.map((key: { kty: string }) => key.kty)).toEqual(['RSA']);
     } finally {
       await Promise.all([before.close(), after.close(), forgotten.close()]);
     }

@@ -49,6 +49,9 @@ describe('privileged accounts without the admin role (both login methods on)', (
     'roles.edit',
     'roles.delete',
     'settings.edit',
+    'clients.create',
+    'clients.edit',
+    'clients.delete',
   ])('counts %s alone as privileged at login', async (permission) => {
     const user = await accountWith([permission]);
     const res = await request(server()).post('/api/auth/login').send({ email: user.email, password: user.password });

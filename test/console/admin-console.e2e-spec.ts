@@ -212,8 +212,8 @@ describe('the admin console in headless Chromium', () => {
       // The login-method flags, as the service has them.
       await page.getByRole('link', { name: 'Settings' }).click();
       await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
-      expect(await page.getByRole('checkbox', { name: /email_password/ }).isChecked()).toBe(true);
-      expect(await page.getByRole('checkbox', { name: /mobile_otp/ }).isChecked()).toBe(true);
+      expect(await page.getByRole('checkbox', { name: 'Sign-in with email and password' }).isChecked()).toBe(true);
+      expect(await page.getByRole('checkbox', { name: 'Sign-in with a code sent by SMS' }).isChecked()).toBe(true);
       await page.getByRole('button', { name: 'Save settings' }).waitFor();
 
       await page.getByRole('button', { name: 'Sign out' }).click();

@@ -43,6 +43,10 @@ describe('seeding', () => {
         await dataSource.query(`SELECT name, display_name, group_name, is_system FROM permissions ORDER BY name`);
       expect(permissions.map((p) => p.name)).toEqual([
         'audit.view',
+        'clients.create',
+        'clients.delete',
+        'clients.edit',
+        'clients.view',
         'contents.create',
         'contents.delete',
         'contents.edit',
@@ -73,7 +77,7 @@ describe('seeding', () => {
         { name: 'admin', is_system: true },
         { name: 'user', is_system: true },
       ]);
-      expect(await counts(dataSource)).toMatchObject({ admin_links: 15, user_links: 0 });
+      expect(await counts(dataSource)).toMatchObject({ admin_links: 19, user_links: 0 });
     }));
 
   it('is idempotent: seeding twice leaves the same rows', () =>
@@ -83,7 +87,7 @@ describe('seeding', () => {
       const before = await counts(dataSource);
       const second = await seeder.run();
       expect(await counts(dataSource)).toEqual(before);
-      expect(first).toMatchObject({ permissionsCreated: 15, rolesCreated: 2, adminLinksCreated: 15 });
+      expect(first).toMatchObject({ permissionsCreated: 19, rolesCreated: 2, adminLinksCreated: 19 });
       expect(second).toMatchObject({
         permissionsCreated: 0,
         rolesCreated: 0,
@@ -180,7 +184,7 @@ describe('seeding', () => {
       const seeder = seederOn(dataSource, createTestConfig(PRODUCTION));
       const report = await seeder.run();
       expect(report.accountsCreated).toEqual([]);
-      expect(await counts(dataSource)).toMatchObject({ users: 0, roles: 2, permissions: 15 });
+      expect(await counts(dataSource)).toMatchObject({ users: 0, roles: 2, permissions: 19 });
     }));
 
   it('refuses a seed password shorter than 8 characters', () =>
@@ -194,9 +198,9 @@ describe('seeding', () => {
       const seeder = seederOn(dataSource);
       await Promise.all([seeder.run(), seeder.run()]);
       expect(await counts(dataSource)).toMatchObject({
-        permissions: 15,
+        permissions: 19,
         roles: 2,
-        admin_links: 15,
+        admin_links: 19,
         users: 2,
         user_roles: 2,
       });

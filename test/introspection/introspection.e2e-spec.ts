@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { ServiceClientsService } from '../../src/oidc/service-clients.service.js';
+import { ClientsService } from '../../src/clients/index.js';
 import { logout, registerUser } from '../support/auth-factory.js';
 import { callerWithPermissions } from '../support/rbac-factory.js';
 import { useTestApp } from '../support/fixture.js';
@@ -94,9 +94,11 @@ describe('POST /api/auth/introspect (RFC 7662) and GET /.well-known/jwks.json', 
   });
 
   it('accepts a client made by create-client, whose secret is stored only as a hash', async () => {
-    const secret = await app.get(ServiceClientsService).create('reports');
+    const { secret } = await app.get(ClientsService).createFromCli('reports', {});
     const user = await registerUser(app);
-    expect((await introspect(user.tokens.access_token, basic('reports', secret))).body).toMatchObject({ active: true });
+    expect((await introspect(user.tokens.access_token, basic('reports', secret!))).body).toMatchObject({
+      active: true,
+    });
     const [row] = await db.query(`SELECT secret_hash FROM service_clients WHERE client_id = 'reports'`);
     expect(row.secret_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(row.secret_hash).not.toContain(secret);
@@ -146,9 +148,11 @@ describe('POST /api/auth/introspect (RFC 7662) and GET /.well-known/jwks.json', 
     }
   });
 
-  it('publishes no keys under HS256: a shared secret is never published', async () => {
+  it('publishes no token key under HS256: a shared secret is never published', async () => {
     const res = await request(app.getHttpServer()).get('/.well-known/jwks.json');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ keys: [] });
+    // The one key is the OpenID provider's RS256 ID-token key, a public key.
+    expect(res.body.keys).toEqual([expect.objectContaining({ kty: 'RSA', alg: 'RS256' })]);
+    expect(res.body.keys[0]).not.toHaveProperty('d');
   });
 });

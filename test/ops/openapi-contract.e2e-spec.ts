@@ -10,6 +10,8 @@ import {
 } from '../support/auth-factory.js';
 import { SMS_LOGINS, useTestApp } from '../support/fixture.js';
 import { callerWithPermissions, type Caller } from '../support/rbac-factory.js';
+import { ClientsService } from '../../src/clients/index.js';
+import { formFields, pkce } from '../provider/provider-browser.js';
 
 interface Operation {
   summary?: string;
@@ -152,6 +154,7 @@ const TESTED_ROUTES = {
     'GET /api/admin/users/{id}/sessions',
     'DELETE /api/admin/users/{id}/sessions/{session_id}',
     'DELETE /api/admin/users/{id}/sessions',
+    'DELETE /api/admin/users/{id}/totp',
     'DELETE /api/admin/users/{id}',
   ],
   operations: [
@@ -188,6 +191,14 @@ const TESTED_ROUTES = {
     'DELETE /api/admin/clients/{client_id}/roles/{role_id}',
     'DELETE /api/admin/roles/{id}',
   ],
+  clients: [
+    'POST /api/admin/clients',
+    'GET /api/admin/clients',
+    'GET /api/admin/clients/{client_id}',
+    'PUT /api/admin/clients/{client_id}',
+    'POST /api/admin/clients/{client_id}/secret',
+    'DELETE /api/admin/clients/{client_id}',
+  ],
   eventStream: ['GET /api/auth/permissions', 'GET /api/auth/events'],
   accountLife: [
     'POST /api/auth/verify-email',
@@ -219,6 +230,17 @@ const TESTED_ROUTES = {
     'GET /account/security/page.css',
   ],
   console: ['GET /admin', 'GET /admin/assets/{file}'],
+  openIdProvider: [
+    'GET /api/auth/authorize',
+    'POST /api/auth/authorize',
+    'POST /api/auth/authorize/login',
+    'POST /api/auth/authorize/verify',
+    'POST /api/auth/authorize/consent',
+    'GET /api/auth/authorize/end-session',
+    'POST /api/auth/authorize/end-session',
+    'GET /api/account/applications',
+    'DELETE /api/account/applications/{clientId}',
+  ],
 } satisfies Record<string, string[]>;
 
 /**
@@ -558,6 +580,8 @@ describe('the OpenAPI document against the answers of the running service', () =
     );
     await hit('DELETE /api/admin/users/{id}/sessions', `/api/admin/users/${userId}/sessions`, { token });
     await hit('DELETE /api/admin/users/{id}/sessions', `/api/admin/users/${UNKNOWN_ID}/sessions`, { token });
+    await hit('DELETE /api/admin/users/{id}/totp', `/api/admin/users/${userId}/totp`, { token });
+    await hit('DELETE /api/admin/users/{id}/totp', `/api/admin/users/${UNKNOWN_ID}/totp`, { token });
 
     await hit('DELETE /api/admin/users/{id}', `/api/admin/users/${userId}`, { token });
     await hit('DELETE /api/admin/users/{id}', `/api/admin/users/${userId}`, { token });
@@ -682,6 +706,48 @@ describe('the OpenAPI document against the answers of the running service', () =
       { token },
     );
     await hit('DELETE /api/admin/roles/{id}', `/api/admin/roles/${roleId}`, { token });
+
+    answeredAsDocumented();
+  });
+
+  it('the client registry', async () => {
+    const { hit, answeredAsDocumented } = calls(TESTED_ROUTES.clients);
+    const token = admin.token;
+    const clientId = `app-${randomUUID().slice(0, 8)}`;
+    const body = {
+      client_id: clientId,
+      name: 'App',
+      type: 'confidential',
+      redirect_uris: ['https://app.example.com/cb'],
+    };
+    await hit('POST /api/admin/clients', '/api/admin/clients', { token, body });
+    await hit('POST /api/admin/clients', '/api/admin/clients', { token, body });
+    await hit('POST /api/admin/clients', '/api/admin/clients', {
+      token,
+      body: { ...body, client_id: undefined, redirect_uris: ['javascript:alert(1)'] },
+    });
+    await hit('POST /api/admin/clients', '/api/admin/clients', { token: user.tokens.access_token, body });
+    await hit('POST /api/admin/clients', '/api/admin/clients', { body });
+    await hit('GET /api/admin/clients', '/api/admin/clients', { token });
+    await hit('GET /api/admin/clients', '/api/admin/clients?limit=0', { token });
+    await hit('GET /api/admin/clients', '/api/admin/clients', { token: user.tokens.access_token });
+    const one = `/api/admin/clients/${clientId}`;
+    await hit('GET /api/admin/clients/{client_id}', one, { token });
+    await hit('GET /api/admin/clients/{client_id}', '/api/admin/clients/no-such-client', { token });
+    await hit('GET /api/admin/clients/{client_id}', one, { token: user.tokens.access_token });
+    await hit('PUT /api/admin/clients/{client_id}', one, { token, body: { name: 'Renamed' } });
+    await hit('PUT /api/admin/clients/{client_id}', one, { token, body: { redirect_uris: ['http://evil.example/'] } });
+    await hit('PUT /api/admin/clients/{client_id}', '/api/admin/clients/no-such-client', {
+      token,
+      body: { name: 'x' },
+    });
+    await hit('PUT /api/admin/clients/{client_id}', one, { token: user.tokens.access_token, body: { name: 'x' } });
+    await hit('POST /api/admin/clients/{client_id}/secret', `${one}/secret`, { token });
+    await hit('POST /api/admin/clients/{client_id}/secret', '/api/admin/clients/no-such-client/secret', { token });
+    await hit('POST /api/admin/clients/{client_id}/secret', `${one}/secret`, { token: user.tokens.access_token });
+    await hit('DELETE /api/admin/clients/{client_id}', one, { token: user.tokens.access_token });
+    await hit('DELETE /api/admin/clients/{client_id}', one, { token });
+    await hit('DELETE /api/admin/clients/{client_id}', one, { token });
 
     answeredAsDocumented();
   });
@@ -831,6 +897,77 @@ describe('the OpenAPI document against the answers of the running service', () =
     if (asset) await hit('GET /admin/assets/{file}', `/admin/assets/${asset}`);
     await hit('GET /admin/assets/{file}', '/admin/assets/nothing-here.js');
 
+    answeredAsDocumented();
+  });
+
+  it('the OpenID provider: authorization, its pages, and the applications a person allowed', async () => {
+    const { hit, answeredAsDocumented } = calls(TESTED_ROUTES.openIdProvider);
+    const redirectUri = 'https://rp.example.test/cb';
+    await fixture.app.get(ClientsService).register(
+      'contract-rp',
+      {
+        name: 'Contract RP',
+        type: 'public',
+        redirectUris: [redirectUri],
+        postLogoutRedirectUris: [],
+        firstParty: false,
+        backchannelLogoutUri: null,
+      },
+      'admin',
+    );
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: 'contract-rp',
+      redirect_uri: redirectUri,
+      scope: 'openid',
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+    });
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const page = await hit('GET /api/auth/authorize', `/api/auth/authorize?${query}`);
+    await hit('GET /api/auth/authorize', `/api/auth/authorize?${query}&response_type=token`);
+    await hit('GET /api/auth/authorize', '/api/auth/authorize?client_id=nobody');
+    await hit('POST /api/auth/authorize', '/api/auth/authorize', { headers: form, body: query.toString() });
+    await hit('POST /api/auth/authorize', '/api/auth/authorize', { headers: form, body: 'client_id=nobody' });
+    const csrf = /auth_sso_csrf=([^;]+)/.exec(String(page.headers['set-cookie']))![1];
+    const cookie = { ...form, cookie: `auth_sso_csrf=${csrf}` };
+    const { fields } = formFields(page.text, '/login');
+    const signIn = (email: string, password: string) =>
+      hit('POST /api/auth/authorize/login', '/api/auth/authorize/login', {
+        headers: cookie,
+        body: new URLSearchParams({ ...fields, email, password }).toString(),
+      });
+    await signIn(user.email, 'wrong-password-1');
+    await hit('POST /api/auth/authorize/login', '/api/auth/authorize/login', { headers: form, body: 'csrf=x' });
+    const consentPage = await signIn(user.email, TEST_PASSWORD);
+    const sso = /auth_sso=([^;]+)/.exec(String(consentPage.headers['set-cookie']))![1];
+    await hit('POST /api/auth/authorize/verify', '/api/auth/authorize/verify', {
+      headers: cookie,
+      body: new URLSearchParams({ ...fields, temp_token: 'not-a-token', code: '123456' }).toString(),
+    });
+    await hit('POST /api/auth/authorize/verify', '/api/auth/authorize/verify', { headers: form, body: 'csrf=x' });
+    const consent = formFields(consentPage.text, '/consent').fields;
+    await hit('POST /api/auth/authorize/consent', '/api/auth/authorize/consent', {
+      headers: { ...cookie, cookie: `auth_sso_csrf=${csrf}; auth_sso=${sso}` },
+      body: new URLSearchParams({ ...consent, decision: 'allow' }).toString(),
+    });
+    await hit('POST /api/auth/authorize/consent', '/api/auth/authorize/consent', { headers: form, body: 'csrf=x' });
+    await hit('GET /api/auth/authorize/end-session', '/api/auth/authorize/end-session');
+    await hit('GET /api/auth/authorize/end-session', '/api/auth/authorize/end-session?id_token_hint=x.y.z');
+    await hit('POST /api/auth/authorize/end-session', '/api/auth/authorize/end-session', {
+      headers: cookie,
+      body: `csrf=${csrf}`,
+    });
+    await hit('POST /api/auth/authorize/end-session', '/api/auth/authorize/end-session', {
+      headers: form,
+      body: 'csrf=x',
+    });
+    const token = user.tokens.access_token;
+    await hit('GET /api/account/applications', '/api/account/applications', { token });
+    await hit('GET /api/account/applications', '/api/account/applications');
+    await hit('DELETE /api/account/applications/{clientId}', '/api/account/applications/contract-rp', { token });
+    await hit('DELETE /api/account/applications/{clientId}', '/api/account/applications/contract-rp', { token });
+    await hit('DELETE /api/account/applications/{clientId}', '/api/account/applications/bad%20id', { token });
     answeredAsDocumented();
   });
 

@@ -53,14 +53,35 @@ describe('standard endpoints: discovery, token, revocation, userinfo', () => {
           introspection_endpoint: `${ISSUER}/api/auth/introspect`,
           revocation_endpoint: `${ISSUER}/api/auth/revoke`,
           userinfo_endpoint: `${ISSUER}/api/auth/userinfo`,
-          grant_types_supported: ['client_credentials', 'refresh_token'],
-          response_types_supported: ['none'],
-          token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+          authorization_endpoint: `${ISSUER}/api/auth/authorize`,
+          end_session_endpoint: `${ISSUER}/api/auth/authorize/end-session`,
+          grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+          response_types_supported: ['code'],
+          response_modes_supported: ['query'],
+          code_challenge_methods_supported: ['S256'],
+          scopes_supported: ['openid', 'profile', 'email', 'phone', 'offline_access'],
+          authorization_response_iss_parameter_supported: true,
+          token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
           introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
           revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
           subject_types_supported: ['public'],
-          id_token_signing_alg_values_supported: ['HS256'],
-          claims_supported: ['sub', 'email', 'email_verified', 'name', 'phone_number'],
+          id_token_signing_alg_values_supported: ['RS256'],
+          prompt_values_supported: ['none', 'login', 'consent'],
+          claims_supported: [
+            'sub',
+            'iss',
+            'aud',
+            'exp',
+            'iat',
+            'auth_time',
+            'nonce',
+            'amr',
+            'sid',
+            'email',
+            'email_verified',
+            'name',
+            'phone_number',
+          ],
         });
       },
     );
@@ -68,7 +89,9 @@ describe('standard endpoints: discovery, token, revocation, userinfo', () => {
     it('names endpoints that answer, each as its RFC says', async () => {
       const { body } = await request(server()).get('/.well-known/openid-configuration');
       const local = (url: string) => url.slice(ISSUER.length);
-      expect((await request(server()).get(local(body.jwks_uri))).body).toEqual({ keys: [] });
+      // Under HS256 the only published key is the OpenID provider's RS256 ID-token key.
+      const { keys } = (await request(server()).get(local(body.jwks_uri))).body as { keys: { kty: string }[] };
+      expect(keys.map((key) => key.kty)).toEqual(['RSA']);
       expect(
         (await request(server()).post(local(body.token_endpoint)).type('form').send('grant_type=client_credentials'))
           .status,

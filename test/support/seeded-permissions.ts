@@ -1,5 +1,5 @@
 /**
- * The fifteen permissions the service seeds (the specification's default data), in its order,
+ * The nineteen permissions the service seeds (the specification's default data), in its order,
  * written out as the contract does: what the privilege tests grant and expect.
  */
 export const EVERY_PERMISSION: readonly string[] = [
@@ -18,4 +18,8 @@ export const EVERY_PERMISSION: readonly string[] = [
   'settings.view',
   'settings.edit',
   'audit.view',
+  'clients.view',
+  'clients.create',
+  'clients.edit',
+  'clients.delete',
 ];

@@ -15,6 +15,10 @@ export const Permissions = {
   SettingsView: 'settings.view',
   SettingsEdit: 'settings.edit',
   AuditView: 'audit.view',
+  ClientsView: 'clients.view',
+  ClientsCreate: 'clients.create',
+  ClientsEdit: 'clients.edit',
+  ClientsDelete: 'clients.delete',
 } as const;
 
 export type PermissionName = (typeof Permissions)[keyof typeof Permissions];

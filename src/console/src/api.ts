@@ -145,8 +145,10 @@ export interface AuditEvent {
   id: string;
   type: string;
   actor_id: string | null;
+  actor_email?: string | null;
   target_type: string | null;
   target_id: string | null;
+  target_email?: string | null;
   ip: string | null;
   details: Record<string, unknown>;
   created_at: string;

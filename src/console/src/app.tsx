@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { AdminContext, type Admin } from './admin';
 import { api, whenSignedOut, type Me } from './api';
 import { AuditScreen } from './audit';
+import { ClientScreen, ClientsScreen } from './clients';
 import { PermissionsScreen } from './permissions';
 import { RoleScreen, RolesScreen } from './roles';
 import { SettingsScreen } from './settings';
@@ -24,6 +25,7 @@ const SCREENS = [
   { path: 'users', label: 'Users', permission: 'users.view' },
   { path: 'roles', label: 'Roles', permission: 'roles.view' },
   { path: 'permissions', label: 'Permissions', permission: 'roles.view' },
+  { path: 'clients', label: 'Clients', permission: 'clients.view' },
   { path: 'audit', label: 'Audit events', permission: 'audit.view' },
   { path: 'settings', label: 'Settings', permission: 'settings.view' },
 ];
@@ -100,6 +102,8 @@ function screenFor(path: string | undefined, id: string | undefined, admin: Admi
       return id ? <RoleScreen id={id} key={id} /> : <RolesScreen />;
     case 'permissions':
       return <PermissionsScreen />;
+    case 'clients':
+      return id ? <ClientScreen id={id} key={id} /> : <ClientsScreen />;
     case 'audit':
       return <AuditScreen />;
     default:

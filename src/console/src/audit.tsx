@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, query, type AuditEvent, type Page } from './api';
+import { ApiError, api, query, type AuditEvent, type Page, type User } from './api';
 import { Notice, Pager, Screen, useLoad, when } from './ui';
 
 const PAGE_SIZE = 25;
@@ -14,6 +14,15 @@ interface Filters {
 
 const NO_FILTERS: Filters = { type: '', actor_id: '', target_id: '', from: '', to: '' };
 
+/** An actor typed as an email becomes the account's id (through the users list, `users.view`). */
+async function userIdOf(actor: string): Promise<string> {
+  if (!actor.includes('@')) return actor;
+  const found = await api<Page<User>>('GET', `/admin/users${query({ search: actor, limit: 100 })}`);
+  const match = found.items.find((user) => user.email.toLowerCase() === actor.toLowerCase());
+  if (!match) throw new ApiError(404, 'NOT_FOUND', `No account has the email ${actor}.`);
+  return match.id;
+}
+
 /** A `datetime-local` value (the browser's time zone) as an ISO instant. */
 const instant = (local: string): string | undefined => (local ? new Date(local).toISOString() : undefined);
 
@@ -22,14 +31,14 @@ export function AuditScreen() {
   const [filters, setFilters] = useState(NO_FILTERS);
   const [page, setPage] = useState(1);
   const events = useLoad(
-    () =>
+    async () =>
       api<Page<AuditEvent>>(
         'GET',
         `/admin/audit-events${query({
           page,
           limit: PAGE_SIZE,
           type: filters.type.trim(),
-          actor_id: filters.actor_id.trim(),
+          actor_id: await userIdOf(filters.actor_id.trim()),
           target_id: filters.target_id.trim(),
           from: instant(filters.from),
           to: instant(filters.to),
@@ -62,7 +71,7 @@ export function AuditScreen() {
         }}
       >
         {field('type', 'Type')}
-        {field('actor_id', 'Actor (user id)')}
+        {field('actor_id', 'Actor (email or user id)')}
         {field('target_id', 'Target (id)')}
         {field('from', 'From', true)}
         {field('to', 'To', true)}
@@ -104,20 +113,10 @@ export function AuditScreen() {
                     <td>
                       <code>{event.type}</code>
                     </td>
+                    <td>{person(event.actor_id, event.actor_email, 'user')}</td>
                     <td>
-                      {event.actor_id ? <a href={`#/users/${event.actor_id}`}>{event.actor_id.slice(0, 8)}</a> : '—'}
-                    </td>
-                    <td>
-                      {event.target_type ?? ''}{' '}
-                      {event.target_id && event.target_type === 'user' ? (
-                        <a href={`#/users/${event.target_id}`}>
-                          <code>{event.target_id.slice(0, 8)}</code>
-                        </a>
-                      ) : event.target_id ? (
-                        <code title={event.target_id}>{event.target_id.slice(0, 8)}</code>
-                      ) : (
-                        '—'
-                      )}
+                      {event.target_type && event.target_type !== 'user' ? `${event.target_type} ` : ''}
+                      {person(event.target_id, event.target_email, event.target_type)}
                     </td>
                     <td>{event.ip ?? '—'}</td>
                     <td class="clip">
@@ -132,5 +131,20 @@ export function AuditScreen() {
         </>
       )}
     </Screen>
+  );
+}
+
+/**
+ * A person by their email, linked to their record; an account deleted since keeps only its id
+ * (the audit trail's rule), shown whole; another kind of target by its id.
+ */
+function person(id: string | null, email: string | null | undefined, type: string | null) {
+  if (!id) return '—';
+  if (type !== 'user') return <code>{id}</code>;
+  if (email) return <a href={`#/users/${id}`}>{email}</a>;
+  return (
+    <span>
+      deleted account <code>{id}</code>
+    </span>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, listPermissions, listRoles, type Permission, type Role } from './api';
 import { useAdmin } from './admin';
-import { Notice, Pager, Screen, useAction, useLoad } from './ui';
+import { ConfirmButton, Notice, Pager, Screen, useAction, useLoad } from './ui';
 
 const PAGE_SIZE = 25;
 
@@ -255,7 +255,6 @@ function RoleEditor({
       .then((ok) => ok && renamed && onSaved());
   };
   const remove = () => {
-    if (!window.confirm(`Delete the role ${role.name}?`)) return;
     void action
       .run(() => api('DELETE', `/admin/roles/${role.id}`))
       .then((ok) => {
@@ -300,9 +299,13 @@ function RoleEditor({
           </button>
         )}
         {mayDelete && !role.is_system && (
-          <button type="button" class="danger" disabled={action.busy} onClick={remove}>
-            Delete role
-          </button>
+          <ConfirmButton
+            label="Delete role"
+            question={`Delete the role ${role.name}? Every user holding it loses it.`}
+            action="Delete the role"
+            disabled={action.busy}
+            onConfirm={remove}
+          />
         )}
       </form>
       <Notice error={action.error} done={action.done} />

@@ -6,7 +6,12 @@ import { Notice, Screen, useAction, useLoad } from './ui';
 const LABELS: Record<string, string> = {
   email_password: 'Sign-in with email and password',
   mobile_otp: 'Sign-in with a code sent by SMS',
+  email_code: 'Sign-in with a code sent by email',
 };
+
+/** A flag this console does not know yet, in words: `magic_link` → "Magic link". */
+const labelOf = (name: string): string =>
+  LABELS[name] ?? name.replace(/_/g, ' ').replace(/^./, (first) => first.toUpperCase());
 
 export function SettingsScreen() {
   const admin = useAdmin();
@@ -38,7 +43,7 @@ export function SettingsScreen() {
                   disabled={!mayEdit}
                   onChange={(event) => setFlags({ ...flags, [name]: event.currentTarget.checked })}
                 />
-                {LABELS[name] ?? name} <code>{name}</code>
+                {labelOf(name)}
               </label>
             ))}
           </fieldset>

@@ -124,3 +124,74 @@ export function Screen({ title, children }: { title: string; children: Component
 }
 
 export const when = (value: string | null | undefined): string => (value ? new Date(value).toLocaleString() : '—');
+
+/**
+ * A destructive action asked twice: the first button opens an inline question (an alertdialog,
+ * focused on its action) and nothing happens until its action button is pressed.
+ */
+export function ConfirmButton({
+  label,
+  name,
+  question,
+  action,
+  disabled,
+  onConfirm,
+  class: className = 'danger',
+}: {
+  /** The visible text of the first button. */
+  label: string;
+  /** The first button's accessible name when the visible text alone is ambiguous ("Remove role user"). */
+  name?: string;
+  question: string;
+  /** The confirming button's text: the action itself ("Remove the role"). */
+  action: string;
+  disabled?: boolean;
+  onConfirm: () => void;
+  class?: string;
+}) {
+  const [asking, setAsking] = useState(false);
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  const openerRef = useRef<HTMLButtonElement>(null);
+  const id = useRef(`confirm-${Math.random().toString(36).slice(2)}`).current;
+  useEffect(() => {
+    if (asking) confirmRef.current?.focus();
+  }, [asking]);
+  const close = () => {
+    setAsking(false);
+    setTimeout(() => openerRef.current?.focus());
+  };
+  return (
+    <>
+      <button
+        type="button"
+        class={className}
+        ref={openerRef}
+        aria-label={name}
+        aria-expanded={asking}
+        disabled={disabled || asking}
+        onClick={() => setAsking(true)}
+      >
+        {label}
+      </button>
+      {asking && (
+        <span class="confirm" role="alertdialog" aria-labelledby={id}>
+          <span id={id}>{question}</span>{' '}
+          <button
+            type="button"
+            class="danger"
+            ref={confirmRef}
+            onClick={() => {
+              setAsking(false);
+              onConfirm();
+            }}
+          >
+            {action}
+          </button>{' '}
+          <button type="button" class="secondary" onClick={close}>
+            Cancel
+          </button>
+        </span>
+      )}
+    </>
+  );
+}

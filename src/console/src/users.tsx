@@ -11,11 +11,12 @@ import {
   type User,
 } from './api';
 import { useAdmin } from './admin';
-import { Notice, Pager, Screen, useAction, useLoad, when } from './ui';
+import { ConfirmButton, Notice, Pager, Screen, useAction, useLoad, when } from './ui';
 
 const PAGE_SIZE = 20;
 
 export function UsersScreen() {
+  const admin = useAdmin();
   const [search, setSearch] = useState('');
   const [applied, setApplied] = useState('');
   const [page, setPage] = useState(1);
@@ -77,7 +78,92 @@ export function UsersScreen() {
           <Pager label="Users" page={page} limit={PAGE_SIZE} total={users.data.total} onPage={setPage} />
         </>
       )}
+      {admin.can('users.create') && <CreateUser onCreated={users.reload} />}
     </Screen>
+  );
+}
+
+function CreateUser({ onCreated }: { onCreated: () => void }) {
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [mobile, setMobile] = useState('');
+  const [password, setPassword] = useState('');
+  const [created, setCreated] = useState<User | null>(null);
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action
+      .run(async () => {
+        const user = await api<User>('POST', '/admin/users', {
+          name: name.trim(),
+          email: email.trim(),
+          password,
+          ...(mobile.trim() ? { mobile: mobile.trim() } : {}),
+        });
+        setCreated(user);
+      }, `User ${name.trim()} created.`)
+      .then((ok) => {
+        if (!ok) return;
+        setName('');
+        setEmail('');
+        setMobile('');
+        setPassword('');
+        onCreated();
+      });
+  };
+  return (
+    <section aria-labelledby="create-user-title">
+      <h2 id="create-user-title">New user</h2>
+      <form class="filters grid" onSubmit={submit}>
+        <div class="field">
+          <label for="new-user-name">Name</label>
+          <input id="new-user-name" required value={name} onInput={(event) => setName(event.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="new-user-email">Email</label>
+          <input
+            id="new-user-email"
+            type="email"
+            required
+            autoComplete="off"
+            value={email}
+            onInput={(event) => setEmail(event.currentTarget.value)}
+          />
+        </div>
+        <div class="field">
+          <label for="new-user-mobile">Mobile (optional)</label>
+          <input
+            id="new-user-mobile"
+            type="tel"
+            autoComplete="off"
+            value={mobile}
+            onInput={(event) => setMobile(event.currentTarget.value)}
+          />
+        </div>
+        <div class="field">
+          <label for="new-user-password">Password</label>
+          <input
+            id="new-user-password"
+            type="password"
+            required
+            autoComplete="new-password"
+            value={password}
+            onInput={(event) => setPassword(event.currentTarget.value)}
+          />
+        </div>
+        <div class="field actions">
+          <button type="submit" disabled={action.busy}>
+            Create user
+          </button>
+        </div>
+      </form>
+      <Notice error={action.error} done={action.done} />
+      {created && action.done && (
+        <p>
+          <a href={`#/users/${created.id}`}>Open {created.name}</a>
+        </p>
+      )}
+    </section>
   );
 }
 
@@ -119,9 +205,12 @@ export function UserScreen({ id }: { id: string }) {
               </>
             )}
           </dl>
+          {mayEdit && <EditUser user={user.data} reload={user.reload} />}
           {mayEdit && <Lifecycle user={user.data} reload={user.reload} />}
           <UserRoles user={user.data} reload={user.reload} />
+          {mayEdit && <SecondFactor user={user.data} />}
           {mayEdit && <UserSessions userId={id} />}
+          {admin.can('users.delete') && <DeleteUser user={user.data} />}
         </>
       )}
     </Screen>
@@ -247,15 +336,15 @@ function UserRoles({ user, reload }: { user: User; reload: () => void }) {
                 role.name
               )}
               {mayEdit && (
-                <button
-                  type="button"
+                <ConfirmButton
                   class="link"
-                  aria-label={`Remove role ${role.name}`}
+                  label="Remove"
+                  name={`Remove role ${role.name}`}
+                  question={`Remove the role ${role.name} from ${user.name}?`}
+                  action="Remove the role"
                   disabled={action.busy}
-                  onClick={() => remove(role.id)}
-                >
-                  Remove
-                </button>
+                  onConfirm={() => remove(role.id)}
+                />
               )}
             </li>
           ))}
@@ -347,6 +436,124 @@ function UserSessions({ userId }: { userId: string }) {
           </button>
         </>
       )}
+    </section>
+  );
+}
+
+/** Name, email, mobile and a new password; the API revokes the user's sessions on a change of the last three. */
+function EditUser({ user, reload }: { user: User; reload: () => void }) {
+  const [name, setName] = useState(user.name);
+  const [email, setEmail] = useState(user.email);
+  const [mobile, setMobile] = useState(user.mobile ?? '');
+  const [password, setPassword] = useState('');
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const change: Record<string, string | null> = {};
+    if (name.trim() !== user.name) change.name = name.trim();
+    if (email.trim() !== user.email) change.email = email.trim();
+    if (mobile.trim() !== (user.mobile ?? '')) change.mobile = mobile.trim() || null;
+    if (password) change.password = password;
+    void action
+      .run(() => api('PUT', `/admin/users/${user.id}`, change), 'User saved.')
+      .then((ok) => ok && (setPassword(''), reload()));
+  };
+  return (
+    <section aria-labelledby="edit-user-title">
+      <h2 id="edit-user-title">Details</h2>
+      <form class="filters grid" onSubmit={submit}>
+        <div class="field">
+          <label for="edit-user-name">Name</label>
+          <input id="edit-user-name" required value={name} onInput={(event) => setName(event.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="edit-user-email">Email</label>
+          <input
+            id="edit-user-email"
+            type="email"
+            required
+            value={email}
+            onInput={(event) => setEmail(event.currentTarget.value)}
+          />
+        </div>
+        <div class="field">
+          <label for="edit-user-mobile">Mobile (empty: none)</label>
+          <input
+            id="edit-user-mobile"
+            type="tel"
+            value={mobile}
+            onInput={(event) => setMobile(event.currentTarget.value)}
+          />
+        </div>
+        <div class="field">
+          <label for="edit-user-password">New password (optional)</label>
+          <input
+            id="edit-user-password"
+            type="password"
+            autoComplete="new-password"
+            value={password}
+            onInput={(event) => setPassword(event.currentTarget.value)}
+          />
+        </div>
+        <div class="field actions">
+          <button type="submit" disabled={action.busy}>
+            Save user
+          </button>
+        </div>
+      </form>
+      <Notice error={action.error} done={action.done} />
+    </section>
+  );
+}
+
+/** For a person locked out by a lost device: the authenticator app and its recovery codes go. */
+function SecondFactor({ user }: { user: User }) {
+  const action = useAction();
+  return (
+    <section aria-labelledby="second-factor-title">
+      <h2 id="second-factor-title">Second factor</h2>
+      <p>
+        Removing the authenticator app also removes its recovery codes and ends every session of the user, who then
+        signs in with the password (and SMS, where it applies) and may enrol a new app.
+      </p>
+      <ConfirmButton
+        label="Remove authenticator app"
+        question={`Remove the authenticator app of ${user.name} and end every session?`}
+        action="Remove the app"
+        disabled={action.busy}
+        onConfirm={() =>
+          void action.run(() => api('DELETE', `/admin/users/${user.id}/totp`), 'Authenticator app removed.')
+        }
+      />
+      <Notice error={action.error} done={action.done} />
+    </section>
+  );
+}
+
+function DeleteUser({ user }: { user: User }) {
+  const action = useAction();
+  const [deleted, setDeleted] = useState(false);
+  return (
+    <section aria-labelledby="delete-user-title">
+      <h2 id="delete-user-title">Delete</h2>
+      {deleted ? (
+        <p>
+          <a href="#/users">All users</a>
+        </p>
+      ) : (
+        <ConfirmButton
+          label="Delete user"
+          question={`Delete ${user.name} (${user.email}) for good?`}
+          action="Delete the user"
+          disabled={action.busy}
+          onConfirm={() =>
+            void action
+              .run(() => api('DELETE', `/admin/users/${user.id}`), `User ${user.email} deleted.`)
+              .then((ok) => ok && setDeleted(true))
+          }
+        />
+      )}
+      <Notice error={action.error} done={action.done} />
     </section>
   );
 }

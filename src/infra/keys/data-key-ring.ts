@@ -17,6 +17,8 @@ const PURPOSE_LABELS = {
   'outbox-payload': 'outbox-payload-aes-256-gcm',
   /** HMAC-SHA-256 of every one-time code (one-time-codes/code-digest.ts). */
   'one-time-code-hash': 'otp-code-hash',
+  /** AES-256-GCM of the OpenID provider's private signing keys (provider/key-sealing.ts). */
+  'provider-signing-key': 'openid-provider-signing-keys',
   /** HMAC-SHA-256 of recovery codes made before they were hashed with Argon2id; they still verify. */
   'legacy-recovery-code-hash': 'recovery-code-hash',
 } as const;

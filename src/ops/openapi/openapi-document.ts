@@ -140,6 +140,7 @@ function describeHandler(controller: object, key: string, handler: object): void
     decorate(ApiProduces(pageAnswer.produces));
     decorate(ApiOkResponse({ description: pageAnswer.description }));
     if (pageAnswer.notFound) decorate(ApiResponse({ status: 404, description: pageAnswer.notFound, schema: error }));
+    if (pageAnswer.redirect) decorate(ApiResponse({ status: 302, description: pageAnswer.redirect }));
   } else {
     const bare = answers?.bare;
     const schema = bare ?? envelope(answers?.data ?? { type: 'object' });

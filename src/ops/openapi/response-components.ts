@@ -128,12 +128,22 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
     roles: { type: 'array', items: ref('RoleRef') },
   }),
   UserRoles: object({ roles: { type: 'array', items: ref('RoleRef') } }),
+  Application: object({
+    client_id: string({ example: 'web-app' }),
+    client_name: string(),
+    scopes: { type: 'array', items: string({ example: 'openid' }) },
+    granted_at: timestamp,
+    updated_at: timestamp,
+  }),
   Session: object({
     id: uuid,
     created_at: timestamp,
     last_used_at: { ...timestamp, nullable: true, description: 'the last refresh' },
     ip: nullableString(),
     user_agent: nullableString(),
+    client_name: nullableString({
+      description: 'the application the session was issued to through the OpenID provider; null for the API',
+    }),
     current: { type: 'boolean', description: "the caller's own session" },
   }),
   Content: object({
@@ -148,8 +158,10 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
     id: uuid,
     type: string({ example: 'auth.login' }),
     actor_id: { ...uuid, nullable: true },
+    actor_email: nullableString({ description: "the actor's email, while the account exists" }),
     target_type: nullableString(),
     target_id: nullableString(),
+    target_email: nullableString({ description: "a user target's email, while the account exists" }),
     ip: nullableString(),
     user_agent: nullableString(),
     details: { type: 'object', additionalProperties: true },
@@ -243,6 +255,39 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
     additionalProperties: true,
     required: ['issuer', 'jwks_uri', 'token_endpoint'],
   },
+  Client: object({
+    client_id: string(),
+    name: string(),
+    type: string({ enum: ['confidential', 'public'] }),
+    redirect_uris: { type: 'array', items: string({ format: 'uri' }) },
+    post_logout_redirect_uris: { type: 'array', items: string({ format: 'uri' }) },
+    grant_types: {
+      type: 'array',
+      items: string({ enum: ['authorization_code', 'refresh_token', 'client_credentials'] }),
+    },
+    first_party: { type: 'boolean', description: 'asks no consent' },
+    backchannel_logout_uri: nullableString({ format: 'uri' }),
+    token_endpoint_auth_methods: {
+      type: 'array',
+      items: string({ enum: ['client_secret_basic', 'client_secret_post', 'none'] }),
+    },
+    dynamically_registered: { type: 'boolean' },
+    created_at: timestamp,
+    updated_at: timestamp,
+  }),
+  NewClient: {
+    allOf: [
+      ref('Client'),
+      {
+        type: 'object',
+        properties: { client_secret: string({ description: 'a confidential client only; shown once, never again' }) },
+      },
+    ],
+  },
+  ClientSecret: object({
+    client_id: string(),
+    client_secret: string({ description: 'shown once; the previous secret is refused at once' }),
+  }),
   ClientRoles: object({ client_id: string(), roles: { type: 'array', items: ref('RoleRef') } }),
   Jwk: {
     type: 'object',

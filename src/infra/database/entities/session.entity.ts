@@ -20,7 +20,8 @@ export type SessionRevocationReason =
   | 'identity_change'
   | 'second_factor_reset'
   | 'disabled'
-  | 'address_proof';
+  | 'address_proof'
+  | 'code_reuse';
 
 /**
  * One login. Refresh tokens rotate inside it: the row holds the generation of the only refresh
@@ -69,6 +70,23 @@ export class Session {
   /** How they proved it, as RFC 8176 values (the tokens' `amr`): `pwd`, `otp`, `sms`, `hwk`, `mfa`. */
   @Column({ name: 'amr', type: 'text', array: true, default: () => "'{pwd}'" })
   amr!: string[];
+
+  /** The client the session was issued to through the OpenID provider; null for the API's own sign-ins. */
+  @Column({ name: 'client_id', type: 'varchar', length: 100, nullable: true })
+  clientId!: string | null;
+
+  /** The browser sign-in at the provider this client's session came from: ending it ends this one. */
+  @Index('IDX_sessions_parent_session_id')
+  @Column({ name: 'parent_session_id', type: 'uuid', nullable: true })
+  parentSessionId!: string | null;
+
+  /** The scopes granted to the client (space-separated). */
+  @Column({ name: 'scope', type: 'varchar', length: 512, nullable: true })
+  scope!: string | null;
+
+  /** The access tokens' `aud` when the client asked for a resource (RFC 8707); null: ISSUER. */
+  @Column({ name: 'audience', type: 'varchar', length: 255, nullable: true })
+  audience!: string | null;
 
   /** When the session last rotated its refresh token (set on refresh, not on every request). */
   @Column({ name: 'last_used_at', type: 'timestamptz', nullable: true })

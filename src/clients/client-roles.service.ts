@@ -12,7 +12,7 @@ import {
   RolesRepository,
 } from '../rbac/index.js';
 import { ClientRolesRepository, type ClientRoleRef } from './client-roles.repository.js';
-import { ServiceClientsService } from './service-clients.service.js';
+import { ClientsService } from './clients.service.js';
 
 /**
  * Roles of service clients, given by an administrator (the admin API, under the privilege policy
@@ -26,9 +26,11 @@ export class ClientRolesService {
     private readonly transactions: Transactions,
     private readonly clientRoles: ClientRolesRepository,
     private readonly roles: RolesRepository,
-    private readonly clients: ServiceClientsService,
+    private readonly clients: ClientsService,
     private readonly audit: AuditLog,
-  ) {}
+  ) {
+    clients.whenDeleted((manager, clientId) => this.clientRoles.removeAll(manager, clientId));
+  }
 
   async list(clientId: string): Promise<{ client_id: string; roles: ClientRoleRef[] }> {
     await this.assertKnown(clientId);

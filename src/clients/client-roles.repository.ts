@@ -54,6 +54,11 @@ export class ClientRolesRepository {
     );
   }
 
+  /** Every role of a client (its deletion: a client made later with the same id starts with none). */
+  async removeAll(manager: EntityManager, clientId: string): Promise<void> {
+    await manager.query(`DELETE FROM client_roles WHERE client_id = $1`, [clientId]);
+  }
+
   async remove(manager: EntityManager, clientId: string, roleId: string): Promise<void> {
     await manager.query(`DELETE FROM client_roles WHERE client_id = $1 AND role_id = $2`, [clientId, roleId]);
   }

@@ -1,0 +1,2 @@
+export { IdTokenKeys } from './id-token-keys.js';
+export { ProviderModule } from './provider.module.js';

@@ -1,0 +1,159 @@
+import { AUTHORIZATION_PARAMETERS, type AuthorizationParameters } from './authorization-request.js';
+
+/** Every character that could end an attribute or start markup, as a character reference. */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"'`=/]/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
+/**
+ * The pages' policy: nothing is loaded from anywhere (no script, style, image or font), nothing
+ * may frame them, and a form may post only here, or go on to the one redirect URI the request was
+ * validated for (browsers apply `form-action` to the redirect that follows a form).
+ */
+export function pageCsp(redirectTarget?: string): string {
+  const formAction = ["'self'"];
+  if (redirectTarget) formAction.push(cspSourceOf(redirectTarget));
+  return [
+    "default-src 'none'",
+    "base-uri 'none'",
+    `form-action ${formAction.join(' ')}`,
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+function cspSourceOf(uri: string): string {
+  const url = new URL(uri);
+  // A private-use scheme (`com.example.app:/callback`) is allowed as a scheme; a web URI by its origin.
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
+}
+
+const FORM_BASE = '/api/auth/authorize';
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+function hiddenFields(parameters: AuthorizationParameters, csrf: string, extra: Record<string, string> = {}): string {
+  const fields: [string, string][] = [['csrf', csrf]];
+  for (const name of AUTHORIZATION_PARAMETERS) {
+    const value = parameters[name];
+    if (value !== undefined) fields.push([name, value]);
+  }
+  fields.push(...Object.entries(extra));
+  return fields
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('\n');
+}
+
+function alert(message: string | undefined): string {
+  return message ? `<p role="alert">${escapeHtml(message)}</p>` : '';
+}
+
+export function signInPage(options: {
+  clientName: string;
+  parameters: AuthorizationParameters;
+  csrf: string;
+  error?: string;
+  email?: string;
+}): string {
+  return layout(
+    'Sign in',
+    `<h1>Sign in</h1>
+<p>to continue to ${escapeHtml(options.clientName)}</p>
+${alert(options.error)}
+<form method="post" action="${FORM_BASE}/login">
+${hiddenFields(options.parameters, options.csrf)}
+<p><label for="email">Email</label><br>
+<input id="email" name="email" type="text" autocomplete="username" required value="${escapeHtml(options.email ?? '')}"></p>
+<p><label for="password">Password</label><br>
+<input id="password" name="password" type="password" autocomplete="current-password" required></p>
+<p><button type="submit">Sign in</button></p>
+</form>`,
+  );
+}
+
+export function secondFactorPage(options: {
+  clientName: string;
+  parameters: AuthorizationParameters;
+  csrf: string;
+  tempToken: string;
+  hint: string;
+  error?: string;
+}): string {
+  return layout(
+    'Verify',
+    `<h1>Verify it is you</h1>
+<p>${escapeHtml(options.hint)}</p>
+${alert(options.error)}
+<form method="post" action="${FORM_BASE}/verify">
+${hiddenFields(options.parameters, options.csrf, { temp_token: options.tempToken })}
+<p><label for="code">Code</label><br>
+<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required></p>
+<p><button type="submit">Verify</button></p>
+</form>`,
+  );
+}
+
+const SCOPE_TEXT: Record<string, string> = {
+  openid: 'Know who you are',
+  profile: 'See your name',
+  email: 'See your email address',
+  phone: 'See your mobile number',
+  offline_access: 'Stay signed in while you are away',
+};
+
+export function consentPage(options: {
+  clientName: string;
+  scopes: string[];
+  parameters: AuthorizationParameters;
+  csrf: string;
+  extra?: Record<string, string>;
+}): string {
+  const items = options.scopes.map((scope) => `<li>${escapeHtml(SCOPE_TEXT[scope] ?? scope)}</li>`).join('\n');
+  return layout(
+    'Allow access',
+    `<h1>${escapeHtml(options.clientName)} asks to</h1>
+<ul>
+${items}
+</ul>
+<form method="post" action="${FORM_BASE}/consent">
+${hiddenFields(options.parameters, options.csrf, options.extra)}
+<p><button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button></p>
+</form>`,
+  );
+}
+
+export function errorPage(message: string): string {
+  return layout('Sign-in error', `<h1>This sign-in cannot go on</h1>\n${alert(message)}`);
+}
+
+export function signOutPage(options: { csrf: string }): string {
+  return layout(
+    'Sign out',
+    `<h1>Sign out</h1>
+<p>Sign out of this service and of the applications you signed in to with it.</p>
+<form method="post" action="${FORM_BASE}/end-session">
+<input type="hidden" name="csrf" value="${escapeHtml(options.csrf)}">
+<p><button type="submit">Sign out</button></p>
+</form>`,
+  );
+}
+
+export function signedOutPage(): string {
+  return layout('Signed out', '<h1>You are signed out</h1>');
+}
