@@ -12,7 +12,7 @@ RUN npm run build
 
 # Run: production dependencies and the compiled output only, as the unprivileged `node` user.
 FROM node:24-slim AS runtime
-ENV NODE_ENV=production APP_ENV=production PORT=3000 DATA_DIR=/var/lib/auth
+ENV NODE_ENV=production APP_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/var/lib/auth
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/nest-guard/package.json ./packages/nest-guard/

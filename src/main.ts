@@ -15,7 +15,7 @@ async function bootstrap(): Promise<void> {
   const config = loadAppConfig();
   const app = await createApp(AppModule, config, startupLogger);
   await checkTokenSigning(app);
-  await app.listen(config.http.port, '0.0.0.0');
+  await app.listen(config.http.port, config.http.host);
   await logStartupBanner(app, config);
 }
 

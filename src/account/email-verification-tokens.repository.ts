@@ -38,25 +38,33 @@ export class EmailVerificationTokensRepository {
     );
   }
 
-  /** The links issued to the user in the last hour: how many, and whether one is from the last `seconds`. */
-  async issuedLastHour(
+  /**
+   * A new link for an unverified account whose address's interval (`seconds`) and hourly cap
+   * (`hourlyCap`) allow one: earlier links voided and the new one inserted, in one statement that
+   * does the same work for any id (one of no account, or of a verified address, writes nothing).
+   * True when the link was inserted.
+   */
+  async reissueIfAllowed(
     manager: EntityManager,
-    userId: string,
-    seconds: number,
-  ): Promise<{ count: number; recent: boolean }> {
-    const [row] = await manager.query(
-      `SELECT count(*)::int AS count, coalesce(bool_or(created_at > now() - make_interval(secs => $2)), false) AS recent
-         FROM email_verification_tokens WHERE user_id = $1 AND created_at > now() - interval '1 hour'`,
-      [userId, seconds],
+    token: Pick<EmailVerificationTokenRow, 'userId' | 'email' | 'tokenHash' | 'expiresAt'>,
+    limits: { seconds: number; hourlyCap: number },
+  ): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `WITH recent AS (
+         SELECT count(*)::int AS count, coalesce(bool_or(created_at > now() - make_interval(secs => $5)), false) AS recent
+           FROM email_verification_tokens WHERE user_id = $1 AND created_at > now() - interval '1 hour'
+       ), eligible AS (
+         SELECT u.id FROM users u, recent r
+          WHERE u.id = $1 AND u.email_verified_at IS NULL AND NOT r.recent AND r.count < $6
+       ), voided AS (
+         UPDATE email_verification_tokens SET used_at = now()
+          WHERE user_id IN (SELECT id FROM eligible) AND used_at IS NULL
+       )
+       INSERT INTO email_verification_tokens (user_id, email, token_hash, expires_at)
+       SELECT id, $2, $3, $4 FROM eligible RETURNING id`,
+      [token.userId, token.email, token.tokenHash, token.expiresAt, limits.seconds, limits.hourlyCap],
     );
-    return row;
-  }
-
-  /** A new link voids the older ones. */
-  async voidAllOfUser(manager: EntityManager, userId: string): Promise<void> {
-    await manager.query(`UPDATE email_verification_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [
-      userId,
-    ]);
+    return rows.length === 1;
   }
 
   /** Marks a usable token used and answers its user and address, or null (unknown, used or expired). */

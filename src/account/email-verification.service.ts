@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
@@ -55,12 +55,23 @@ export class EmailVerificationService {
   async resend(email: string, client: ClientInfo): Promise<typeof RESEND_VERIFICATION_RESPONSE> {
     const user = await this.users.findIdByEmail(email);
     const token = randomBytes(32).toString('base64url');
-    // The same work whatever the address: one transaction that queues one message (for an unknown
-    // or already verified address a stand-in that is never sent).
+    // The same work whatever the address: one transaction of the same statements, which queues one
+    // message (for an unknown or already verified address a stand-in that is never sent), then one
+    // audit row. An unknown address runs the link's statement on an id of no account: it writes nothing.
     let sent = false;
     await this.transactions.run(async (manager) => {
       await this.tokens.lockRequests(manager, user?.id ?? sha256Hex(email));
-      sent = user ? await this.reissue(manager, user, token) : false;
+      sent = await this.tokens.reissueIfAllowed(
+        manager,
+        {
+          userId: user?.id ?? randomUUID(),
+          email: user?.email ?? email,
+          tokenHash: sha256Hex(token),
+          expiresAt: new Date(Date.now() + EMAIL_VERIFICATION_TTL_SECONDS * 1000),
+        },
+        // One mail per OTP_RESEND_SECONDS and OTP_HOURLY_CAP an hour to the address, whoever asks.
+        { seconds: this.config.otp.resendSeconds, hourlyCap: this.config.otp.hourlyCap },
+      );
       await this.mail.queue(
         sent ? this.verificationMail(user!.email, token) : null,
         // The address is the request's choice: under the outbox's per-recipient limit too, whoever asks.
@@ -69,7 +80,11 @@ export class EmailVerificationService {
       );
     });
     this.mail.dispatch();
-    if (sent) await this.audit.record({ type: 'email.verification_sent', actorId: user!.id, client });
+    await this.audit.record(
+      sent
+        ? { type: 'email.verification_sent', actorId: user!.id, client }
+        : { type: 'email.verification_request', client, details: { sent: false } },
+    );
     return RESEND_VERIFICATION_RESPONSE;
   }
 
@@ -88,17 +103,6 @@ export class EmailVerificationService {
     await this.versions.bumpUser(userId);
     await this.audit.record({ type: 'email.verify', actorId: userId, targetType: 'user', targetId: userId, client });
     return {};
-  }
-
-  /** A new link for an unverified account, unless the address's interval or hourly cap says no. */
-  private async reissue(manager: EntityManager, user: { id: string; email: string }, token: string): Promise<boolean> {
-    if (await this.users.isEmailVerified(user.id, manager)) return false;
-    // One mail per OTP_RESEND_SECONDS and OTP_HOURLY_CAP an hour to the address, whoever asks.
-    const issued = await this.tokens.issuedLastHour(manager, user.id, this.config.otp.resendSeconds);
-    if (issued.recent || issued.count >= this.config.otp.hourlyCap) return false;
-    await this.tokens.voidAllOfUser(manager, user.id);
-    await this.insertToken(manager, user, token);
-    return true;
   }
 
   private insertToken(manager: EntityManager, user: { id: string; email: string }, token: string): Promise<void> {

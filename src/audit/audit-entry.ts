@@ -71,6 +71,7 @@ export type AuditEventType =
   | 'user.disable'
   | 'user.enable'
   | 'email.verification_sent'
+  | 'email.verification_request'
   | 'email.verify'
   | 'account.delete'
   | 'email_code.request'

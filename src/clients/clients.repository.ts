@@ -93,37 +93,6 @@ export class ClientsRepository {
     return rows[0] ?? null;
   }
 
-  /**
-   * Adds a client, or, for an existing id, replaces its secret and the fields given
-   * (`create-client` on an existing id re-keys it, as it always has).
-   */
-  async upsert(client: NewClientRow): Promise<ClientRow> {
-    const [row]: ClientRow[] = await this.dataSource.query(
-      `INSERT INTO service_clients (client_id, secret_hash, name, type, redirect_uris, post_logout_redirect_uris,
-                                    grant_types, first_party, backchannel_logout_uri, dynamically_registered)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-       ON CONFLICT (client_id) DO UPDATE SET
-         secret_hash = EXCLUDED.secret_hash, name = EXCLUDED.name, type = EXCLUDED.type,
-         redirect_uris = EXCLUDED.redirect_uris, post_logout_redirect_uris = EXCLUDED.post_logout_redirect_uris,
-         grant_types = EXCLUDED.grant_types, first_party = EXCLUDED.first_party,
-         backchannel_logout_uri = EXCLUDED.backchannel_logout_uri, updated_at = now()
-       RETURNING ${COLUMNS}`,
-      [
-        client.clientId,
-        client.secretHash,
-        client.name,
-        client.type,
-        client.redirectUris,
-        client.postLogoutRedirectUris,
-        client.grantTypes,
-        client.firstParty,
-        client.backchannelLogoutUri,
-        client.dynamicallyRegistered,
-      ],
-    );
-    return row;
-  }
-
   async update(manager: EntityManager, clientId: string, changes: ClientChanges): Promise<ClientRow> {
     const [row]: ClientRow[] = await manager.query(
       // In a WITH: TypeORM answers a bare UPDATE ... RETURNING as [rows, count].

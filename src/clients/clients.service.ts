@@ -165,8 +165,8 @@ export class ClientsService {
   }
 
   /**
-   * `create-client <id>`: creates the client, or re-keys an existing one (a new secret; the old one
-   * refused at once) with the fields given. Without flags the client is what it has always been:
+   * `create-client <id>`: creates the client with the fields given; an id that exists is refused,
+   * its secret unchanged (`rotateSecret` replaces a secret on purpose). Without flags the client is what it has always been:
    * a confidential service client with `client_credentials` and `refresh_token`.
    */
   async createFromCli(clientId: string, fields: Partial<ClientFields>): Promise<ClientWithSecret> {
@@ -188,7 +188,7 @@ export class ClientsService {
     if (idProblem) problems.unshift({ field: 'client_id', message: idProblem });
     if (problems.length > 0) throw new ClientFieldsError(problems);
     const secret = type === 'confidential' ? newSecret() : null;
-    const row = await this.clients.upsert({
+    const row = await this.clients.insert({
       clientId,
       secretHash: secret === null ? null : sha256Hex(secret),
       name: complete.name.trim(),
@@ -200,6 +200,12 @@ export class ClientsService {
       backchannelLogoutUri: complete.backchannelLogoutUri,
       dynamicallyRegistered: false,
     });
+    if (!row) {
+      throw new Error(
+        `Client ${clientId} already exists; its secret is unchanged. To replace it on purpose: ` +
+          `npm run cli -- create-client ${clientId} --rotate-secret`,
+      );
+    }
     return { client: clientOf(row), secret };
   }
 

@@ -43,6 +43,26 @@ describe('configuration', () => {
     expect(config.database.dataDir).toMatch(/\/data$/);
   });
 
+  it('takes APP_URL from PORT when it is unset, so the issuer and links name the port the service listens on', () => {
+    const config = build({ JWT_SECRET: STRONG_SECRET, PORT: '4100' });
+    expect(config.http.appUrl).toBe('http://localhost:4100');
+    expect(config.http.issuer).toBe('http://localhost:4100');
+    expect(config.webauthn.origins).toEqual(['http://localhost:4100']);
+    expect(build({ JWT_SECRET: STRONG_SECRET }).http.appUrl).toBe('http://localhost:3000');
+    expect(build({ JWT_SECRET: STRONG_SECRET, PORT: '4100', APP_URL: 'https://auth.example.com' }).http.appUrl).toBe(
+      'https://auth.example.com',
+    );
+  });
+
+  it('listens on 127.0.0.1 outside production and on every interface in production, unless HOST says otherwise', () => {
+    expect(build({ JWT_SECRET: STRONG_SECRET }).http.host).toBe('127.0.0.1');
+    expect(build({ JWT_SECRET: STRONG_SECRET, APP_ENV: 'development' }).http.host).toBe('127.0.0.1');
+    expect(build({ JWT_SECRET: STRONG_SECRET, HOST: '0.0.0.0' }).http.host).toBe('0.0.0.0');
+    expect(build({ ...PRODUCTION, JWT_SECRET: STRONG_SECRET }).http.host).toBe('0.0.0.0');
+    expect(build({ ...PRODUCTION, JWT_SECRET: STRONG_SECRET, HOST: '10.0.0.5' }).http.host).toBe('10.0.0.5');
+    expect(() => build({ JWT_SECRET: STRONG_SECRET, HOST: 'http://x' })).toThrow(/HOST/);
+  });
+
   it('runs ARGON2_CONCURRENCY hashes at once, at least one', () => {
     expect(build({ JWT_SECRET: STRONG_SECRET, ARGON2_CONCURRENCY: '3' }).passwordHashing.concurrency).toBe(3);
     expect(() => build({ JWT_SECRET: STRONG_SECRET, ARGON2_CONCURRENCY: '0' })).toThrow(InvalidEnvironmentError);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { availableParallelism } from 'node:os';
 import { isCommonPassword } from '../common/common-passwords.js';
 import { Environment, parseEnvironment } from './environment.js';
+import { keptSecret } from './generated-secret.js';
 import { isGuessableSecret } from './secret-strength.js';
 
 /** Production refuses a signing secret shorter than this many bytes. */
@@ -28,6 +29,8 @@ export abstract class AppConfig {
   abstract readonly isProduction: boolean;
   abstract readonly http: {
     port: number;
+    /** HOST: the address the service listens on (127.0.0.1 outside production unless set). */
+    host: string;
     appUrl: string;
     /** ISSUER (default APP_URL): the tokens' `iss` and default `aud`, the discovery document's base. */
     issuer: string;
@@ -156,8 +159,9 @@ export function buildAppConfig(env: Environment): AppConfig {
     isProduction,
     http: {
       port: env.PORT,
-      appUrl: env.APP_URL.replace(/\/+$/, ''),
-      issuer: (env.ISSUER ?? env.APP_URL).replace(/\/+$/, ''),
+      host: env.HOST ?? (isProduction ? '0.0.0.0' : '127.0.0.1'),
+      appUrl: appUrlOf(env).replace(/\/+$/, ''),
+      issuer: (env.ISSUER ?? appUrlOf(env)).replace(/\/+$/, ''),
       bodyLimitBytes: env.BODY_LIMIT_BYTES,
       trustProxy: env.TRUST_PROXY,
       corsOrigins: (env.CORS_ORIGINS ?? '')
@@ -246,13 +250,18 @@ export function buildAppConfig(env: Environment): AppConfig {
   }) as AppConfig;
 }
 
+/** APP_URL, or the service's own address on PORT when it is unset. */
+function appUrlOf(env: Environment): string {
+  return env.APP_URL ?? `http://localhost:${env.PORT}`;
+}
+
 /**
  * The relying party of passkeys. Unset, the service's own `APP_URL` is both the RP ID (its host,
  * without the port) and the one origin; every origin given must be https (or http on localhost)
  * and sit on the RP ID or a subdomain of it, else no browser could ever answer for it.
  */
 function webauthnConfig(env: Environment): AppConfig['webauthn'] {
-  const appUrl = new URL(env.APP_URL);
+  const appUrl = new URL(appUrlOf(env));
   const rpId = (env.WEBAUTHN_RP_ID ?? appUrl.hostname).toLowerCase();
   const origins = (env.WEBAUTHN_ORIGINS ?? appUrl.origin)
     .split(',')
@@ -417,9 +426,26 @@ let cached: AppConfig | undefined;
 export function loadAppConfig(): AppConfig {
   if (!cached) {
     loadDotEnv();
-    cached = buildAppConfig(parseEnvironment(process.env));
+    cached = buildAppConfig(withKeptSecret(parseEnvironment(process.env)));
   }
   return cached;
+}
+
+/**
+ * Outside production, a missing JWT_SECRET is the one kept in DATA_DIR (generated there on the
+ * first start), so a restart keeps every token, session and second factor. Production still
+ * requires the variable.
+ */
+function withKeptSecret(env: Environment): Environment {
+  if (env.JWT_SECRET || env.APP_ENV === 'production') return env;
+  const kept = keptSecret(path.resolve(env.DATA_DIR), MIN_JWT_SECRET_BYTES);
+  new Logger('Config').log(
+    kept.created
+      ? `JWT_SECRET is not set: generated one into ${kept.file} (mode 0600); every start with this DATA_DIR reuses it. ` +
+          'Set JWT_SECRET for production or for several instances.'
+      : `JWT_SECRET is not set: using the one kept in ${kept.file}.`,
+  );
+  return { ...env, JWT_SECRET: kept.secret };
 }
 
 function loadDotEnv(): void {

@@ -113,8 +113,9 @@ export const VARIABLES = {
     section: 'tokens',
     description:
       'HS256 signing secret, at least 32 bytes of random data (`openssl rand -base64 48`). Unset outside ' +
-      'production: a random secret is generated per process (tokens die on restart).',
-    defaultText: 'generated outside production',
+      'production: generated once into `DATA_DIR/jwt-secret` (mode 0600) and reused at every start, so tokens ' +
+      'and second factors survive a restart.',
+    defaultText: 'outside production: kept in `DATA_DIR/jwt-secret`',
     setInExample: true,
     secret: true,
     requiredInProduction: true,
@@ -342,10 +343,25 @@ export const VARIABLES = {
       'registration answers without tokens (the link is mailed either way; see docs/account-lifecycle.md).',
     rules: [bool, IsBoolean()],
   }),
-  APP_URL: withDefault('http://localhost:3000', {
+  APP_URL: optional<string>({
     section: 'runtime',
     description: 'Base of the links in mails (password reset, email verification).',
-    rules: [url()],
+    defaultText: '`http://localhost:${PORT}`',
+    rules: [unset, IsOptional(), url()],
+  }),
+  HOST: optional<string>({
+    section: 'runtime',
+    description:
+      'The address the service listens on. Outside production the default keeps it off the network while it ' +
+      'prints the seed passwords; the Docker image sets `0.0.0.0`.',
+    defaultText: '`127.0.0.1` outside production, `0.0.0.0` in production',
+    rules: [
+      unset,
+      IsOptional(),
+      Matches(/^(\d{1,3}(\.\d{1,3}){3}|[0-9a-f:]+|[a-z0-9]([a-z0-9.-]*[a-z0-9])?)$/i, {
+        message: 'HOST must be an address or host name, such as 127.0.0.1 or 0.0.0.0',
+      }),
+    ],
   }),
   ISSUER: optional<string>({
     section: 'tokens',

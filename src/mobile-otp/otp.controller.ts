@@ -4,7 +4,7 @@ import { withAuthCookies } from '../sessions/index.js';
 import { Public } from '@auth-rbac/nest-guard';
 import { AppConfig } from '../config/app-config.js';
 import { MobileOtpService } from './mobile-otp.service.js';
-import { SendOtpDto, VerifyOtpDto, VerifyTwoFactorDto } from './otp.dto.js';
+import { SendOtpDto, SendTwoFactorSmsDto, VerifyOtpDto, VerifyTwoFactorDto } from './otp.dto.js';
 import { TwoFactorService } from '../second-factor/index.js';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { Client, type ClientInfo } from '../common/client-info.js';
@@ -48,6 +48,21 @@ export class OtpController {
     const outcome = await this.mobileOtp.verify(dto.mobile, dto.otp, client);
     // An account with a second factor gets a challenge (a temp token only): no session, no cookies yet.
     return 'challenge' in outcome ? outcome.challenge : withAuthCookies(reply, outcome, this.config);
+  }
+
+  @Post('otp/send-2fa')
+  @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: "Text the second factor's code to the account's own mobile (a challenge that offers sms)",
+    data: ref('TwoFactorSmsSent'),
+    statuses: {
+      400: 'VALIDATION_FAILED: this sign-in offers no SMS code.',
+      401: 'UNAUTHENTICATED (bad temp token), OTP_EXPIRED or OTP_ATTEMPTS_EXCEEDED (the challenge is over).',
+      429: 'RATE_LIMITED: the account is locked, or this temp token already asked for 3 codes.',
+    },
+  })
+  sendTwoFactorSms(@Body() dto: SendTwoFactorSmsDto) {
+    return this.twoFactor.sendSms(dto.temp_token);
   }
 
   @Post('otp/verify-2fa')

@@ -16,6 +16,12 @@ export class VerifyOtpDto extends SendOtpDto {
   otp!: string;
 }
 
+export class SendTwoFactorSmsDto {
+  @IsString()
+  @MaxLength(4096)
+  temp_token!: string;
+}
+
 export class VerifyTwoFactorDto {
   @IsString()
   @MaxLength(4096)

@@ -1,6 +1,7 @@
 import { CurrentUser, Public, type AuthUser } from '@auth-rbac/nest-guard';
 import { Controller, Get, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { decodeJwt } from 'jose';
 import { SkipRateLimits } from '../common/rate-limits.js';
 import { OAuthError } from './oauth-error.js';
 import { RevocationService } from './revocation.service.js';
@@ -55,8 +56,27 @@ export class OAuthController {
 
   @Get('userinfo')
   @DocumentRoute({ summary: 'OpenID Connect userinfo: claims about the signed-in caller', bare: ref('UserInfo') })
-  async userinfo(@CurrentUser() user: AuthUser, @Res() reply: FastifyReply): Promise<void> {
-    void reply.status(HttpStatus.OK).send(await this.userInfo.userinfo(user));
+  async userinfo(
+    @CurrentUser() user: AuthUser,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    void reply.status(HttpStatus.OK).send(await this.userInfo.userinfo(user, grantedScope(request)));
+  }
+}
+
+/**
+ * The `scope` of the caller's access token (the guard has verified it on this request), or
+ * undefined for the service's own sign-ins, whose tokens carry none and see every claim.
+ */
+function grantedScope(request: FastifyRequest): string | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
+  if (!match) return undefined;
+  try {
+    const scope = decodeJwt(match[1]).scope;
+    return typeof scope === 'string' ? scope : undefined;
+  } catch {
+    return undefined;
   }
 }
 

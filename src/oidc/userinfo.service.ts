@@ -12,20 +12,26 @@ export interface UserInfoResponse {
   phone_number?: string;
 }
 
-/** `GET /api/auth/userinfo`: the signed-in person's standard claims (bare JSON). */
+/**
+ * `GET /api/auth/userinfo`: the signed-in person's standard claims (bare JSON). A token issued to
+ * an application through the authorization endpoint sees only what its scopes allow (OpenID
+ * Connect Core §5.4: `email` → email and email_verified, `profile` → name, `phone` →
+ * phone_number; `sub` always); the service's own tokens carry no scope and see them all.
+ */
 @Injectable()
 export class UserInfoService {
   constructor(private readonly principals: PrincipalService) {}
 
-  async userinfo(caller: AuthUser): Promise<UserInfoResponse> {
+  async userinfo(caller: AuthUser, scope?: string): Promise<UserInfoResponse | { sub: string }> {
     const profile = await this.principals.profile({ id: caller.id, sessionId: caller.sessionId });
     if (!profile) throw new AppException('UNAUTHENTICATED', 'The token is missing, invalid, expired or revoked.');
+    const scopes = scope === undefined ? undefined : new Set(scope.split(' '));
+    const allows = (name: string) => scopes === undefined || scopes.has(name);
     return {
       sub: profile.id,
-      email: profile.email,
-      email_verified: profile.email_verified,
-      name: profile.name,
-      ...(profile.mobile ? { phone_number: profile.mobile } : {}),
+      ...(allows('email') ? { email: profile.email, email_verified: profile.email_verified } : {}),
+      ...(allows('profile') ? { name: profile.name } : {}),
+      ...(allows('phone') && profile.mobile ? { phone_number: profile.mobile } : {}),
     };
   }
 }

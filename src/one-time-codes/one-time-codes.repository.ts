@@ -18,6 +18,8 @@ export interface OneTimeCodeRow {
   reference: string | null;
   codeHash: string;
   attempts: number;
+  /** Times the code was texted on request, each a new code in this row (`send-2fa`). */
+  askedSends: number;
   clientIp: string | null;
   expiresAt: Date;
   endedAt: Date | null;
@@ -26,7 +28,7 @@ export interface OneTimeCodeRow {
 }
 
 const COLUMNS = `id, purpose, recipient, user_id AS "userId", reference, code_hash AS "codeHash", attempts,
-  client_ip AS "clientIp", expires_at AS "expiresAt", ended_at AS "endedAt", end_reason AS "endReason",
+  asked_sends AS "askedSends", client_ip AS "clientIp", expires_at AS "expiresAt", ended_at AS "endedAt", end_reason AS "endReason",
   created_at AS "createdAt"`;
 
 /** Which code of a purpose a statement means: the latest of a recipient or an account, or the one of a reference. */
@@ -142,6 +144,14 @@ export class OneTimeCodesRepository {
       [value, purpose],
     );
     return row ?? null;
+  }
+
+  /** A new code in a live row, texted on request: its attempts and its end stay; the send is counted. */
+  async rekey(manager: EntityManager, id: string, recipient: string, codeHash: string): Promise<void> {
+    await manager.query(
+      `UPDATE one_time_codes SET recipient = $2, code_hash = $3, asked_sends = asked_sends + 1 WHERE id = $1`,
+      [id, recipient, codeHash],
+    );
   }
 
   /** A right answer: the code is used and can never match again. */

@@ -59,9 +59,7 @@ export class OneTimeCodes {
   async issue(manager: EntityManager, purpose: CodePurpose, code: NewCode): Promise<string> {
     const facts = purposeFacts(purpose);
     const { length, ttlSeconds } = this.settings(purpose);
-    const value = this.config.isDevelopment
-      ? DEVELOPMENT_CODE.slice(0, length).padEnd(length, '0')
-      : String(randomInt(0, 10 ** length)).padStart(length, '0');
+    const value = this.newValue(length);
     const attempts =
       facts.inheritsAttempts && code.recipient !== null
         ? await this.repository.recentWrongAnswers(manager, purpose, code.recipient, this.config.limits.lockoutSeconds)
@@ -82,6 +80,25 @@ export class OneTimeCodes {
       expiresAt: new Date(Date.now() + (code.ttlSeconds ?? ttlSeconds) * 1000),
     });
     return value;
+  }
+
+  /**
+   * A new code in a live row (locked by `lockLatest`), for a recipient asked for later: a
+   * second-factor challenge's SMS. The row's attempts, end and single use stay, so asking anew
+   * buys no guesses and no time; `askedSends` counts the requests. Answers the code, to be sent in
+   * the same transaction.
+   */
+  async reissue(manager: EntityManager, row: OneTimeCodeRow, recipient: string, binding: string): Promise<string> {
+    const value = this.newValue(this.settings(row.purpose).length);
+    await this.repository.rekey(manager, row.id, recipient, this.digest.of(row.purpose, binding, value));
+    return value;
+  }
+
+  /** A code's digits; in development (APP_ENV=development) the fixed code. */
+  private newValue(length: number): string {
+    return this.config.isDevelopment
+      ? DEVELOPMENT_CODE.slice(0, length).padEnd(length, '0')
+      : String(randomInt(0, 10 ** length)).padStart(length, '0');
   }
 
   /** The latest code of `purpose` for a recipient, an account or a reference, locked until the transaction ends. */
@@ -129,11 +146,8 @@ export class OneTimeCodes {
   ): Promise<CodeCheck> {
     if (!row) return { ok: false, error: new AppException('INVALID_OTP', 'The code is wrong.'), spent: true };
     const { maxAttempts } = this.settings(row.purpose);
-    if (row.endReason === 'burned' || row.attempts >= maxAttempts)
-      return { ok: false, error: attemptsExceeded(), spent: true };
-    if (row.endedAt) return { ok: false, error: expired('The code was already used or replaced.'), spent: true };
-    if (new Date(row.expiresAt).getTime() <= Date.now())
-      return { ok: false, error: expired('The code has expired.'), spent: true };
+    const spent = this.spentRefusal(row);
+    if (spent) return { ok: false, error: spent, spent: true };
     if (await isRight(row)) {
       await this.repository.markUsed(manager, row.id);
       return { ok: true, row };
@@ -150,6 +164,14 @@ export class OneTimeCodes {
         [{ attempts_remaining: maxAttempts - attempts }],
       ),
     };
+  }
+
+  /** Why no answer can use this row any more (burned, ended or expired), or null while it is live. */
+  spentRefusal(row: OneTimeCodeRow): AppException | null {
+    if (row.endReason === 'burned' || row.attempts >= this.settings(row.purpose).maxAttempts) return attemptsExceeded();
+    if (row.endedAt) return expired('The code was already used or replaced.');
+    if (new Date(row.expiresAt).getTime() <= Date.now()) return expired('The code has expired.');
+    return null;
   }
 
   /** The codes of an address that name no account, deleted with the account that held it. */

@@ -13,7 +13,8 @@ import { AppException } from '../common/app-exception.js';
 import { LoginLockout, lockoutSubject } from '../lockout/index.js';
 import { SettingsService } from '../settings/index.js';
 import { UsersRepository } from '../identity/index.js';
-import { assertCodeLength, OneTimeCodes, SendLimits } from '../one-time-codes/index.js';
+import { assertCodeLength, OneTimeCodes } from '../one-time-codes/index.js';
+import { rateLimited } from '../common/rate-limited.js';
 import { maskMobile } from './mask-mobile.js';
 import { SecondFactorsRepository } from './second-factors.repository.js';
 import { SmsService } from '../infra/messaging/sms.service.js';
@@ -33,6 +34,9 @@ import { AccessRepository } from '../rbac/index.js';
 import type { ClientInfo } from '../common/client-info.js';
 
 export type { SecondFactorMethod };
+
+/** Codes a temp token may ask for by SMS (`send-2fa`), besides the one an SMS-only challenge sends. */
+const SMS_PER_CHALLENGE = 3;
 
 export interface TwoFactorChallenge {
   requires_otp: true;
@@ -60,7 +64,6 @@ export class TwoFactorService {
   constructor(
     private readonly transactions: Transactions,
     private readonly codes: OneTimeCodes,
-    private readonly limits: SendLimits,
     private readonly factors: SecondFactorsRepository,
     private readonly sms: SmsService,
     private readonly settings: SettingsService,
@@ -119,19 +122,19 @@ export class TwoFactorService {
     // `otp`: a code mailed to the address (the email-code sign-in), the rule judging it as a password.
     firstFactor: FirstFactor | 'otp' = 'pwd',
   ): Promise<TwoFactorChallenge> {
-    // Without SMS the row still carries the challenge's attempts and single use; its code is never sent.
-    const mobile = methods.includes('sms') ? user.mobile : null;
+    // An SMS only when one is wanted: a challenge that offers an app or a passkey texts nothing
+    // until the client asks (sendSms); an SMS-only challenge texts at once. Without SMS the row
+    // still carries the challenge's attempts and single use; its code is never sent.
+    const offersSms = methods.includes('sms') && user.mobile !== null;
+    const mobile = offersSms && !methods.includes('totp') && !methods.includes('passkey') ? user.mobile : null;
     const jti = randomUUID();
     const tempToken = await this.tokens.signTwoFactor({ userId: user.id, email: user.email }, jti, firstFactor);
     await this.transactions.run(async (manager) => {
       // Per account, then per mobile (the lock send-otp takes too): parallel logins take turns,
       // so exactly one challenge stays live and the hourly cap cannot be raced.
+      // No per-recipient cap: the account's own mobile is not a recipient the request chose, and
+      // this step is bounded by the account lockout.
       await this.factors.lockChallengesOf(manager, user.id);
-      if (mobile !== null) {
-        await this.codes.lockRecipient(manager, mobile);
-        // Second-factor SMS spend the mobile's hourly budget too (429 at the password step past it).
-        await this.limits.assertMaySend(manager, 'second_factor', mobile, null);
-      }
       // One live challenge per account: a new one ends the previous temp token (401 OTP_EXPIRED).
       const code = await this.codes.issue(manager, 'second_factor', {
         recipient: mobile,
@@ -154,10 +157,50 @@ export class TwoFactorService {
     return {
       requires_otp: true,
       temp_token: tempToken,
-      mobile_masked: mobile === null ? null : maskMobile(mobile),
+      mobile_masked: offersSms ? maskMobile(user.mobile!) : null,
       ...offered,
       ...passkeyOptions,
     };
+  }
+
+  /**
+   * `POST /auth/otp/send-2fa`: texts a code for a live challenge that offers `sms`, to the
+   * account's own mobile. At most SMS_PER_CHALLENGE per temp token; refused while the account is
+   * locked; the new code keeps the challenge's wrong answers and its end.
+   */
+  async sendSms(tempToken: string): Promise<{ expires_in: number; mobile_masked: string }> {
+    const claims = await this.tokens.verifyTwoFactor(tempToken);
+    await this.lockout.assertNotLocked(lockoutSubject(claims.sub, {}));
+    const user = await this.users.findSignInAccount(claims.sub);
+    if (!user) throw new AppException('UNAUTHENTICATED', 'The token is missing, invalid, expired or revoked.');
+    // A factor never completes itself: an SMS sign-in is not offered an SMS second step.
+    const opened = claims.amr?.[0];
+    const requirement = opened === 'sms' ? null : await this.requirementFor(user, 'pwd');
+    const mobile = user.mobile;
+    if (mobile === null || requirement?.kind !== 'challenge' || !requirement.methods.includes('sms')) {
+      throw new AppException('VALIDATION_FAILED', 'The request is invalid.', [
+        { field: 'temp_token', message: 'this sign-in offers no SMS code' },
+      ]);
+    }
+    const expiresIn = await this.transactions.run(async (manager) => {
+      // The lock every challenge of the account takes: parallel requests take turns, so the count holds.
+      await this.factors.lockChallengesOf(manager, user.id);
+      const row = await this.codes.lockLatest(manager, 'second_factor', { reference: claims.jti });
+      if (!row || row.userId !== user.id)
+        throw new AppException('OTP_EXPIRED', 'The sign-in has expired: sign in again.');
+      const spent = this.codes.spentRefusal(row);
+      if (spent) throw spent;
+      const remaining = Math.floor((new Date(row.expiresAt).getTime() - Date.now()) / 1000);
+      if (row.askedSends >= SMS_PER_CHALLENGE) {
+        throw rateLimited('Too many codes for this sign-in; sign in again for another.', remaining);
+      }
+      // The challenge's row gets the new code: its attempts and its end stay.
+      const code = await this.codes.reissue(manager, row, mobile, claims.jti);
+      await this.sms.send({ to: mobile, text: this.codes.smsText(code), kind: '2fa', userId: user.id }, manager);
+      return remaining;
+    });
+    this.sms.dispatch();
+    return { expires_in: expiresIn, mobile_masked: maskMobile(mobile) };
   }
 
   async verify(
@@ -200,7 +243,10 @@ export class TwoFactorService {
     // are judged. Whatever the method, the challenge's row counts the answers under the one rule.
     const result = await this.transactions.run(async (manager) => {
       const row = await this.codes.lockLatest(manager, 'second_factor', { reference: claims.jti });
-      if (method === 'sms') return this.codes.answer(manager, row, claims.jti, code);
+      // A challenge that texted nothing has no SMS code to match: any answer is wrong.
+      if (method === 'sms' && row?.recipient === null)
+        return this.codes.judge(manager, row, () => Promise.resolve(false), 'sign in again');
+      if (method === 'sms') return this.codes.answer(manager, row, claims.jti, code, 'sign in again');
       // Only an account that enrolled an app (or a passkey) is offered these; a code of one step is
       // accepted once. A challenge always belongs to an account: a row without one matches nothing.
       return this.codes.judge(

@@ -212,6 +212,11 @@ describe('authenticator app (TOTP) and recovery codes', () => {
     const challenge = await login(user);
     expect(challenge.body.data.methods).toEqual(['totp', 'sms', 'recovery']);
     expect(challenge.body.data.mobile_masked).toEqual(expect.any(String));
+    // No SMS until the client asks for one.
+    const sent = await request(server()).post('/api/auth/otp/send-2fa').send({
+      temp_token: challenge.body.data.temp_token,
+    });
+    expect(sent.status).toBe(200);
     const viaSms = await verify2fa({
       temp_token: challenge.body.data.temp_token,
       code: await sms.codeFor(mobile),

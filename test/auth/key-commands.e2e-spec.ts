@@ -146,4 +146,46 @@ describe('rotate-keys and create-client', () => {
       await app.close();
     }
   });
+
+  it('create-client on an id that exists refuses (exit 1), and the old secret keeps working', async () => {
+    const first = await cli(['create-client', 'billing'], {});
+    expect(first.code).toBe(0);
+    const secret = /shown only now:\n(\S+)/.exec(first.output)?.[1];
+    const again = await cli(['create-client', 'billing'], {});
+    expect(again.code).toBe(1);
+    expect(again.output.trim().split('\n')).toHaveLength(1);
+    expect(again.output).toContain('Client billing already exists; its secret is unchanged.');
+    expect(again.output).toContain('--rotate-secret');
+    expect(again.output).not.toContain('created');
+    const app = await createTestApp();
+    try {
+      const introspect = (client: string, password: string) =>
+        request(app.getHttpServer()).post('/api/auth/introspect').auth(client, password).send({ token: 'x' });
+      expect((await introspect('billing', secret!)).status).toBe(200);
+
+      // --rotate-secret replaces it on purpose: the new secret works, the old one no more.
+      const rotated = await cli(['create-client', 'billing', '--rotate-secret'], {});
+      expect(rotated.code).toBe(0);
+      expect(rotated.output).toContain('Client billing: its secret was replaced');
+      const next = /shown only now:\n(\S+)/.exec(rotated.output)?.[1];
+      expect(next).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(next).not.toBe(secret);
+      const fresh = await createTestApp();
+      try {
+        const check = (password: string) =>
+          request(fresh.getHttpServer()).post('/api/auth/introspect').auth('billing', password).send({ token: 'x' });
+        expect((await check(next!)).status).toBe(200);
+        expect((await check(secret!)).status).toBe(401);
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      await app.close();
+    }
+
+    // Rotating a client that does not exist creates nothing.
+    const missing = await cli(['create-client', 'nobody-here', '--rotate-secret'], {});
+    expect(missing.code).toBe(1);
+    expect(missing.output).toContain('Client nobody-here does not exist');
+  });
 });

@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { useTestApp } from '../support/fixture.js';
@@ -220,6 +220,19 @@ describe('the client registry: /api/admin/clients', () => {
       const env = await as(admin).post('/api/admin/clients', webApp(ENV_CLIENT.id));
       expect(env.status).toBe(409);
       expect(env.body.error.code).toBe('CONFLICT');
+    });
+
+    it('registers one client when two ask for the same id at once; the other is 409 CONFLICT', async () => {
+      const body = webApp();
+      const answers = await Promise.all([
+        as(admin).post('/api/admin/clients', body),
+        as(admin).post('/api/admin/clients', body),
+      ]);
+      expect(answers.map((res) => res.status).sort()).toEqual([201, 409]);
+      const secret = answers.find((res) => res.status === 201)!.body.data.client_secret as string;
+      const rows = await db.query(`SELECT secret_hash FROM service_clients WHERE client_id = $1`, [body.client_id]);
+      expect(rows).toHaveLength(1);
+      expect(rows[0].secret_hash).toBe(createHash('sha256').update(secret).digest('hex'));
     });
 
     it('refuses an id that is not 1 to 100 letters, digits, dots, dashes or underscores, or looks like a user id', async () => {

@@ -72,7 +72,7 @@ export async function installConsumer(nestMajor: 11 | 12): Promise<string> {
  * unless `done()` becomes true meanwhile (then answers null: nothing left to do). A lock whose
  * holder died is taken over.
  */
-async function lockFolder(lock: string, done: () => boolean): Promise<(() => Promise<void>) | null> {
+export async function lockFolder(lock: string, done: () => boolean): Promise<(() => Promise<void>) | null> {
   for (;;) {
     if (done()) return null;
     try {

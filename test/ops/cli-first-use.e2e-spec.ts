@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -94,12 +94,12 @@ describe('the admin CLI on first use', () => {
     );
   });
 
-  it('rotate-keys without JWT_SECRET says in one line that there is no secret to rotate', async () => {
-    const result = await cli(cwd, ['rotate-keys'], { DATA_DIR: path.join(cwd, 'data') });
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(
-      'JWT_SECRET is not set, so there is no secret to rotate: set it to the secret the instances use (HS256), then run rotate-keys again.\n',
-    );
+  it('rotate-keys without JWT_SECRET rotates the secret kept in DATA_DIR: the kept one becomes the previous secret', async () => {
+    const dataDir = path.join(cwd, 'data-rotate');
+    const result = await cli(cwd, ['rotate-keys'], { DATA_DIR: dataDir });
+    expect(result.code).toBe(0);
+    const kept = readFileSync(path.join(dataDir, 'jwt-secret'), 'utf8');
+    expect(result.stdout).toMatch(/^JWT_SECRET=[A-Za-z0-9_-]{64}$/m);
+    expect(result.stdout).toContain(`JWT_PREVIOUS_SECRETS=${kept}@`);
   });
 });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, parseDocument } from 'yaml';
@@ -73,6 +74,11 @@ describe('Dockerfile', () => {
     }
   });
 
+  it('listens on every interface in the image (HOST), since a container is reached from outside it', () => {
+    const env = runtime.filter((step) => step.op === 'ENV').map((step) => step.args);
+    expect(env.join(' ')).toMatch(/(^|\s)HOST=0\.0\.0\.0(\s|$)/);
+  });
+
   it('starts the way start:prod does, and its admin commands need no compiler', () => {
     const cmd = JSON.parse(runtime.find((step) => step.op === 'CMD')!.args) as string[];
     expect(cmd.join(' ')).toBe(pkg.scripts['start:prod']);
@@ -87,6 +93,20 @@ describe('Dockerfile', () => {
     // `npm run cli` runs the compiled CLI directly: no `npm run build` (TypeScript is not in the image).
     expect(pkg.scripts.cli).toBe('node dist/src/cli/main.js');
     expect(existsSync(path.join(ROOT, 'dist/src/cli/main.js'))).toBe(true);
+  });
+});
+
+describe('npm start', () => {
+  const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+
+  it('builds, then replaces its shell with the service (exec): no npm process stays beside it', () => {
+    expect(pkg.scripts.start).toBe(`npm run build && exec ${pkg.scripts['start:prod']}`);
+  });
+
+  it('commits no npm cache or update-notifier state', () => {
+    const tracked = execFileSync('git', ['ls-files', '.npm'], { cwd: ROOT, encoding: 'utf8' });
+    expect(tracked).toBe('');
+    expect(read('.gitignore').split('\n')).toContain('.npm/');
   });
 });
 

@@ -114,6 +114,7 @@ const TESTED_ROUTES = {
     'POST /api/auth/verify-otp',
     'POST /api/auth/login',
     'POST /api/auth/otp/verify-2fa',
+    'POST /api/auth/otp/send-2fa',
   ],
   accountHolder: [
     'GET /api/account',
@@ -397,6 +398,15 @@ describe('the OpenAPI document against the answers of the running service', () =
     await verify({ temp_token: tempToken, code: 'ABCD-EFGH' });
     await verify({ temp_token: tempToken, code: '123456', method: 'email' });
     await verify({});
+
+    // Another code texted on request: three per temp token, then 429.
+    const again = await hit('POST /api/auth/login', '/api/auth/login', {
+      body: { mobile: adminMobile, password: TEST_PASSWORD },
+    });
+    const send = (body: unknown) => hit('POST /api/auth/otp/send-2fa', '/api/auth/otp/send-2fa', { body });
+    for (let i = 0; i < 4; i++) await send({ temp_token: again.body.data.temp_token });
+    await send({ temp_token: 'not-a-token' });
+    await send({});
 
     answeredAsDocumented();
   });

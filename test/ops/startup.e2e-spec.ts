@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -41,9 +42,8 @@ describe('start-up that explains itself', () => {
     const service = await startService(cwd, env());
     try {
       const output = await bannerOf(service);
-      expect(output).toMatch(
-        /Listening on http:\/\/127\.0\.0\.1:\d+ \(bound to 0\.0\.0\.0:\d+, every interface; development\)/,
-      );
+      // Outside production, without HOST, nothing on the network reaches it while it prints passwords.
+      expect(output).toMatch(/Listening on http:\/\/127\.0\.0\.1:\d+ \(bound to 127\.0\.0\.1:\d+; development\)/);
       expect(output).toContain(
         `Database: PostgreSQL at ${new URL(database.url).protocol}//${new URL(database.url).host}`,
       );
@@ -83,6 +83,22 @@ describe('start-up that explains itself', () => {
         'mobile_otp=false (stored value wins over AUTH_MOBILE_OTP=true; change it with PUT /api/admin/settings)',
       );
       expect(service.output()).not.toContain('password:');
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('listens on every interface when HOST says so, and names PORT in the issuer when APP_URL is unset', async () => {
+    const port = await freePort();
+    const service = await startService(cwd, env({ HOST: '0.0.0.0', PORT: String(port) }));
+    try {
+      expect(await bannerOf(service)).toMatch(
+        /Listening on http:\/\/127\.0\.0\.1:\d+ \(bound to 0\.0\.0\.0:\d+, every interface; development\)/,
+      );
+      const discovery = (await (await fetch(`${service.baseUrl}/.well-known/openid-configuration`)).json()) as {
+        issuer: string;
+      };
+      expect(discovery.issuer).toBe(`http://localhost:${port}`);
     } finally {
       await service.stop();
     }
@@ -127,3 +143,15 @@ describe('start-up with the second factor on and an administrator without a mobi
     }
   });
 });
+
+/** A port nothing listens on now (the kernel's pick, released at once). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}

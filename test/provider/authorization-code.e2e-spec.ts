@@ -239,6 +239,26 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
       expect(mine).toMatchObject({ client_name: 'Web <App>' });
     });
 
+    it.each([
+      ['openid', {}],
+      ['openid email', { email: true, email_verified: true }],
+      ['openid profile', { name: true }],
+    ])('answers userinfo with only what the scope %s allows, sub always', async (scope, expected) => {
+      const user = await registerUser(app);
+      const browser = new ProviderBrowser(app);
+      const { pair, query } = authorizationQuery(web.id, WEB, { scope });
+      const done = await browser.signIn(await browser.authorize(query), user.email, user.password);
+      expect(done.status).toBe(302);
+      const res = await exchangeWeb(redirectParameters(done).get('code')!, pair.verifier);
+      expect(res.status).toBe(200);
+      const info = await request(server())
+        .get('/api/auth/userinfo')
+        .set('authorization', `Bearer ${res.body.access_token}`);
+      expect(info.status).toBe(200);
+      expect(info.body.sub).toBe(user.id);
+      expect(Object.keys(info.body).sort()).toEqual(['sub', ...Object.keys(expected)].sort());
+    });
+
     it('shows the API message for a wrong password on the page, escaped', async () => {
       const user = await registerUser(app);
       const browser = new ProviderBrowser(app);

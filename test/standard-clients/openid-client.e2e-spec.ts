@@ -35,7 +35,7 @@ describe('openid-client (latest, installed from the registry): discovery, client
     issuer = `http://127.0.0.1:${port}`;
     app = await createTestApp({ env: { ISSUER: issuer, SERVICE_CLIENTS: `${ORDERS.id}:${ORDERS.secret}` } });
     await app.listen(port, '127.0.0.1');
-  }, 600_000);
+  }, 900_000);
 
   afterAll(async () => {
     await app?.close();

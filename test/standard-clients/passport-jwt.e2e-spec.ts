@@ -66,7 +66,7 @@ describe('a Nest service on @nestjs/passport + passport-jwt + jwks-rsa (installe
     const started = await startScript(folder, 'main.cjs', { AUTH_URL: authUrl, ISSUER }, /Listening on (\S+)/);
     consumer = started;
     baseUrl = started.match[1];
-  }, 600_000);
+  }, 900_000);
 
   afterAll(async () => {
     await consumer?.stop();

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { lockFolder } from '../consumer/consumer-support.js';
 
 function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -37,17 +38,25 @@ export async function scratchProject(
   const manifest = { name, private: true, dependencies };
   const digest = createHash('sha256').update(JSON.stringify({ manifest, files })).digest('hex').slice(0, 16);
   const folder = path.join(os.tmpdir(), `${name}-${digest}`);
-  if (existsSync(path.join(folder, '.installed'))) return folder;
-  const building = `${folder}.${process.pid}`;
-  await rm(building, { recursive: true, force: true });
-  await mkdir(building, { recursive: true });
-  await writeFile(path.join(building, 'package.json'), JSON.stringify(manifest, null, 2));
-  for (const [file, content] of Object.entries(files)) await writeFile(path.join(building, file), content);
-  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], building, 300_000);
-  await writeFile(path.join(building, '.installed'), '');
-  // Complete folders only: a run that died half-way leaves no folder to be reused.
-  await rm(folder, { recursive: true, force: true });
-  await rename(building, folder);
+  // One install per folder at a time (consumer-support's lock folder): a second worker that needs
+  // the same project waits for the first one's install instead of installing it again beside it.
+  const release = await lockFolder(`${folder}.lock`, () => existsSync(path.join(folder, '.installed')));
+  if (!release) return folder;
+  try {
+    const building = `${folder}.${process.pid}`;
+    await rm(building, { recursive: true, force: true });
+    await mkdir(building, { recursive: true });
+    await writeFile(path.join(building, 'package.json'), JSON.stringify(manifest, null, 2));
+    for (const [file, content] of Object.entries(files)) await writeFile(path.join(building, file), content);
+    // A slow registry may take minutes: the tests that install give their beforeAll 15 minutes.
+    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], building, 600_000);
+    await writeFile(path.join(building, '.installed'), '');
+    // Complete folders only: a run that died half-way leaves no folder to be reused.
+    await rm(folder, { recursive: true, force: true });
+    await rename(building, folder);
+  } finally {
+    await release();
+  }
   return folder;
 }
 

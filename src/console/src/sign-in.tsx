@@ -22,6 +22,8 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
   const [challenge, setChallenge] = useState<Challenge | null>(null);
   const [method, setMethod] = useState<SecondFactor>('sms');
   const [code, setCode] = useState('');
+  // A challenge that offers an app texts no SMS until asked (send-2fa); an SMS-only one has sent it.
+  const [smsSent, setSmsSent] = useState(false);
   const action = useAction();
   const codeField = useRef<HTMLInputElement>(null);
   // The code field takes the focus when the second step opens, and when the method changes.
@@ -45,11 +47,19 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
       const outcome = await api<Challenge | { access_token: string }>('POST', '/auth/login', { email, password });
       if ('requires_otp' in outcome && outcome.requires_otp) {
         setChallenge(outcome);
+        setSmsSent(!outcome.methods);
         setMethod(factorsOf(outcome)[0] ?? 'sms');
         setCode('');
       } else onSignedIn();
     });
   };
+
+  const sendSms = () =>
+    void action.run(async () => {
+      if (!challenge) return;
+      await api('POST', '/auth/otp/send-2fa', { temp_token: challenge.temp_token });
+      setSmsSent(true);
+    });
 
   const submitCode = (event: Event) => {
     event.preventDefault();
@@ -88,7 +98,14 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
               ))}
             </fieldset>
           )}
-          {method === 'sms' && challenge.mobile_masked && <p>A code was sent to {challenge.mobile_masked}.</p>}
+          {method === 'sms' && challenge.mobile_masked && smsSent && (
+            <p>A code was sent to {challenge.mobile_masked}.</p>
+          )}
+          {method === 'sms' && challenge.mobile_masked && (
+            <button type="button" class="secondary" disabled={action.busy} onClick={sendSms}>
+              {smsSent ? 'Send another code' : `Text a code to ${challenge.mobile_masked}`}
+            </button>
+          )}
           {method !== 'passkey' && (
             <>
               <label for="code">{FACTOR_LABELS[method]}</label>

@@ -35,7 +35,10 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
     {
       requires_otp: { type: 'boolean', enum: [true] },
       temp_token: string({ description: 'good once, at POST /api/auth/otp/verify-2fa, for 5 minutes' }),
-      mobile_masked: nullableString({ description: 'first two and last two digits; null when no SMS is sent' }),
+      mobile_masked: nullableString({
+        description:
+          'first two and last two digits; null when the challenge offers no SMS. With `totp` or `passkey` among the methods no SMS is sent until `POST /api/auth/otp/send-2fa` asks for one',
+      }),
       methods: {
         type: 'array',
         items: string({ enum: ['passkey', 'totp', 'sms', 'recovery'] }),
@@ -177,6 +180,10 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
     requires_email_verification: { type: 'boolean', enum: [true] },
   }),
   OtpSent: object({ expires_in: { type: 'integer', description: "seconds until the code's expiry" } }),
+  TwoFactorSmsSent: object({
+    expires_in: { type: 'integer', description: "seconds until the code's (and the challenge's) expiry" },
+    mobile_masked: string({ description: "the account's own mobile: first two and last two digits" }),
+  }),
   ForgotPasswordAnswer: object({ message: string({ description: 'the same for any email' }) }),
   TotpEnrolment: object({
     otpauth_uri: string({ example: 'otpauth://totp/...' }),

@@ -61,6 +61,10 @@ export class OneTimeCode {
   @Column({ type: 'integer', default: 0 })
   attempts!: number;
 
+  /** Times the code was texted on request (a second-factor challenge's `send-2fa`), each a new code in this row. */
+  @Column({ name: 'asked_sends', type: 'integer', default: 0 })
+  askedSends!: number;
+
   @Column({ name: 'client_ip', type: 'varchar', length: 64, nullable: true })
   clientIp!: string | null;
 
