@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { LibraryAuthGuard } from '@auth-rbac/nest-guard/internal';
 import { AppConfig } from './config/app-config.js';
 import { AppConfigModule } from './config/config.module.js';
+import { KeysModule } from './infra/keys/index.js';
 import { DatabaseModule } from './infra/database/database.module.js';
 import { RedisModule } from './infra/redis/redis.module.js';
 import { LoggingModule } from './infra/telemetry/logging.module.js';
@@ -43,6 +44,7 @@ import { AppValidationPipe } from './middleware/validation.pipe.js';
   imports: [
     // Infrastructure.
     AppConfigModule,
+    KeysModule,
     LoggingModule,
     DatabaseModule,
     RedisModule,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuditLog } from '../audit/index.js';
+import { SignInMethodNotices } from './sign-in-method-notices.js';
 import { SessionsRepository } from '../sessions/index.js';
 import { AppException } from '../common/app-exception.js';
 import { normalizeEmail } from '../common/normalize.js';
@@ -23,6 +24,7 @@ export class AccountRecoveryService {
     private readonly secondFactors: SecondFactorsRepository,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
+    private readonly notices: SignInMethodNotices,
   ) {}
 
   async revokeSessions(email: string): Promise<{ userId: string; revoked: number }> {
@@ -81,6 +83,7 @@ export class AccountRecoveryService {
       targetId: userId,
       details: { removed, revoked, via: by.via },
     });
+    if (removed) await this.notices.tell(userId, 'app-removed');
     return { removed, revoked };
   }
 

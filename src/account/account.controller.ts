@@ -221,6 +221,22 @@ export class AccountController {
     return this.totp.confirm(user, dto.code, client);
   }
 
+  @Post('recovery-codes')
+  @RequireFreshAuth()
+  @HttpCode(HttpStatus.OK)
+  @DocumentRoute({
+    summary: 'Make ten new recovery codes; the earlier ones stop working at once',
+    data: ref('RecoveryCodes'),
+    statuses: { 404: 'NOT_FOUND: no authenticator app is enrolled.' },
+  })
+  regenerateRecoveryCodes(
+    @CurrentUser() user: AuthUser,
+    @Body(EmptyBodyPipe) _body: Record<string, never>,
+    @Client() client: ClientInfo,
+  ) {
+    return this.totp.regenerateRecoveryCodes(user, client);
+  }
+
   /** Needs a fresh proof that includes a second factor (`amr` with `otp` or `mfa`). */
   @Delete('totp')
   @RequireFreshAuth()

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/index.js';
 import { IdentityModule } from '../identity/index.js';
 import { MessagingModule } from '../infra/messaging/messaging.module.js';
 import { LockoutModule } from '../lockout/index.js';
@@ -6,6 +7,8 @@ import { RbacModule } from '../rbac/index.js';
 import { OneTimeCodesModule } from '../one-time-codes/index.js';
 import { SecondFactorModule } from '../second-factor/index.js';
 import { SessionsModule } from '../sessions/index.js';
+import { SignInMethodNotices } from './sign-in-method-notices.js';
+import { AddressProofService } from './address-proof.service.js';
 import { AccountDeletionService } from './account-deletion.service.js';
 import { AccountRecoveryService } from './account-recovery.service.js';
 import { AccountSessionsService } from './account-sessions.service.js';
@@ -27,6 +30,7 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
 @Module({
   imports: [
     SessionsModule,
+    EventsModule,
     SecondFactorModule,
     OneTimeCodesModule,
     IdentityModule,
@@ -49,7 +53,16 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
     IdentityChangeService,
     EmailVerificationService,
     EmailVerificationTokensRepository,
+    AddressProofService,
+    SignInMethodNotices,
   ],
-  exports: [AccountSessionsService, IdentityChangeService, EmailVerificationService, AccountRecoveryService],
+  exports: [
+    AccountDeletionService,
+    AddressProofService,
+    AccountSessionsService,
+    IdentityChangeService,
+    EmailVerificationService,
+    AccountRecoveryService,
+  ],
 })
 export class AccountModule {}

@@ -1,3 +1,5 @@
+export { AccountDeletionService, type AccountDeletionRequest } from './account-deletion.service.js';
+export { AddressProofService } from './address-proof.service.js';
 export { AccountRecoveryService } from './account-recovery.service.js';
 export { AccountSessionsService, type SessionResponse } from './account-sessions.service.js';
 export { AccountModule } from './account.module.js';

@@ -6,6 +6,7 @@ import type {
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { AuditLog } from '../audit/index.js';
+import { SignInMethodNotices } from './sign-in-method-notices.js';
 import { AuthzVersions } from '../rbac/index.js';
 import type { ClientInfo } from '../common/client-info.js';
 import { AppException } from '../common/app-exception.js';
@@ -25,6 +26,7 @@ export class PasskeyEnrolmentService {
     private readonly users: UsersRepository,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
+    private readonly notices: SignInMethodNotices,
   ) {}
 
   async creationOptions(user: AuthUser): Promise<PublicKeyCredentialCreationOptionsJSON> {
@@ -38,6 +40,7 @@ export class PasskeyEnrolmentService {
     const row = await this.passkeys.register(user.id, response as RegistrationResponseJSON, name, client);
     // A passkey is a second factor: what this account may reach before enrolment changes.
     await this.versions.bumpUser(user.id);
+    await this.notices.tell(user.id, 'passkey-added');
     return passkeyView(row);
   }
 
@@ -88,6 +91,7 @@ export class PasskeyEnrolmentService {
       client,
       details: { passkey_id: id },
     });
+    await this.notices.tell(user.id, 'passkey-removed');
     return {};
   }
 }

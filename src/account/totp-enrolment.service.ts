@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuditLog } from '../audit/index.js';
+import { SignInMethodNotices } from './sign-in-method-notices.js';
 import type { ClientInfo } from '../common/client-info.js';
 import { AppException } from '../common/app-exception.js';
 import { AuthzVersions } from '../rbac/index.js';
@@ -24,6 +25,7 @@ export class TotpEnrolmentService {
     private readonly reauthentication: ReauthenticationService,
     private readonly versions: AuthzVersions,
     private readonly audit: AuditLog,
+    private readonly notices: SignInMethodNotices,
   ) {}
 
   async start(user: AuthUser, client: ClientInfo): Promise<TotpEnrolment> {
@@ -44,13 +46,15 @@ export class TotpEnrolmentService {
       throw new AppException('CONFLICT', 'An authenticator app is already enrolled; remove it first.');
     }
     let recoveryCodes: string[] | null = null;
+    // Argon2 before the transaction: it is slow and must not hold a connection.
+    const fresh = await this.recoveryCodes.prepare();
     await this.reauthentication.attempt(
       user.id,
       client,
       () =>
         this.transactions.run(async (manager) => {
           if (!(await this.totp.check(manager, user.id, code, true))) return false;
-          recoveryCodes = await this.recoveryCodes.issue(manager, user.id);
+          recoveryCodes = await this.recoveryCodes.store(manager, user.id, fresh);
           return true;
         }),
       () => new AppException('INVALID_OTP', 'The code is wrong, or no enrolment was started.'),
@@ -58,6 +62,7 @@ export class TotpEnrolmentService {
     // Enrolment changes what this account may reach when enrolment is required.
     await this.versions.bumpUser(user.id);
     await this.audit.record({ type: 'totp.enable', actorId: user.id, targetType: 'user', targetId: user.id, client });
+    await this.notices.tell(user.id, 'app-added');
     return { recovery_codes: recoveryCodes! };
   }
 
@@ -78,6 +83,33 @@ export class TotpEnrolmentService {
     await this.transactions.run((manager) => this.repository.deleteTotp(manager, user.id));
     await this.versions.bumpUser(user.id);
     await this.audit.record({ type: 'totp.disable', actorId: user.id, targetType: 'user', targetId: user.id, client });
+    await this.notices.tell(user.id, 'app-removed');
     return {};
+  }
+
+  /**
+   * `POST /api/account/recovery-codes` (fresh authentication): ten new codes for an account with an
+   * authenticator app, the old ones void at once (replaced in one transaction).
+   */
+  async regenerateRecoveryCodes(user: AuthUser, client: ClientInfo): Promise<{ recovery_codes: string[] }> {
+    if (!(await this.totp.isEnrolled(user.id)))
+      throw new AppException('NOT_FOUND', 'No authenticator app is enrolled.');
+    // Argon2 before the transaction: it is slow and must not hold a connection.
+    const fresh = await this.recoveryCodes.prepare();
+    const codes = await this.transactions.run(async (manager) => {
+      // Removed meanwhile: no codes for an account without an app.
+      if (!(await this.totp.isEnrolled(user.id, manager)))
+        throw new AppException('NOT_FOUND', 'No authenticator app is enrolled.');
+      return this.recoveryCodes.store(manager, user.id, fresh);
+    });
+    await this.audit.record({
+      type: 'recovery_codes.regenerate',
+      actorId: user.id,
+      targetType: 'user',
+      targetId: user.id,
+      client,
+    });
+    await this.notices.tell(user.id, 'recovery-codes-made');
+    return { recovery_codes: codes };
   }
 }

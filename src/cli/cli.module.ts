@@ -3,6 +3,9 @@ import { AccountModule } from '../account/index.js';
 import { AuditModule } from '../audit/index.js';
 import { IdentityModule } from '../identity/index.js';
 import { AppConfigModule } from '../config/config.module.js';
+import { KeysModule } from '../infra/keys/index.js';
+import { MessagingModule } from '../infra/messaging/messaging.module.js';
+import { SecondFactorModule } from '../second-factor/index.js';
 import { DatabaseModule } from '../infra/database/database.module.js';
 import { ClientsModule } from '../clients/index.js';
 import { OidcModule } from '../oidc/index.js';
@@ -24,6 +27,7 @@ import { AssignClientRoleCommand } from './assign-client-role.command.js';
 import { MigrateCommand, MigrateStatusCommand } from './migration.commands.js';
 import { PermissionsExportCommand } from './permissions-export.command.js';
 import { RotateKeysCommand } from './rotate-keys.command.js';
+import { RotateDataKeyCommand } from './rotate-data-key.command.js';
 import { SeedCommand } from './seed.command.js';
 
 /**
@@ -33,6 +37,7 @@ import { SeedCommand } from './seed.command.js';
 const DATABASE_COMMANDS: Type[] = [
   SeedCommand,
   RotateKeysCommand,
+  RotateDataKeyCommand,
   CreateClientCommand,
   AssignClientRoleCommand,
   RevokeSessionsCommand,
@@ -51,6 +56,7 @@ const MIGRATION_COMMAND_CLASSES: Type[] = [MigrateCommand, MigrateStatusCommand]
 @Module({
   imports: [
     AppConfigModule,
+    KeysModule,
     DatabaseModule,
     RedisModule,
     AuditModule,
@@ -61,6 +67,8 @@ const MIGRATION_COMMAND_CLASSES: Type[] = [MigrateCommand, MigrateStatusCommand]
     ClientsModule,
     AccountModule,
     UsersModule,
+    SecondFactorModule,
+    MessagingModule,
   ],
   providers: [AdminAccountsService, ...DATABASE_COMMANDS],
 })

@@ -47,7 +47,12 @@ export class RotateKeysCommand extends CommandRunner {
         'HS256 secrets live in the environment. Set these on every instance, then restart them:\n' +
           `JWT_SECRET=${randomBytes(48).toString('base64url')}\nJWT_PREVIOUS_SECRETS=${previous}\n` +
           `(The retired secret verifies tokens for REFRESH_TOKEN_EXPIRY=${this.config.jwt.refreshTokenTtl} seconds; ` +
-          'earlier secrets are dropped.)\n',
+          'earlier secrets are dropped.)\n' +
+          (this.config.dataKeys.fromJwtSecrets
+            ? 'DATA_KEYS is unset, so secrets at rest are sealed under keys derived from JWT_SECRET: the retired secret ' +
+              'still opens them. After the restart, run `rotate-data-key` before removing JWT_PREVIOUS_SECRETS, or set ' +
+              'DATA_KEYS (docs/operations.md, "Keys").\n'
+            : 'Secrets at rest are sealed under DATA_KEYS, which this rotation does not touch.\n'),
       );
       return;
     }

@@ -178,6 +178,27 @@ describe('configuration', () => {
     expect(build({ ...PRODUCTION, JWT_SECRET: TEST_JWT_SECRET }).isProduction).toBe(true);
   });
 
+  it('refuses a DATA_KEYS entry under 32 bytes in production, and reads the ring first-to-last', () => {
+    const short = () => build({ ...PRODUCTION, JWT_SECRET: STRONG_SECRET, DATA_KEYS: `${'k'.repeat(40)},short-key` });
+    expect(short).toThrow(ConfigurationError);
+    expect(short).toThrow(/DATA_KEYS entry 2 is shorter than 32 bytes/);
+    const ring = build({
+      ...PRODUCTION,
+      JWT_SECRET: STRONG_SECRET,
+      DATA_KEYS: ` ${'k'.repeat(40)} , ${'m'.repeat(32)}`,
+    });
+    expect(ring.dataKeys).toEqual({ roots: ['k'.repeat(40), 'm'.repeat(32)], fromJwtSecrets: false });
+    expect(build({ APP_ENV: 'development', JWT_SECRET: STRONG_SECRET, DATA_KEYS: 'short' }).dataKeys.roots).toEqual([
+      'short',
+    ]);
+  });
+
+  it('without DATA_KEYS, the ring is JWT_SECRET then the previous secrets, so data sealed before keeps opening', () => {
+    const previous = 'p'.repeat(40);
+    const config = build({ JWT_SECRET: STRONG_SECRET, JWT_PREVIOUS_SECRETS: `${previous}@1700000000` });
+    expect(config.dataKeys).toEqual({ roots: [STRONG_SECRET, previous], fromJwtSecrets: true });
+  });
+
   it('judges the secret only in production', () => {
     expect(build({ APP_ENV: 'staging', JWT_SECRET: 'a'.repeat(64) }).jwt.secret).toBe('a'.repeat(64));
   });

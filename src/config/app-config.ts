@@ -69,6 +69,11 @@ export abstract class AppConfig {
     previousSecrets: RetiredSecret[];
     previousPublicKeys: string[];
   };
+  /**
+   * DATA_KEYS: the root keys of secrets at rest, the sealing one first (src/infra/keys/). Unset,
+   * JWT_SECRET and every JWT_PREVIOUS_SECRETS entry, so data sealed before the ring keeps opening.
+   */
+  abstract readonly dataKeys: { roots: string[]; fromJwtSecrets: boolean };
   /** Other services asking about tokens (POST /api/auth/introspect). */
   abstract readonly introspection: {
     clients: { id: string; secret: string }[];
@@ -187,6 +192,7 @@ export function buildAppConfig(env: Environment): AppConfig {
       previousSecrets: previousSecretsOf(env),
       previousPublicKeys: pemBlocks(env.JWT_PREVIOUS_PUBLIC_KEYS),
     },
+    dataKeys: dataKeysOf(env, jwt.secret),
     introspection: {
       clients: serviceClientsOf(env),
       ratePerMinute: env.INTROSPECT_RATE_PER_MINUTE,
@@ -316,6 +322,14 @@ function refuseUnsafeProduction(env: Environment): void {
       );
     }
   });
+  dataKeyEntriesOf(env).forEach((entry, index) => {
+    if (Buffer.byteLength(entry, 'utf8') < MIN_JWT_SECRET_BYTES) {
+      problems.push(
+        `DATA_KEYS entry ${index + 1} is shorter than ${MIN_JWT_SECRET_BYTES} bytes: each key of the ring needs ` +
+          `at least ${MIN_JWT_SECRET_BYTES} bytes of random data, e.g. \`openssl rand -base64 48\`.`,
+      );
+    }
+  });
   for (const client of serviceClientsOf(env)) {
     if (weakSecret(client.secret)) {
       problems.push(
@@ -344,6 +358,21 @@ function refuseUnsafeProduction(env: Environment): void {
 /** JWT_SECRET's rule, for every other secret that verifies something: long enough, and not guessable. */
 function weakSecret(secret: string): boolean {
   return Buffer.byteLength(secret, 'utf8') < MIN_JWT_SECRET_BYTES || isGuessableSecret(secret);
+}
+
+function dataKeyEntriesOf(env: Environment): string[] {
+  return (env.DATA_KEYS ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
+/** The ring's roots: DATA_KEYS, or else JWT_SECRET then each previous secret (retired or not: data outlives tokens). */
+function dataKeysOf(env: Environment, jwtSecret: string): AppConfig['dataKeys'] {
+  const entries = dataKeyEntriesOf(env);
+  if (entries.length > 0) return { roots: entries, fromJwtSecrets: false };
+  const previous = previousSecretsOf(env).map(({ secret }) => secret);
+  return { roots: [...new Set([jwtSecret, ...previous])], fromJwtSecrets: true };
 }
 
 function previousSecretsOf(env: Environment): RetiredSecret[] {

@@ -152,6 +152,17 @@ export const VARIABLES = {
     secret: true,
     rules: [unset, IsOptional(), IsString()],
   }),
+  DATA_KEYS: optional<string>({
+    section: 'tokens',
+    description:
+      'The key ring for secrets at rest (authenticator-app secrets, one-time-code hashes, the outbox): ' +
+      'comma-separated, 32+ random bytes each, read as text; the first seals, every one opens. ' +
+      '`npm run cli -- rotate-data-key` re-seals under the first, after which an older one may be dropped. ' +
+      'Unset: keys derived from `JWT_SECRET` and `JWT_PREVIOUS_SECRETS`. Production refuses an entry under 32 bytes.',
+    defaultText: 'unset: derived from `JWT_SECRET` and `JWT_PREVIOUS_SECRETS`',
+    secret: true,
+    rules: [unset, IsOptional(), IsString()],
+  }),
   JWT_PREVIOUS_PUBLIC_KEYS: optional<string>({
     section: 'tokens',
     description:

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountModule } from '../account/index.js';
 import { IdentityModule } from '../identity/index.js';
 import { MessagingModule } from '../infra/messaging/messaging.module.js';
 import { RbacModule } from '../rbac/index.js';
@@ -12,6 +13,7 @@ import { EmailCodeService } from './email-code.service.js';
 /** Sign-in by a code sent to the account's email. */
 @Module({
   imports: [
+    AccountModule,
     SessionsModule,
     SecondFactorModule,
     OneTimeCodesModule,

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '../common/app-exception.js';
 import { clientAddressKey } from '../common/client-address.js';
 import { AuditLog } from '../audit/index.js';
-import { AuthzVersions, AccessRepository } from '../rbac/index.js';
+import { AddressProofService } from '../account/index.js';
+import { AccessRepository } from '../rbac/index.js';
 import { oneFactor, SessionService, type IssuedSession } from '../sessions/index.js';
 import { TwoFactorService, type TwoFactorChallenge } from '../second-factor/index.js';
 import { OneTimeCodes, SendLimits } from '../one-time-codes/index.js';
@@ -35,7 +36,7 @@ export class EmailCodeService {
     private readonly twoFactor: TwoFactorService,
     private readonly mail: MailService,
     private readonly audit: AuditLog,
-    private readonly versions: AuthzVersions,
+    private readonly addressProof: AddressProofService,
   ) {}
 
   async send(email: string, client: ClientInfo): Promise<{ expires_in: number }> {
@@ -87,13 +88,8 @@ export class EmailCodeService {
       await this.audit.record({ type: 'email_code.failure', client, details: { reason: result.error.code } });
       throw result.error;
     }
-    const account = result.row.userId ? await this.users.findSignInAccount(result.row.userId) : null;
+    let account = result.row.userId ? await this.users.findSignInAccount(result.row.userId) : null;
     if (!account || account.email !== email) throw new AppException('INVALID_OTP', 'The code is wrong.');
-    // The right code proves the holder reads the address, as a verification link does.
-    if ((await this.users.markEmailVerified(this.transactions.manager, account.id, email)) === 'verified') {
-      // Every instance drops its cached caller, whose record now says verified.
-      await this.versions.bumpUser(account.id);
-    }
     if (isDisabled(account)) {
       await this.audit.record({
         type: 'login.disabled',
@@ -102,6 +98,14 @@ export class EmailCodeService {
         details: { method: 'email_code' },
       });
       assertMaySignIn(account);
+    }
+    // The right code proves the holder reads the address; its first proof ends what came before it.
+    const proof = await this.addressProof.proveAddress(account.id, email, client);
+    if (proof === 'mismatch') throw new AppException('INVALID_OTP', 'The code is wrong.');
+    if (proof === 'first') {
+      // Its factors and password may have gone: the account as it is now decides what follows.
+      account = await this.users.findSignInAccount(account.id);
+      if (!account) throw new AppException('INVALID_OTP', 'The code is wrong.');
     }
     // One factor: an account with a second factor (an app, or the privileged accounts' SMS) gets its challenge.
     const secondFactors = await this.twoFactor.methodsFor(account);

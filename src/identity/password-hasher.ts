@@ -47,6 +47,14 @@ export class PasswordHasher {
     return this.limit(() => hash(normalized, this.options));
   }
 
+  /**
+   * A hash of a random password nobody knows: what a voided password becomes, so that it stops
+   * working while sign-in still spends the same work on it (a reset sets a new one).
+   */
+  unusableHash(): Promise<string> {
+    return this.hash(randomBytes(32).toString('base64url'));
+  }
+
   /** Constant-time comparison happens inside argon2's verify. */
   async verify(passwordHash: string, password: string): Promise<boolean> {
     return (await this.check(passwordHash, password)).valid;

@@ -1,33 +1,28 @@
 import { Injectable } from '@nestjs/common';
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
-import { AppConfig } from '../config/app-config.js';
+import { DataKeyRing } from '../infra/keys/index.js';
 import { purposeFacts, type CodePurpose } from './code-purposes.js';
 
 /**
  * The one keyed hash of every one-time code: HMAC-SHA-256 over the purpose, what the code is bound
  * to (the mobile or address it went to, a temp token's `jti`, a session, a pending change) and the
- * code, under one key derived from the server secret. A stored hash is useless for another
- * purpose, binding or service, and only hashes are stored.
+ * code, under the data key ring's `one-time-code-hash` key. A stored hash is useless for another
+ * purpose, binding or service, and only hashes are stored. A code hashed under an older key of
+ * the ring still matches, so a key rotation never voids a pending code.
  */
 @Injectable()
 export class CodeDigest {
-  private readonly key: Buffer;
-
-  constructor(config: AppConfig) {
-    // The key's one source: moving it (to a data key ring, say) is this line.
-    this.key = Buffer.from(hkdfSync('sha256', config.jwt.secret, '', 'otp-code-hash', 32));
-  }
+  constructor(private readonly keys: DataKeyRing) {}
 
   of(purpose: CodePurpose, binding: string, code: string): string {
-    return createHmac('sha256', this.key)
-      .update(`${purposeFacts(purpose).digestLabel}\n${binding}\n${code}`)
-      .digest('hex');
+    return this.keys.keyedHash('one-time-code-hash', message(purpose, binding, code));
   }
 
-  /** Whether `code` is the one stored as `storedHash`, compared in constant time. */
+  /** Whether `code` is the one stored as `storedHash`, under any key of the ring, compared in constant time. */
   matches(storedHash: string, purpose: CodePurpose, binding: string, code: string): boolean {
-    const expected = Buffer.from(storedHash, 'hex');
-    const actual = Buffer.from(this.of(purpose, binding, code), 'hex');
-    return expected.length === actual.length && timingSafeEqual(expected, actual);
+    return this.keys.matchesKeyedHash('one-time-code-hash', storedHash, message(purpose, binding, code));
   }
+}
+
+function message(purpose: CodePurpose, binding: string, code: string): string {
+  return `${purposeFacts(purpose).digestLabel}\n${binding}\n${code}`;
 }

@@ -1,40 +1,28 @@
 import { Injectable } from '@nestjs/common';
-import { derivedKey, open, seal } from '../common/aead.js';
-import { AppConfig } from '../config/app-config.js';
+import { DataKeyRing } from '../infra/keys/index.js';
 
 const VERSION = 'v1';
-const PURPOSE = 'openid-provider-signing-keys';
 
 /**
- * The one place the provider's private keys are sealed at rest and opened: AES-256-GCM under a key
- * derived (HKDF) from JWT_SECRET for this purpose alone, bound to the key's `kid`. A key sealed
- * under a secret since retired to JWT_PREVIOUS_SECRETS still opens. When the data key ring
- * (`DATA_KEYS`) lands, this file is what moves onto it.
+ * The one place the provider's private keys are sealed at rest and opened: AES-256-GCM under the
+ * data key ring's `provider-signing-key` key, bound to the key's `kid`. Any key of the ring opens
+ * it (with DATA_KEYS unset: JWT_SECRET and every JWT_PREVIOUS_SECRETS entry, as before).
  */
 @Injectable()
 export class KeySealing {
-  private readonly sealing: Buffer;
-  private readonly opening: Buffer[];
-
-  constructor(config: AppConfig) {
-    this.sealing = derivedKey(config.jwt.secret, PURPOSE);
-    this.opening = [this.sealing, ...config.signing.previousSecrets.map(({ secret }) => derivedKey(secret, PURPOSE))];
-  }
+  constructor(private readonly keys: DataKeyRing) {}
 
   seal(privateKeyPem: string, kid: string): string {
-    return `${VERSION}.${seal(this.sealing, kid, privateKeyPem).toString('base64url')}`;
+    return `${VERSION}.${this.keys.seal('provider-signing-key', kid, privateKeyPem).toString('base64url')}`;
   }
 
   open(sealed: string, kid: string): string {
     const [version, body] = sealed.split('.');
     if (version !== VERSION || !body) throw new Error('Unknown sealed-key format');
-    for (const key of this.opening) {
-      try {
-        return open(key, kid, Buffer.from(body, 'base64url'));
-      } catch {
-        // Sealed under another secret of the ring: try the next.
-      }
+    try {
+      return this.keys.open('provider-signing-key', kid, Buffer.from(body, 'base64url'));
+    } catch {
+      throw new Error(`The signing key ${kid} cannot be opened with any key of the data key ring.`);
     }
-    throw new Error(`The signing key ${kid} cannot be opened with JWT_SECRET or JWT_PREVIOUS_SECRETS.`);
   }
 }

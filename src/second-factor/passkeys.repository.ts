@@ -100,6 +100,12 @@ export class PasskeysRepository {
     return row ?? null;
   }
 
+  /** Removes every passkey of the user in the caller's transaction; answers how many went. */
+  async deleteAllOfUser(manager: EntityManager, userId: string): Promise<number> {
+    const rows: unknown[] = await manager.query(`DELETE FROM passkeys WHERE user_id = $1 RETURNING id`, [userId]);
+    return rows.length;
+  }
+
   async rename(userId: string, id: string, name: string): Promise<PasskeyRow | null> {
     const [rows]: [PasskeyRow[], number] = await this.dataSource.query(
       `UPDATE passkeys SET name = $3 WHERE id = $1 AND user_id = $2 RETURNING ${PASSKEY_COLUMNS}`,

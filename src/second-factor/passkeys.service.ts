@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type {
   AuthenticationResponseJSON,
   AuthenticatorTransport,
@@ -109,7 +109,9 @@ export class PasskeysService {
         id: passkey.credentialId,
         transports: passkey.transports as AuthenticatorTransport[],
       })),
-      authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
+      // Discoverable credentials only: sign-in options then need no `allowCredentials`, so they
+      // tell nobody which addresses have passkeys (contract, "Keys at rest, notices").
+      authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
     });
   }
 
@@ -168,26 +170,22 @@ export class PasskeysService {
   }
 
   /**
-   * Request options for one ceremony. With `userId` the passkeys of that account are allowed
-   * (and the challenge is bound to it); with `standInFor` (an email of nobody, or of an account
-   * without a passkey) a stable stand-in credential id stands there, so the answer has the same
-   * shape whether or not the address has passkeys; with neither, any discoverable passkey may answer.
+   * Request options for one ceremony. With `userId` (after a correct first factor, or for the
+   * signed-in holder) the passkeys of that account are allowed and the challenge is bound to it;
+   * without, any discoverable passkey may answer, and the options are the same for everybody.
    */
   async authenticationOptions(
     ceremony: Exclude<WebauthnCeremony, 'registration'>,
-    account: { userId: string | null; standInFor?: string },
+    account: { userId: string | null },
     userVerification: 'required' | 'preferred',
   ): Promise<PublicKeyCredentialRequestOptionsJSON> {
     const passkeys = account.userId ? await this.repository.listOfUser(account.userId) : [];
-    let allowCredentials: { id: string; transports?: AuthenticatorTransport[] }[] | undefined = passkeys.map(
-      (passkey) => ({ id: passkey.credentialId, transports: passkey.transports as AuthenticatorTransport[] }),
-    );
-    if (allowCredentials.length === 0) {
-      allowCredentials =
-        account.standInFor !== undefined
-          ? [{ id: this.standInCredentialId(account.standInFor), transports: ['hybrid', 'internal'] }]
-          : undefined;
-    }
+    const allowCredentials = account.userId
+      ? passkeys.map((passkey) => ({
+          id: passkey.credentialId,
+          transports: passkey.transports as AuthenticatorTransport[],
+        }))
+      : undefined;
     const challenge = await this.newChallenge(ceremony, account.userId);
     const { generateAuthenticationOptions } = await webauthn();
     return generateAuthenticationOptions({
@@ -262,15 +260,6 @@ export class PasskeysService {
       details: { ceremony, passkey_id: passkey.id, user_verified: info.userVerified },
     });
     return { userId: passkey.userId, passkeyId: passkey.id, userVerified: info.userVerified };
-  }
-
-  /** The same id for one address every time, and nobody can compute it without the server's secret. */
-  private standInCredentialId(email: string): string {
-    return createHmac('sha256', this.config.jwt.secret)
-      .update(`passkey-stand-in\0${email}`)
-      .digest()
-      .subarray(0, 16)
-      .toString('base64url');
   }
 
   /** A random challenge's bytes (the options carry them base64url, as the browser signs them); its hash is stored. */

@@ -93,6 +93,30 @@ export class SecondFactorsRepository {
     return rows.length === 1;
   }
 
+  /** Every authenticator secret, sealed: what a data-key rotation re-seals. */
+  findAllTotpSecrets(): Promise<{ userId: string; secretCiphertext: string }[]> {
+    return this.dataSource.query(
+      `SELECT user_id AS "userId", secret_ciphertext AS "secretCiphertext" FROM totp_authenticators ORDER BY user_id`,
+    );
+  }
+
+  /** Replaces a sealed secret only while it is still the one that was read (a re-enrolment in between wins). */
+  async replaceTotpSecret(userId: string, previous: string, next: string): Promise<boolean> {
+    const [, affected]: [unknown, number] = await this.dataSource.query(
+      `UPDATE totp_authenticators SET secret_ciphertext = $3, updated_at = now() WHERE user_id = $1 AND secret_ciphertext = $2`,
+      [userId, previous, next],
+    );
+    return affected === 1;
+  }
+
+  /** How many accounts hold unused recovery codes stored as a keyed hash (made before Argon2id). */
+  async countKeyedRecoveryCodeHolders(): Promise<number> {
+    const [row]: { count: number }[] = await this.dataSource.query(
+      `SELECT count(DISTINCT user_id)::int AS count FROM recovery_codes WHERE used_at IS NULL AND code_hash NOT LIKE '$argon2%'`,
+    );
+    return row?.count ?? 0;
+  }
+
   async replaceRecoveryCodes(manager: EntityManager, userId: string, codeHashes: string[]): Promise<void> {
     await manager.query(`DELETE FROM recovery_codes WHERE user_id = $1`, [userId]);
     await manager.query(`INSERT INTO recovery_codes (user_id, code_hash) SELECT $1, unnest($2::varchar[])`, [
@@ -101,11 +125,19 @@ export class SecondFactorsRepository {
     ]);
   }
 
-  /** Marks the code used if it is the user's and unused; one UPDATE, so a code works once. */
-  async useRecoveryCode(manager: EntityManager, userId: string, codeHash: string): Promise<boolean> {
+  /** The user's unused recovery codes' hashes, to be verified one by one (each Argon2id hash has its own salt). */
+  findUnusedRecoveryCodes(manager: EntityManager, userId: string): Promise<Pick<RecoveryCodeRow, 'id' | 'codeHash'>[]> {
+    return manager.query(
+      `SELECT id, code_hash AS "codeHash" FROM recovery_codes WHERE user_id = $1 AND used_at IS NULL ORDER BY id`,
+      [userId],
+    );
+  }
+
+  /** Marks the code used if it is the user's and still unused; one UPDATE, so a code works once. */
+  async useRecoveryCodeById(manager: EntityManager, userId: string, id: string): Promise<boolean> {
     const [rows]: [Pick<RecoveryCodeRow, 'id'>[], number] = await manager.query(
-      `UPDATE recovery_codes SET used_at = now() WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL RETURNING id`,
-      [userId, codeHash],
+      `UPDATE recovery_codes SET used_at = now() WHERE id = $1 AND user_id = $2 AND used_at IS NULL RETURNING id`,
+      [id, userId],
     );
     return rows.length === 1;
   }

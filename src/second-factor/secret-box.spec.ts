@@ -1,7 +1,9 @@
+import { DataKeyRing } from '../infra/keys/index.js';
 import { SecretBox } from './secret-box.js';
 import type { AppConfig } from '../config/app-config.js';
 
-const box = (secret: string) => new SecretBox({ jwt: { secret } } as unknown as AppConfig);
+const box = (...roots: string[]) =>
+  new SecretBox(new DataKeyRing({ dataKeys: { roots, fromJwtSecrets: true } } as unknown as AppConfig));
 
 describe('SecretBox', () => {
   it('opens what it sealed, for the same owner only', () => {
@@ -20,5 +22,15 @@ describe('SecretBox', () => {
     const body = Buffer.from(first.slice(3), 'base64url');
     body[body.length - 1] ^= 1;
     expect(() => sealer.open(`v1.${body.toString('base64url')}`, 'u')).toThrow();
+  });
+
+  it('opens under an older key of the ring after a rotation, and seals under the first', () => {
+    const old = 'a-secret-0123456789-abcdefghijklmnop';
+    const sealed = box(old).seal('JBSWY3DPEHPK3PXP', 'user-1');
+    const rotated = box('a-new-data-key-0123456789-abcdefghijk', old);
+    expect(rotated.openWith(sealed, 'user-1')).toEqual({ plaintext: 'JBSWY3DPEHPK3PXP', sealedUnderFirst: false });
+    const resealed = rotated.seal('JBSWY3DPEHPK3PXP', 'user-1');
+    expect(box('a-new-data-key-0123456789-abcdefghijk').open(resealed, 'user-1')).toBe('JBSWY3DPEHPK3PXP');
+    expect(() => box('a-new-data-key-0123456789-abcdefghijk').open(sealed, 'user-1')).toThrow();
   });
 });

@@ -6,6 +6,7 @@ import { AppConfig } from '../config/app-config.js';
 import { SecondFactorsRepository } from './second-factors.repository.js';
 import { SecretBox } from './secret-box.js';
 import { Transactions } from '../infra/database/transactions.js';
+import type { ResealReport } from '../infra/keys/index.js';
 
 /** RFC 6238 as every authenticator app reads it: SHA-1, 6 digits, 30-second steps. */
 const PERIOD = 30;
@@ -61,8 +62,8 @@ export class TotpService {
     try {
       secret = Secret.fromBase32(this.box.open(row.secretCiphertext, userId));
     } catch {
-      // Sealed under another JWT_SECRET (a rotation without re-enrolment): no code can match.
-      // `reset-2fa` lets an operator clear it.
+      // Sealed under a key the data key ring no longer holds (dropped before `rotate-data-key`
+      // re-sealed it), or damaged: no code can match. `reset-2fa` lets an operator clear it.
       this.logger.error(`Authenticator secret of user ${userId} cannot be decrypted`);
       return false;
     }
@@ -71,6 +72,31 @@ export class TotpService {
     if (delta === null) return false;
     const step = Math.floor(now / 1000 / PERIOD) + delta;
     return this.repository.claimTotpStep(manager, userId, step, confirm);
+  }
+
+  /**
+   * `rotate-data-key`: every authenticator secret sealed under an older key of the ring is sealed
+   * again under the first, so that the older key may be dropped.
+   */
+  async resealSecrets(): Promise<ResealReport> {
+    const report: ResealReport = { resealed: 0, current: 0, unreadable: 0 };
+    for (const row of await this.repository.findAllTotpSecrets()) {
+      let opened: { plaintext: string; sealedUnderFirst: boolean };
+      try {
+        opened = this.box.openWith(row.secretCiphertext, row.userId);
+      } catch {
+        report.unreadable += 1;
+        continue;
+      }
+      if (opened.sealedUnderFirst) {
+        report.current += 1;
+        continue;
+      }
+      const next = this.box.seal(opened.plaintext, row.userId);
+      if (await this.repository.replaceTotpSecret(row.userId, row.secretCiphertext, next)) report.resealed += 1;
+      else report.current += 1; // replaced meanwhile by an enrolment, sealed under the first key
+    }
+    return report;
   }
 
   private totp(secret: Secret, label = 'account'): TOTP {

@@ -61,7 +61,7 @@ export class RefreshDto {
   refresh_token?: string;
 }
 
-/** `POST /auth/passkey/options`: with an email, the passkeys of that account; without, any discoverable one. */
+/** `POST /auth/passkey/options`: an optional email, accepted and not read: the options are the same for every input. */
 export class PasskeyOptionsDto {
   @UnlessAbsent()
   @IsAccountEmail()

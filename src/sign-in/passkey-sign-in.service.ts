@@ -19,18 +19,12 @@ export class PasskeySignInService {
   ) {}
 
   /**
-   * Request options: with an email, that account's passkeys, or (no such account, or none of its
-   * passkeys) a stable stand-in id, so the answer has one shape for every address; without one,
-   * any discoverable passkey of this relying party may answer.
+   * Request options, the same for every input (the optional `email` is not read): any
+   * discoverable passkey of this relying party may answer, so the answer tells nobody whether an
+   * address has passkeys, how many, or their ids (contract, "Keys at rest, notices").
    */
-  async options(email: string | undefined): Promise<PublicKeyCredentialRequestOptionsJSON> {
-    if (email === undefined) return this.passkeys.authenticationOptions('sign-in', { userId: null }, 'required');
-    const account = await this.users.findByEmailWithPassword(email);
-    return this.passkeys.authenticationOptions(
-      'sign-in',
-      { userId: account?.id ?? null, standInFor: email },
-      'required',
-    );
+  async options(_email: string | undefined): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    return this.passkeys.authenticationOptions('sign-in', { userId: null }, 'required');
   }
 
   async verify(response: AuthenticationResponseJSON, client: ClientInfo): Promise<IssuedSession> {

@@ -1,5 +1,4 @@
 import { AdminUsersRepository } from './admin-users.repository.js';
-import { SecurityEventsRepository } from '../events/index.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { PasswordHasher, UsersRepository } from '../identity/index.js';
@@ -16,12 +15,11 @@ import {
   type PolicyActor,
 } from '../rbac/index.js';
 import type { ClientInfo } from '../common/client-info.js';
-import { AppException } from '../common/app-exception.js';
 import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import { asConflict } from '../common/unique-violation.js';
 import { pageOf, pageOffset, type Page } from '../common/pagination.dto.js';
 import type { CreateUserDto, ListUsersQuery, UpdateUserDto } from './users.dto.js';
-import { IdentityChangeService } from '../account/index.js';
+import { AccountDeletionService, IdentityChangeService } from '../account/index.js';
 import { Transactions } from '../infra/database/transactions.js';
 
 import { toUserResponse, type UserResponse } from './user-response.js';
@@ -43,7 +41,7 @@ export class UserAdministrationService {
     private readonly audit: AuditLog,
     private readonly identityChange: IdentityChangeService,
     private readonly roles: RolesRepository,
-    private readonly events: SecurityEventsRepository,
+    private readonly deletion: AccountDeletionService,
   ) {}
 
   async list(query: ListUsersQuery): Promise<Page<UserResponse>> {
@@ -108,27 +106,13 @@ export class UserAdministrationService {
   }
 
   async delete(id: string, actor: PolicyActor): Promise<Record<string, never>> {
-    await this.transactions.run(async (manager) => {
-      await this.roles.lockRoleByName(manager, SystemRoles.Admin);
-      await this.get(id, manager);
-      await this.assertMayActOnUser(manager, actor, id, 'user.delete');
-      // A disabled holder cannot administer: the admin role stays with an enabled account.
-      if (await this.userRoles.isLastEnabledHolder(manager, id, SystemRoles.Admin)) {
-        throw new AppException('CONFLICT', 'The last administrator cannot be deleted.');
-      }
-      await this.users.deleteUser(manager, id);
-      // Its sessions go with it: every token of the user is dead.
-      await this.events.append(manager, [
-        { type: 'credential-change', sub: id, not_before: Math.floor(Date.now() / 1000) },
-      ]);
-    });
-    await this.versions.bumpUser(id);
-    await this.audit.record({
-      type: 'user.delete',
-      actorId: actor.id,
-      actorKind: actor.kind,
-      targetType: 'user',
-      targetId: id,
+    await this.deletion.remove({
+      userId: id,
+      actor,
+      auditType: 'user.delete',
+      beforeDelete: (manager) => this.assertMayActOnUser(manager, actor, id, 'user.delete'),
+      missing: () => notFound('User'),
+      lastAdministrator: 'The last administrator cannot be deleted.',
     });
     return {};
   }

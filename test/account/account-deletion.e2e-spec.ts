@@ -31,6 +31,17 @@ describe('deleting one’s own account', () => {
   const fixture = useTestApp({ database: 'migrated' });
   beforeAll(() => ({ app, db } = fixture));
 
+  it('is announced on the event stream as credential-change, as an administrator’s deletion is', async () => {
+    const user = await registerUser(app, { mobile: undefined });
+    expect((await deleteAccount(app, user.tokens.access_token)).status).toBe(200);
+    const events: { type: string; notBefore: string | null }[] = await db.query(
+      `SELECT type, payload->>'not_before' AS "notBefore" FROM security_events
+        WHERE payload->>'sub' = $1 AND type IN ('credential-change', 'session-revoked')`,
+      [user.id],
+    );
+    expect(events).toEqual([{ type: 'credential-change', notBefore: expect.stringMatching(/^\d+$/) }]);
+  });
+
   it('removes the account and everything of it in one go; audit events keep the id only', async () => {
     const user = await registerUser(app, { mobile: undefined });
     const other = await loginTokens(app, user);

@@ -84,7 +84,7 @@ describe('passkeys (WebAuthn) through HTTP with a software authenticator', () =>
         rp: { id: RP_ID },
         user: { name: user.email },
         attestation: 'none',
-        authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
+        authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
         excludeCredentials: [],
       });
       expect(options.body.data.challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -207,30 +207,27 @@ describe('passkeys (WebAuthn) through HTTP with a software authenticator', () =>
       expect(events.map((event) => event.type).sort()).toEqual(['passkey.login', 'passkey.use']);
     });
 
-    it('with an email: that account’s passkeys; an unknown email or one without passkeys gets the same shape, stably', async () => {
+    it('answers the same shape for every input, with no allowCredentials: the address’s passkeys are not told', async () => {
       const { user, device, credential } = await withPasskey();
       const known = await signInOptions({ email: user.email.toUpperCase() });
       expect(known.status).toBe(200);
-      expect(known.body.data.allowCredentials).toEqual([
-        { id: credential.id, type: 'public-key', transports: ['internal'] },
-      ]);
+      expect(known.body.data.allowCredentials).toBeUndefined();
+      expect(JSON.stringify(known.body.data)).not.toContain(credential.id);
+      // The account's own passkey still signs in: it is discoverable.
       expect((await signInVerify(device.assert(known.body.data))).status).toBe(200);
 
-      const nobody = 'nobody-passkey@example.com';
-      const first = await signInOptions({ email: nobody });
-      const second = await signInOptions({ email: nobody });
-      const without = await signInOptions({ email: (await registerUser(app)).email });
-      for (const res of [first, second, without]) {
+      const answers = [
+        known,
+        await signInOptions({ email: 'nobody-passkey@example.com' }),
+        await signInOptions({ email: (await registerUser(app)).email }),
+        await signInOptions(),
+      ];
+      const shape = (body: Record<string, unknown>) => ({ ...body, challenge: typeof body.challenge });
+      for (const res of answers) {
         expect(res.status).toBe(200);
-        expect(Object.keys(res.body.data).sort()).toEqual(Object.keys(known.body.data).sort());
-        expect(res.body.data.allowCredentials).toEqual([
-          { id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/), type: 'public-key', transports: ['hybrid', 'internal'] },
-        ]);
+        expect(shape(res.body.data)).toEqual(shape(known.body.data));
       }
-      expect(first.body.data.allowCredentials).toEqual(second.body.data.allowCredentials);
-      expect(first.body.data.allowCredentials).not.toEqual(without.body.data.allowCredentials);
-      expect(first.body.data.challenge).not.toBe(second.body.data.challenge);
-      expect(credential.id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(new Set(answers.map((res) => res.body.data.challenge)).size).toBe(answers.length);
     });
 
     it('refuses, with one body, a replayed challenge, another origin, another RP ID, an unknown credential, another key, a counter going backwards, no user verification', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { CodePurpose } from '../../src/one-time-codes/code-purposes.js';
 import { CodeDigest } from '../../src/one-time-codes/code-digest.js';
+import { DataKeyRing } from '../../src/infra/keys/index.js';
 import { OneTimeCodesRepository, type CodeKey } from '../../src/one-time-codes/one-time-codes.repository.js';
 import { OneTimeCodes, type CodeCheck } from '../../src/one-time-codes/one-time-codes.service.js';
 import { createTestConfig } from '../support/test-config.js';
@@ -44,7 +45,7 @@ describe('one-time codes on a real database, for every purpose', () => {
   const config = createTestConfig();
   let codes: OneTimeCodes;
   beforeAll(() => {
-    codes = new OneTimeCodes(new OneTimeCodesRepository(), new CodeDigest(config), config);
+    codes = new OneTimeCodes(new OneTimeCodesRepository(), new CodeDigest(new DataKeyRing(config)), config);
   });
 
   const issue = (purpose: CodePurpose, subject: Subject) =>
@@ -139,8 +140,12 @@ describe('one-time codes on a real database, for every purpose', () => {
         `SELECT code_hash AS "codeHash" FROM one_time_codes WHERE user_id = $1 AND purpose = $2`,
         [subject.userId, purpose],
       );
-      expect(new CodeDigest(config).matches(stored!.codeHash, other, subject.binding, code)).toBe(false);
-      expect(new CodeDigest(config).matches(stored!.codeHash, purpose, subject.binding, code)).toBe(true);
+      expect(new CodeDigest(new DataKeyRing(config)).matches(stored!.codeHash, other, subject.binding, code)).toBe(
+        false,
+      );
+      expect(new CodeDigest(new DataKeyRing(config)).matches(stored!.codeHash, purpose, subject.binding, code)).toBe(
+        true,
+      );
     });
   });
 
@@ -160,7 +165,7 @@ describe('one-time codes on a real database, for every purpose', () => {
 
   it('takes 5 wrong second-factor answers when OTP_MAX_ATTEMPTS is 5', async () => {
     const five = createTestConfig({ OTP_MAX_ATTEMPTS: '5' });
-    const lenient = new OneTimeCodes(new OneTimeCodesRepository(), new CodeDigest(five), five);
+    const lenient = new OneTimeCodes(new OneTimeCodesRepository(), new CodeDigest(new DataKeyRing(five)), five);
     const subject = await subjectFor(fixture.db, 'second_factor');
     const code = await fixture.db.transaction((manager) =>
       lenient.issue(manager, 'second_factor', { ...subject, clientIp: null }),

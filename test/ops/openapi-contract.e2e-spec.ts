@@ -131,6 +131,7 @@ const TESTED_ROUTES = {
     'POST /api/account/totp/confirm',
     'POST /api/account/totp',
     'DELETE /api/account/totp',
+    'POST /api/account/recovery-codes',
     'POST /api/account/password',
   ],
   administration: [
@@ -458,6 +459,7 @@ describe('the OpenAPI document against the answers of the running service', () =
 
     await hit('POST /api/account/totp/confirm', '/api/account/totp/confirm', { token, body: { code: '000000' } });
     await hit('POST /api/account/totp', '/api/account/totp', { token, body: {} });
+    await hit('POST /api/account/recovery-codes', '/api/account/recovery-codes', { token, body: {} });
     await hit('POST /api/account/totp/confirm', '/api/account/totp/confirm', { token, body: { code: '000000' } });
     await hit('POST /api/account/totp/confirm', '/api/account/totp/confirm', { token, body: { code: 'x' } });
     await hit('DELETE /api/account/totp', '/api/account/totp', { token, body: { password: TEST_PASSWORD } });

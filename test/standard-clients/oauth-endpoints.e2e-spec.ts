@@ -383,19 +383,25 @@ describe('standard endpoints: discovery, token, revocation, userinfo', () => {
   });
 
   describe('POST /api/auth/revoke (RFC 7009)', () => {
-    it("revokes a user's session by its refresh token: its access token is refused at once", async () => {
+    // RFC 7009 §2.1: a client revokes only tokens issued to it (contract, "Sign-in for other applications").
+    it("refuses a user's tokens of the API's own sign-in (issued to no client): 400 unauthorized_client, the session unchanged", async () => {
       const user = await registerUser(app);
-      const res = await revoke(`token=${user.tokens.refresh_token}&token_type_hint=refresh_token`);
-      expect(res.status).toBe(200);
-      expect((await me(app, user.tokens.access_token)).status).toBe(401);
-      expect((await refresh(app, user.tokens.refresh_token)).status).toBe(401);
+      for (const form of [
+        `token=${user.tokens.refresh_token}&token_type_hint=refresh_token`,
+        `token=${user.tokens.access_token}`,
+      ]) {
+        const res = await revoke(form);
+        expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'unauthorized_client' });
+      }
+      expect((await me(app, user.tokens.access_token)).status).toBe(200);
+      expect((await refresh(app, user.tokens.refresh_token)).status).toBe(200);
     });
 
-    it("revokes a user's session by its access token", async () => {
-      const user = await registerUser(app);
-      expect((await revoke(`token=${user.tokens.access_token}`)).status).toBe(200);
-      expect((await me(app, user.tokens.access_token)).status).toBe(401);
-      expect((await refresh(app, user.tokens.refresh_token)).status).toBe(401);
+    it("refuses another client's service token: 400 unauthorized_client, the token stays active", async () => {
+      const billing = await serviceToken(BILLING);
+      const res = await revoke(`token=${billing}`);
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'unauthorized_client' });
+      expect((await introspect(billing)).body.active).toBe(true);
     });
 
     it('revokes a service token: introspection says inactive at once', async () => {

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../../config/app-config.js';
+import { DataKeyRing } from '../keys/index.js';
 import { OutboxCipher } from './outbox-cipher.js';
 
-const cipherFor = (secret: string) => new OutboxCipher({ jwt: { secret } } as AppConfig);
+const cipherFor = (secret: string) =>
+  new OutboxCipher(new DataKeyRing({ dataKeys: { roots: [secret], fromJwtSecrets: true } } as unknown as AppConfig));
 
 describe('outbox payload sealing', () => {
   const cipher = cipherFor('a-secret-of-at-least-thirty-two-bytes-0001');

@@ -72,6 +72,20 @@ export class OutboxRepository {
     return rows;
   }
 
+  /** The messages still sealed (not yet finished): what a data-key rotation re-seals. */
+  findSealed(): Promise<{ id: string; payload: Buffer }[]> {
+    return this.dataSource.query(`SELECT id, payload FROM outbox_messages WHERE payload IS NOT NULL ORDER BY id`);
+  }
+
+  /** Replaces a payload only while it is still the one that was read (a delivery in between wipes it). */
+  async replacePayload(id: string, previous: Buffer, next: Buffer): Promise<boolean> {
+    const [, affected]: [unknown, number] = await this.dataSource.query(
+      `UPDATE outbox_messages SET payload = $3 WHERE id = $1 AND payload = $2`,
+      [id, previous, next],
+    );
+    return affected === 1;
+  }
+
   /** Delivered, dropped or given up: the payload is wiped, the row stays as a record. */
   async finish(id: string, status: Exclude<OutboxStatus, 'pending'>, lastError: string | null = null): Promise<void> {
     await this.dataSource.query(

@@ -1,3 +1,4 @@
+import type { ResealReport } from '../keys/index.js';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
@@ -151,13 +152,38 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
+  /**
+   * `rotate-data-key`: every payload still waiting that an older key of the ring sealed is sealed
+   * again under the first, so that the older key may be dropped.
+   */
+  async resealPayloads(): Promise<ResealReport> {
+    const report: ResealReport = { resealed: 0, current: 0, unreadable: 0 };
+    for (const row of await this.repository.findSealed()) {
+      let opened: { value: unknown; sealedUnderFirst: boolean };
+      try {
+        opened = this.cipher.openWith(row.id, row.payload);
+      } catch {
+        report.unreadable += 1;
+        continue;
+      }
+      if (opened.sealedUnderFirst) {
+        report.current += 1;
+        continue;
+      }
+      const next = this.cipher.seal(row.id, opened.value);
+      if (await this.repository.replacePayload(row.id, row.payload, next)) report.resealed += 1;
+      else report.current += 1; // delivered meanwhile: nothing left to seal
+    }
+    return report;
+  }
+
   private async deliver(message: ClaimedMessage): Promise<void> {
     let payload: OutboxPayload;
     try {
       if (!message.payload) throw new Error('no payload');
       payload = this.cipher.open<OutboxPayload>(message.id, message.payload);
     } catch {
-      // Sealed under another JWT_SECRET, or damaged: no attempt can succeed.
+      // Sealed under a key the data key ring no longer holds, or damaged: no attempt can succeed.
       await this.giveUp(message, 'payload cannot be opened');
       return;
     }

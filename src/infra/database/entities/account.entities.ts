@@ -40,7 +40,7 @@ export class TotpAuthenticator {
   updatedAt!: Date;
 }
 
-/** One single-use recovery code: its keyed hash only. */
+/** One single-use recovery code: its Argon2id hash only (a keyed hash for codes made before). */
 @Entity({ name: 'recovery_codes' })
 export class RecoveryCode {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'PK_recovery_codes' })
@@ -54,7 +54,7 @@ export class RecoveryCode {
   @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'FK_recovery_codes_user_id' })
   user?: Relation<User>;
 
-  @Column({ name: 'code_hash', type: 'varchar', length: 64 })
+  @Column({ name: 'code_hash', type: 'varchar', length: 255 })
   codeHash!: string;
 
   @Column({ name: 'used_at', type: 'timestamptz', nullable: true })

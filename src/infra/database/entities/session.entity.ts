@@ -20,6 +20,7 @@ export type SessionRevocationReason =
   | 'identity_change'
   | 'second_factor_reset'
   | 'disabled'
+  | 'address_proof'
   | 'code_reuse';
 
 /**

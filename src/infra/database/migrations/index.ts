@@ -19,6 +19,7 @@ import { AccountLife1770500000000 } from './1770500000000-account-life.js';
 import { Passkeys1770600000000 } from './1770600000000-passkeys.js';
 import { SecurityEvents1770700000000 } from './1770700000000-security-events.js';
 import { OneTimeCodes1770800000000 } from './1770800000000-one-time-codes.js';
+import { RecoveryCodesArgon21771000000000 } from './1771000000000-recovery-codes-argon2.js';
 import { OneTimeCodeAskedSends1771100000000 } from './1771100000000-one-time-code-asked-sends.js';
 import { SessionLastUsed1771200000000 } from './1771200000000-session-last-used.js';
 import { ClientRegistry1771300000000 } from './1771300000000-client-registry.js';
@@ -47,6 +48,7 @@ export const migrations = [
   Passkeys1770600000000,
   SecurityEvents1770700000000,
   OneTimeCodes1770800000000,
+  RecoveryCodesArgon21771000000000,
   OneTimeCodeAskedSends1771100000000,
   SessionLastUsed1771200000000,
   ClientRegistry1771300000000,

@@ -1,15 +1,7 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
-
-/**
- * A 256-bit key derived with HKDF from the service secret for one purpose alone, so a key that
- * leaks from one use opens nothing of another.
- */
-export function derivedKey(secret: string, purpose: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, '', purpose, 32));
-}
 
 /**
  * AES-256-GCM with a random nonce; the associated data binds the result to its owner (a row id,

@@ -1,0 +1,2 @@
+export { DataKeyRing, type DataKeyPurpose, type ResealReport } from './data-key-ring.js';
+export { KeysModule } from './keys.module.js';
