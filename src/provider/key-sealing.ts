@@ -17,10 +17,15 @@ export class KeySealing {
   }
 
   open(sealed: string, kid: string): string {
+    return this.openWith(sealed, kid).plaintext;
+  }
+
+  /** The private key, and whether the ring's sealing key sealed it (otherwise a re-seal moves it there). */
+  openWith(sealed: string, kid: string): { plaintext: string; sealedUnderFirst: boolean } {
     const [version, body] = sealed.split('.');
     if (version !== VERSION || !body) throw new Error('Unknown sealed-key format');
     try {
-      return this.keys.open('provider-signing-key', kid, Buffer.from(body, 'base64url'));
+      return this.keys.openWith('provider-signing-key', kid, Buffer.from(body, 'base64url'));
     } catch {
       throw new Error(`The signing key ${kid} cannot be opened with any key of the data key ring.`);
     }

@@ -41,6 +41,22 @@ export class ProviderSigningKeysRepository {
     );
   }
 
+  /** Every key, retired ones included: what `rotate-data-key` re-seals. */
+  findAll(): Promise<Pick<ProviderKeyRow, 'kid' | 'privateKeySealed'>[]> {
+    return this.dataSource.query(
+      `SELECT kid, private_key_sealed AS "privateKeySealed" FROM provider_signing_keys ORDER BY created_at`,
+    );
+  }
+
+  /** Replaces a key's sealed private half if it is still `previous` (compare-and-set); answers whether it did. */
+  async replaceSealed(kid: string, previous: string, next: string): Promise<boolean> {
+    const [, affected]: [unknown, number] = await this.dataSource.query(
+      `UPDATE provider_signing_keys SET private_key_sealed = $3 WHERE kid = $1 AND private_key_sealed = $2`,
+      [kid, previous, next],
+    );
+    return affected === 1;
+  }
+
   /** Retires the current key and makes the new one current, in the caller's transaction. */
   async rotate(
     manager: EntityManager,

@@ -7,6 +7,7 @@ import request from 'supertest';
 import { registerUser, sleep, type RegisteredUser } from '../support/auth-factory.js';
 import { createTestApp } from '../support/test-app.js';
 import { fileDatabase, testDataSource } from '../support/test-database.js';
+import { IdTokenKeys } from '../../src/provider/index.js';
 
 const CLI = path.resolve(import.meta.dirname, '../../dist/src/cli/main.js');
 const STEP_MS = 30_000;
@@ -107,6 +108,8 @@ describe('key rotation leaves every second factor working', () => {
     expect(confirmed.status).toBe(200);
     recoveryCodes = [...confirmed.body.data.recovery_codes];
     expect(recoveryCodes).toHaveLength(10);
+    // The provider's ID-token key is made (and sealed) when first needed: the JWKS asks for it.
+    expect((await request(first.getHttpServer()).get('/.well-known/jwks.json')).status).toBe(200);
   });
 
   it('after JWT_SECRET is rotated as rotate-keys says, the app code and a recovery code sign in', async () => {
@@ -127,6 +130,7 @@ describe('key rotation leaves every second factor working', () => {
     const underJwt = await cli(['rotate-data-key'], { JWT_SECRET: s2, JWT_PREVIOUS_SECRETS: previous });
     expect(underJwt.code).toBe(0);
     expect(underJwt.output).toMatch(/authenticator apps: 1 re-sealed, 0 already current, 0 unreadable/);
+    expect(underJwt.output).toMatch(/ID-token keys: +[1-9]\d* re-sealed, 0 already current, 0 unreadable/);
     await start({ JWT_SECRET: s2 });
     expect(await signInWith('totp')).toBe(200);
 
@@ -135,9 +139,11 @@ describe('key rotation leaves every second factor working', () => {
     expect(ring.code).toBe(0);
     expect(ring.output).toMatch(/authenticator apps: 1 re-sealed, 0 already current, 0 unreadable/);
     // The data key ring is now independent of JWT_SECRET: rotating it again, without any previous secret, loses nothing.
-    await start({ JWT_SECRET: s3, DATA_KEYS: dataKey });
+    const last = await start({ JWT_SECRET: s3, DATA_KEYS: dataKey });
     expect(await signInWith('totp')).toBe(200);
     expect(await signInWith('recovery')).toBe(200);
+    // The provider still signs ID tokens with the key it made under the first JWT_SECRET.
+    await expect(last.get(IdTokenKeys).sign({ sub: 'probe' }, 60)).resolves.toEqual(expect.any(String));
   });
 
   it('a ring without the key that sealed the app opens nothing: rotate-data-key says so and fails', async () => {
@@ -152,6 +158,7 @@ describe('key rotation leaves every second factor working', () => {
     const lost = await cli(['rotate-data-key'], { JWT_SECRET: s3, DATA_KEYS: secret() });
     expect(lost.code).toBe(1);
     expect(lost.output).toMatch(/authenticator apps: 0 re-sealed, 0 already current, 1 unreadable/);
+    expect(lost.output).toMatch(/ID-token keys: +0 re-sealed, 0 already current, [1-9]\d* unreadable/);
     expect(lost.output).toMatch(/open under no key of the ring/);
   });
 });
