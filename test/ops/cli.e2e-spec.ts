@@ -93,7 +93,9 @@ describe('admin CLI: accounts and roles', () => {
   it('list-roles prints each role with its permissions', async () => {
     const result = await cli(database.url, ['list-roles']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('admin [system]: audit.view, contents.create,');
+    expect(result.stdout).toContain(
+      'admin [system]: audit.view, clients.create, clients.delete, clients.edit, clients.view, contents.create,',
+    );
     expect(result.stdout).toContain('user [system]: (no permissions)\n');
   });
 
