@@ -33,6 +33,7 @@ const CAPABILITIES = [
   'sessions',
   'settings',
   'sign-in',
+  'upstream',
   'users',
 ];
 

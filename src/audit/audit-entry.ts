@@ -81,7 +81,16 @@ export type AuditEventType =
   | 'provider.consent'
   | 'provider.consent_revoke'
   | 'provider.token'
-  | 'provider.code_reuse';
+  | 'provider.code_reuse'
+  | 'identity_provider.create'
+  | 'identity_provider.update'
+  | 'identity_provider.delete'
+  | 'upstream.sign_in'
+  | 'upstream.sign_up'
+  | 'upstream.failure'
+  | 'upstream.link'
+  | 'upstream.link_required'
+  | 'upstream.unlink';
 
 export interface AuditEntry {
   type: AuditEventType;
@@ -92,7 +101,7 @@ export interface AuditEntry {
    * A person otherwise.
    */
   actorKind?: CallerKind;
-  targetType?: 'user' | 'role' | 'permission' | 'settings' | 'session' | 'client';
+  targetType?: 'user' | 'role' | 'permission' | 'settings' | 'session' | 'client' | 'identity_provider';
   targetId?: string | null;
   client?: { ip?: string; userAgent?: string };
   /** Plain facts only (names, counts, reasons); never a secret. */

@@ -18,11 +18,23 @@ import { KeySealing } from './key-sealing.js';
 import { ProviderRepository } from './provider.repository.js';
 import { RelyingParties } from './relying-parties.js';
 import { ProviderSigningKeysRepository } from './signing-keys.repository.js';
+import { UpstreamPagesController } from './upstream-pages.controller.js';
+import { UpstreamPagesService } from './upstream-pages.service.js';
+import { UpstreamModule } from '../upstream/index.js';
 
 /** The OpenID provider: authorization, its pages, code exchange, ID tokens and their keys, consents. */
 @Module({
-  imports: [ClientsModule, SessionsModule, SignInModule, SecondFactorModule, OidcModule, IdentityModule, RbacModule],
-  controllers: [AuthorizationController, ApplicationsController],
+  imports: [
+    ClientsModule,
+    SessionsModule,
+    SignInModule,
+    SecondFactorModule,
+    OidcModule,
+    IdentityModule,
+    RbacModule,
+    UpstreamModule,
+  ],
+  controllers: [AuthorizationController, ApplicationsController, UpstreamPagesController],
   providers: [
     AuthorizationService,
     ApplicationsService,
@@ -34,6 +46,7 @@ import { ProviderSigningKeysRepository } from './signing-keys.repository.js';
     ProviderRepository,
     ProviderSigningKeysRepository,
     RelyingParties,
+    UpstreamPagesService,
   ],
   exports: [IdTokenKeys],
 })
