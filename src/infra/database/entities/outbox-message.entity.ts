@@ -13,7 +13,8 @@ export type OutboxKind =
   | 'email_change'
   | 'mobile_change'
   | 'email_verification'
-  | 'email_code';
+  | 'email_code'
+  | 'invitation';
 
 /**
  * One outgoing SMS or mail, queued in the request's transaction (or right after it) and sent by
