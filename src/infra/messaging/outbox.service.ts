@@ -1,4 +1,4 @@
-import type { ResealReport } from '../keys/index.js';
+import { resealEach, type ResealReport } from '../keys/index.js';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
@@ -159,24 +159,12 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
    * again under the first, so that the older key may be dropped.
    */
   async resealPayloads(): Promise<ResealReport> {
-    const report: ResealReport = { resealed: 0, current: 0, unreadable: 0 };
-    for (const row of await this.repository.findSealed()) {
-      let opened: { value: unknown; sealedUnderFirst: boolean };
-      try {
-        opened = this.cipher.openWith(row.id, row.payload);
-      } catch {
-        report.unreadable += 1;
-        continue;
-      }
-      if (opened.sealedUnderFirst) {
-        report.current += 1;
-        continue;
-      }
-      const next = this.cipher.seal(row.id, opened.value);
-      if (await this.repository.replacePayload(row.id, row.payload, next)) report.resealed += 1;
-      else report.current += 1; // delivered meanwhile: nothing left to seal
-    }
-    return report;
+    // A row replaced meanwhile was delivered: nothing is left to seal.
+    return resealEach(
+      await this.repository.findSealed(),
+      (row) => this.cipher.openWith(row.id, row.payload),
+      (row, opened) => this.repository.replacePayload(row.id, row.payload, this.cipher.seal(row.id, opened.value)),
+    );
   }
 
   private async deliver(message: ClaimedMessage): Promise<void> {
