@@ -3,7 +3,7 @@ import { calculateJwkThumbprint, exportJWK, SignJWT, type JWK, type JWTPayload }
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../infra/database/transactions.js';
-import type { ResealReport } from '../infra/keys/index.js';
+import { resealEach, type ResealReport } from '../infra/keys/index.js';
 import { PublishedKeys } from '../sessions/index.js';
 import { KeySealing } from './key-sealing.js';
 import { ProviderSigningKeysRepository, type ProviderKeyRow } from './signing-keys.repository.js';
@@ -82,23 +82,13 @@ export class IdTokenKeys implements OnModuleInit {
    * keys that sealed them before may be dropped (`rotate-data-key`).
    */
   async resealKeys(): Promise<ResealReport> {
-    const report: ResealReport = { resealed: 0, current: 0, unreadable: 0 };
-    for (const row of await this.repository.findAll()) {
-      let opened: { plaintext: string; sealedUnderFirst: boolean };
-      try {
-        opened = this.sealing.openWith(row.privateKeySealed, row.kid);
-      } catch {
-        report.unreadable += 1;
-        continue;
-      }
-      if (opened.sealedUnderFirst) {
-        report.current += 1;
-        continue;
-      }
-      const next = this.sealing.seal(opened.plaintext, row.kid);
-      if (await this.repository.replaceSealed(row.kid, row.privateKeySealed, next)) report.resealed += 1;
-      else report.current += 1; // re-sealed meanwhile by another run
-    }
+    // A row replaced meanwhile was re-sealed by another run.
+    const report = await resealEach(
+      await this.repository.findAll(),
+      (row) => this.sealing.openWith(row.privateKeySealed, row.kid),
+      (row, opened) =>
+        this.repository.replaceSealed(row.kid, row.privateKeySealed, this.sealing.seal(opened.plaintext, row.kid)),
+    );
     this.loaded = null;
     return report;
   }
