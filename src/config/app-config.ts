@@ -128,6 +128,8 @@ export abstract class AppConfig {
   abstract readonly operations: { metricsToken?: string; docsEnabled: boolean };
   /** Passkeys' relying party: its id (a host), the name authenticators show, the origins of its pages. */
   abstract readonly webauthn: { rpId: string; rpName: string; origins: string[] };
+  /** ORGANIZATIONS_SELF_SERVICE: anyone signed in may create one; INVITATION_TTL: an invitation's lifetime, seconds. */
+  abstract readonly organizations: { selfService: boolean; invitationTtl: number };
 }
 
 /** An HS256 secret taken out of signing, and when (epoch seconds; null when not written down). */
@@ -250,6 +252,7 @@ export function buildAppConfig(env: Environment): AppConfig {
     dynamicRegistration: { enabled: env.OIDC_DYNAMIC_REGISTRATION, token: env.OIDC_REGISTRATION_TOKEN },
     operations: { metricsToken: env.METRICS_TOKEN, docsEnabled: env.DOCS_ENABLED },
     webauthn: webauthnConfig(env),
+    organizations: { selfService: env.ORGANIZATIONS_SELF_SERVICE, invitationTtl: env.INVITATION_TTL },
   }) as AppConfig;
 }
 
