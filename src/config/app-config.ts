@@ -126,6 +126,8 @@ export abstract class AppConfig {
   abstract readonly operations: { metricsToken?: string; docsEnabled: boolean };
   /** Passkeys' relying party: its id (a host), the name authenticators show, the origins of its pages. */
   abstract readonly webauthn: { rpId: string; rpName: string; origins: string[] };
+  /** ORGANIZATIONS_SELF_SERVICE: anyone signed in may create one; INVITATION_TTL: an invitation's lifetime, seconds. */
+  abstract readonly organizations: { selfService: boolean; invitationTtl: number };
 }
 
 /** An HS256 secret taken out of signing, and when (epoch seconds; null when not written down). */
@@ -247,6 +249,7 @@ export function buildAppConfig(env: Environment): AppConfig {
     defaultPhoneRegion: env.DEFAULT_PHONE_REGION,
     operations: { metricsToken: env.METRICS_TOKEN, docsEnabled: env.DOCS_ENABLED },
     webauthn: webauthnConfig(env),
+    organizations: { selfService: env.ORGANIZATIONS_SELF_SERVICE, invitationTtl: env.INVITATION_TTL },
   }) as AppConfig;
 }
 

@@ -59,6 +59,7 @@ export const SECTIONS = {
     note: 'The relying party. Behind a proxy or with front ends on other origins, see docs/passkeys.md.',
   },
   operations: { title: 'Operations' },
+  organizations: { title: 'Organizations' },
 } as const satisfies Record<string, { title: string; note?: string }>;
 
 export type Section = keyof typeof SECTIONS;
@@ -616,6 +617,18 @@ export const VARIABLES = {
     description: "The seeded user's mobile.",
     defaultText: 'unset',
     rules: [unset, IsOptional(), IsString()],
+  }),
+  ORGANIZATIONS_SELF_SERVICE: withDefault(true, {
+    section: 'organizations',
+    description:
+      'Any signed-in person may create an organization (and becomes its `owner`); `false`: only holders of ' +
+      '`organizations.create`.',
+    rules: [bool, IsBoolean()],
+  }),
+  INVITATION_TTL: withDefault(604800, {
+    section: 'organizations',
+    description: "Lifetime of an organization's invitation link, seconds.",
+    rules: [int, IsInt(), Min(60)],
   }),
 } satisfies Record<string, Declared<unknown>>;
 
