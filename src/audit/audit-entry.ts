@@ -90,7 +90,23 @@ export type AuditEventType =
   | 'upstream.failure'
   | 'upstream.link'
   | 'upstream.link_required'
-  | 'upstream.unlink';
+  | 'upstream.unlink'
+  | 'organization.create'
+  | 'organization.update'
+  | 'organization.delete'
+  | 'organization.member_add'
+  | 'organization.member_roles'
+  | 'organization.member_remove'
+  | 'organization.invite'
+  | 'organization.invitation_withdraw'
+  | 'organization.invitation_accept'
+  | 'organization.token'
+  | 'organization_role.create'
+  | 'organization_role.update'
+  | 'organization_role.delete'
+  | 'organization_permission.create'
+  | 'organization_permission.update'
+  | 'organization_permission.delete';
 
 export interface AuditEntry {
   type: AuditEventType;
@@ -101,7 +117,19 @@ export interface AuditEntry {
    * A person otherwise.
    */
   actorKind?: CallerKind;
-  targetType?: 'user' | 'role' | 'permission' | 'settings' | 'session' | 'client' | 'identity_provider';
+  targetType?:
+    | 'user'
+    | 'role'
+    | 'permission'
+    | 'settings'
+    | 'session'
+    | 'client'
+    | 'organization'
+    | 'organization_role'
+    | 'organization_permission'
+    | 'membership'
+    | 'invitation'
+    | 'identity_provider';
   targetId?: string | null;
   client?: { ip?: string; userAgent?: string };
   /** Plain facts only (names, counts, reasons); never a secret. */

@@ -72,6 +72,23 @@ describe('clientUriProblem: what a client may register', () => {
     }
   });
 
+  it('refuses a dot segment with parameters, which Tomcat and Spring resolve as a dot segment', () => {
+    for (const [uri, type] of [
+      ['https://app.example.com/callback/..;/admin', 'confidential'],
+      ['https://app.example.com/..;/callback', 'confidential'],
+      ['https://app.example.com/cb/.;jsessionid=x/y', 'confidential'],
+      ['https://app.example.com/cb/%2E%2e;/y', 'confidential'],
+      ['http://127.0.0.1:8080/cb/..;/x', 'public'],
+      ['com.example.app:/cb/..;/x', 'public'],
+    ] as const) {
+      expect(clientUriProblem(uri, type, 'redirect')).toBe(
+        'must not contain a dot segment with parameters (..; or .;)',
+      );
+    }
+    expect(clientUriProblem('https://app.example.com/callback;v=1', 'confidential', 'redirect')).toBeNull();
+    expect(clientUriProblem('https://app.example.com/v1..;/cb', 'confidential', 'redirect')).toBeNull();
+  });
+
   it('refuses relative URIs and anything that is not an absolute URI', () => {
     expect(clientUriProblem('/callback', 'confidential', 'redirect')).toBe('must be an absolute URI');
     expect(clientUriProblem('//app.example.com/cb', 'confidential', 'redirect')).toBe('must be an absolute URI');

@@ -3,7 +3,8 @@
  * a URI a request carries is one of the registered ones.
  *
  * Registration: absolute, printable ASCII, no fragment, no wildcard, no userinfo, in the canonical
- * form a browser would send (lowercase scheme and host, no default port, no dot segments), and
+ * form a browser would send (lowercase scheme and host, no default port, no dot segments, not even
+ * `..;`), and
  * `https`; `http` only on a loopback host (`localhost`, `127.0.0.1`, `[::1]`); or, for a public
  * client's redirects only, a private-use scheme containing a dot (RFC 8252 §7.1). Requiring the
  * canonical form at registration is what lets a request be compared character for character:
@@ -57,6 +58,7 @@ export function clientUriProblem(uri: unknown, type: ClientType, kind: ClientUri
     if (scheme === 'http' && !LOOPBACK_HOSTS.includes(url.hostname)) {
       return 'may use http only on a loopback host (localhost, 127.0.0.1 or [::1]); use https';
     }
+    if (hasParameterDotSegment(url)) return 'must not contain a dot segment with parameters (..; or .;)';
     return isCanonical(uri, url) ? null : `must be written in its canonical form: ${url.href}`;
   }
 
@@ -68,6 +70,7 @@ export function clientUriProblem(uri: unknown, type: ClientType, kind: ClientUri
     );
   }
   if (type !== 'public') return 'may use a private-use scheme only for a public client';
+  if (hasParameterDotSegment(url)) return 'must not contain a dot segment with parameters (..; or .;)';
   return isCanonical(uri, url) ? null : `must be written in its canonical form: ${url.href}`;
 }
 
@@ -101,6 +104,15 @@ function hasUserinfo(uri: string, url: URL): boolean {
   if (!afterScheme.startsWith('//')) return false;
   const authority = afterScheme.slice(2).split(/[/?]/, 1)[0];
   return authority.includes('@');
+}
+
+/**
+ * A path segment that is `.` or `..` before a `;` (`/callback/..;/admin`): the WHATWG parser keeps
+ * it, but servers that read `;` as segment parameters (Tomcat, Spring, Jetty) resolve it as a dot
+ * segment, so the URI would lead somewhere other than it reads.
+ */
+function hasParameterDotSegment(url: URL): boolean {
+  return url.pathname.split('/').some((segment) => /^(\.|%2e){1,2};/i.test(segment));
 }
 
 /**

@@ -36,6 +36,11 @@ export class DiscoveryService {
       subject_types_supported: ['public'],
       // ID tokens are RS256 whatever signs the access tokens, so any relying party verifies them.
       id_token_signing_alg_values_supported: ['RS256'],
+      // Back-channel logout (src/provider): a logout token with `sid` at every end of a session.
+      backchannel_logout_supported: true,
+      backchannel_logout_session_supported: true,
+      // RFC 7591, only when OIDC_DYNAMIC_REGISTRATION is on.
+      ...(config.dynamicRegistration.enabled ? { registration_endpoint: `${issuer}/api/auth/register-client` } : {}),
       prompt_values_supported: ['none', 'login', 'consent'],
       claims_supported: [
         'sub',

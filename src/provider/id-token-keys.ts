@@ -3,7 +3,7 @@ import { calculateJwkThumbprint, exportJWK, SignJWT, type JWK, type JWTPayload }
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../infra/database/transactions.js';
-import { resealAll, type ResealReport } from '../infra/keys/index.js';
+import { resealEach, type ResealReport } from '../infra/keys/index.js';
 import { PublishedKeys } from '../sessions/index.js';
 import { KeySealing } from './key-sealing.js';
 import { ProviderSigningKeysRepository, type ProviderKeyRow } from './signing-keys.repository.js';
@@ -82,12 +82,13 @@ export class IdTokenKeys implements OnModuleInit {
    * keys that sealed them before may be dropped (`rotate-data-key`).
    */
   async resealKeys(): Promise<ResealReport> {
-    const report = await resealAll(await this.repository.findAll(), {
-      open: (row) => this.sealing.openWith(row.privateKeySealed, row.kid),
-      seal: (row, opened) => this.sealing.seal(opened.plaintext, row.kid),
-      // false: re-sealed meanwhile by another run.
-      replace: (row, next) => this.repository.replaceSealed(row.kid, row.privateKeySealed, next),
-    });
+    // A row replaced meanwhile was re-sealed by another run.
+    const report = await resealEach(
+      await this.repository.findAll(),
+      (row) => this.sealing.openWith(row.privateKeySealed, row.kid),
+      (row, opened) =>
+        this.repository.replaceSealed(row.kid, row.privateKeySealed, this.sealing.seal(opened.plaintext, row.kid)),
+    );
     this.loaded = null;
     return report;
   }

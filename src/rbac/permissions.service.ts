@@ -1,11 +1,8 @@
 import { SecurityEventsRepository } from '../events/index.js';
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { AuditLog } from '../audit/index.js';
 import { assertMayActOn, type PolicyActor } from './privilege-refusal.js';
 import type { Actor } from '../common/actor.js';
-import { asConflict } from '../common/unique-violation.js';
-import { AuthzVersions } from './authz-versions.js';
+import { DefinitionWrites } from './definition-writes.js';
 import { RolesRepository } from './roles.repository.js';
 import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import type { CreatePermissionDto, UpdatePermissionDto } from './rbac.dto.js';
@@ -22,8 +19,7 @@ export class PermissionsService {
   constructor(
     private readonly transactions: Transactions,
     private readonly roles: RolesRepository,
-    private readonly versions: AuthzVersions,
-    private readonly audit: AuditLog,
+    private readonly writes: DefinitionWrites,
     private readonly events: SecurityEventsRepository,
   ) {}
 
@@ -39,7 +35,7 @@ export class PermissionsService {
   }
 
   async create(dto: CreatePermissionDto, actor: Actor): Promise<PermissionResponse> {
-    const id = await this.writing(async (manager) => {
+    const id = await this.writes.run(async (manager) => {
       const created = await this.roles.insertPermission(
         manager,
         {
@@ -53,20 +49,17 @@ export class PermissionsService {
       await this.events.append(manager, [{ type: 'role-change', role: SystemRoles.Admin }]);
       return created;
     });
-    await this.versions.bumpGlobal();
-    await this.audit.record({
+    await this.writes.committed({
       type: 'permission.create',
-      actorId: actor.id,
-      actorKind: actor.kind,
-      targetType: 'permission',
-      targetId: id,
+      actor,
+      target: { type: 'permission', id },
       details: { name: dto.name },
     });
     return this.get(id);
   }
 
   async update(id: string, dto: UpdatePermissionDto, actor: PolicyActor): Promise<PermissionResponse> {
-    await this.writing(async (manager) => {
+    await this.writes.run(async (manager) => {
       const permission = await this.roles.lockPermission(manager, id);
       if (!permission) throw notFound('Permission');
       assertMayActOn(actor, { type: 'permission', id }, [permission.name], 'permission.update');
@@ -82,13 +75,10 @@ export class PermissionsService {
         ...(dto.group_name !== undefined && { groupName: dto.group_name }),
       });
     });
-    await this.versions.bumpGlobal();
-    await this.audit.record({
+    await this.writes.committed({
       type: 'permission.update',
-      actorId: actor.id,
-      actorKind: actor.kind,
-      targetType: 'permission',
-      targetId: id,
+      actor,
+      target: { type: 'permission', id },
       details: { fields: Object.keys(dto) },
     });
     return this.get(id);
@@ -103,22 +93,7 @@ export class PermissionsService {
       await this.events.appendRoleChangesOfPermission(manager, id);
       await this.roles.deletePermission(manager, id);
     });
-    await this.versions.bumpGlobal();
-    await this.audit.record({
-      type: 'permission.delete',
-      actorId: actor.id,
-      actorKind: actor.kind,
-      targetType: 'permission',
-      targetId: id,
-    });
+    await this.writes.committed({ type: 'permission.delete', actor, target: { type: 'permission', id } });
     return {};
-  }
-
-  private async writing<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    try {
-      return await this.transactions.run(work);
-    } catch (error) {
-      throw asConflict(error);
-    }
   }
 }

@@ -3,6 +3,7 @@ import { EventsModule } from '../events/index.js';
 import { IdentityModule } from '../identity/index.js';
 import { AccessRepository } from './access.repository.js';
 import { AuthzVersions } from './authz-versions.js';
+import { DefinitionWrites } from './definition-writes.js';
 import { PermissionsController } from './permissions.controller.js';
 import { PermissionsService } from './permissions.service.js';
 import { PrincipalService } from './principal.service.js';
@@ -24,6 +25,7 @@ import { NewAccounts } from './new-accounts.js';
     PrincipalService,
     RolesService,
     PermissionsService,
+    DefinitionWrites,
     SeedService,
     UserRolesRepository,
     NewAccounts,

@@ -1,15 +1,13 @@
 import { SecurityEventsRepository } from '../events/index.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AuditLog } from '../audit/index.js';
 import {
   assertAdminRoleKeepsEveryPermission,
   assertMayActOn,
   assertMayGrant,
   type PolicyActor,
 } from './privilege-refusal.js';
-import { asConflict } from '../common/unique-violation.js';
-import { AuthzVersions } from './authz-versions.js';
+import { DefinitionWrites } from './definition-writes.js';
 import type { CreateRoleDto, UpdateRoleDto } from './rbac.dto.js';
 import { notFound, systemProtected, unknownIds } from './rbac-errors.js';
 import { toRoleResponse, type RoleResponse } from './rbac.responses.js';
@@ -26,8 +24,7 @@ export class RolesService {
   constructor(
     private readonly transactions: Transactions,
     private readonly roles: RolesRepository,
-    private readonly versions: AuthzVersions,
-    private readonly audit: AuditLog,
+    private readonly writes: DefinitionWrites,
     private readonly events: SecurityEventsRepository,
   ) {}
 
@@ -41,7 +38,7 @@ export class RolesService {
   }
 
   async create(dto: CreateRoleDto, actor: PolicyActor): Promise<RoleResponse> {
-    const id = await this.writing(async (manager) => {
+    const id = await this.writes.run(async (manager) => {
       // The insert first: a taken name is 409 whatever the permissions asked for.
       const id = await this.roles.insertRole(manager, {
         name: dto.name,
@@ -55,19 +52,17 @@ export class RolesService {
       }
       return id;
     });
-    await this.audit.record({
+    await this.writes.recorded({
       type: 'role.create',
-      actorId: actor.id,
-      actorKind: actor.kind,
-      targetType: 'role',
-      targetId: id,
+      actor,
+      target: { type: 'role', id },
       details: { name: dto.name },
     });
     return this.get(id);
   }
 
   async update(id: string, dto: UpdateRoleDto, actor: PolicyActor): Promise<RoleResponse> {
-    await this.writing(async (manager) => {
+    await this.writes.run(async (manager) => {
       const role = await this.roles.lockRole(manager, id);
       if (!role) throw notFound('Role');
       const current = await this.permissionNamesOfRole(manager, id);
@@ -89,14 +84,10 @@ export class RolesService {
       // Holders are known to other services by the role's name as it was.
       await this.events.append(manager, [{ type: 'role-change', role: role.name }]);
     });
-    // Role definitions touch every holder: all cached callers go stale.
-    await this.versions.bumpGlobal();
-    await this.audit.record({
+    await this.writes.committed({
       type: 'role.update',
-      actorId: actor.id,
-      actorKind: actor.kind,
-      targetType: 'role',
-      targetId: id,
+      actor,
+      target: { type: 'role', id },
       details: { fields: Object.keys(dto) },
     });
     return this.get(id);
@@ -111,14 +102,7 @@ export class RolesService {
       await this.roles.deleteRole(manager, id);
       await this.events.append(manager, [{ type: 'role-change', role: role.name }]);
     });
-    await this.versions.bumpGlobal();
-    await this.audit.record({
-      type: 'role.delete',
-      actorId: actor.id,
-      actorKind: actor.kind,
-      targetType: 'role',
-      targetId: id,
-    });
+    await this.writes.committed({ type: 'role.delete', actor, target: { type: 'role', id } });
     return {};
   }
 
@@ -131,13 +115,7 @@ export class RolesService {
   /** The names of these permissions; an unknown id is 400 and nothing changes. */
   private async permissionNames(manager: EntityManager, permissionIds: string[]): Promise<string[]> {
     const found = await this.roles.findPermissionsByIds(manager, permissionIds);
-    if (found.length !== permissionIds.length) {
-      const known = new Set(found.map((permission) => permission.id));
-      throw unknownIds(
-        'permission_ids',
-        permissionIds.filter((id) => !known.has(id)),
-      );
-    }
+    refuseUnknownPermissions(permissionIds, found);
     return found.map((permission) => permission.name);
   }
 
@@ -147,22 +125,17 @@ export class RolesService {
 
   /** All ids must exist, or nothing changes (the caller's transaction rolls back). */
   private async replacePermissions(manager: EntityManager, roleId: string, permissionIds: string[]): Promise<void> {
-    const found = await this.roles.findPermissionIds(manager, permissionIds);
-    if (found.length !== permissionIds.length) {
-      const known = new Set(found.map((permission) => permission.id));
-      throw unknownIds(
-        'permission_ids',
-        permissionIds.filter((id) => !known.has(id)),
-      );
-    }
+    refuseUnknownPermissions(permissionIds, await this.roles.findPermissionIds(manager, permissionIds));
     await this.roles.setRolePermissions(manager, roleId, permissionIds);
   }
+}
 
-  private async writing<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    try {
-      return await this.transactions.run(work);
-    } catch (error) {
-      throw asConflict(error);
-    }
-  }
+/** An asked-for permission id that is not among those found is 400, naming every unknown id. */
+function refuseUnknownPermissions(permissionIds: string[], found: { id: string }[]): void {
+  if (found.length === permissionIds.length) return;
+  const known = new Set(found.map((permission) => permission.id));
+  throw unknownIds(
+    'permission_ids',
+    permissionIds.filter((id) => !known.has(id)),
+  );
 }

@@ -6,7 +6,7 @@ import { AppConfig } from '../config/app-config.js';
 import { SecondFactorsRepository } from './second-factors.repository.js';
 import { SecretBox } from './secret-box.js';
 import { Transactions } from '../infra/database/transactions.js';
-import { resealAll, type ResealReport } from '../infra/keys/index.js';
+import { resealEach, type ResealReport } from '../infra/keys/index.js';
 
 /** RFC 6238 as every authenticator app reads it: SHA-1, 6 digits, 30-second steps. */
 const PERIOD = 30;
@@ -79,12 +79,17 @@ export class TotpService {
    * again under the first, so that the older key may be dropped.
    */
   async resealSecrets(): Promise<ResealReport> {
-    return resealAll(await this.repository.findAllTotpSecrets(), {
-      open: (row) => this.box.openWith(row.secretCiphertext, row.userId),
-      seal: (row, opened) => this.box.seal(opened.plaintext, row.userId),
-      // false: replaced meanwhile by an enrolment, sealed under the first key.
-      replace: (row, next) => this.repository.replaceTotpSecret(row.userId, row.secretCiphertext, next),
-    });
+    // A row replaced meanwhile was replaced by an enrolment, sealed under the first key.
+    return resealEach(
+      await this.repository.findAllTotpSecrets(),
+      (row) => this.box.openWith(row.secretCiphertext, row.userId),
+      (row, opened) =>
+        this.repository.replaceTotpSecret(
+          row.userId,
+          row.secretCiphertext,
+          this.box.seal(opened.plaintext, row.userId),
+        ),
+    );
   }
 
   private totp(secret: Secret, label = 'account'): TOTP {

@@ -5,7 +5,7 @@ import { AuditLog } from '../audit/index.js';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../infra/database/transactions.js';
-import { resealAll, type ResealReport } from '../infra/keys/index.js';
+import { resealEach, type ResealReport } from '../infra/keys/index.js';
 import { ClientSecrets } from './client-secrets.js';
 import type { CreateIdentityProviderDto, UpdateIdentityProviderDto } from './identity-providers.dto.js';
 import { isLoopbackHttp, UpstreamClient } from './upstream-client.js';
@@ -80,7 +80,7 @@ export class IdentityProvidersService {
           allowSignUp: dto.allow_sign_up ?? true,
           enabled: dto.enabled ?? true,
         },
-        this.secrets.seal(id, dto.client_secret),
+        this.secrets.seal(dto.client_secret, id),
       ),
     );
     if (!row) throw new AppException('CONFLICT', 'An identity provider has this slug.');
@@ -106,7 +106,7 @@ export class IdentityProvidersService {
         dto.client_id ?? before.clientId,
       );
     }
-    const sealed = dto.client_secret === undefined ? undefined : this.secrets.seal(before.id, dto.client_secret);
+    const sealed = dto.client_secret === undefined ? undefined : this.secrets.seal(dto.client_secret, before.id);
     const after = await this.transactions.run(async (manager) => {
       // Under the row's lock: a link or sign-in that checks the provider waits for the change.
       if (!(await this.providers.lockById(manager, before.id))) return null;
@@ -131,12 +131,13 @@ export class IdentityProvidersService {
 
   /** `rotate-data-key`: every client secret sealed under an older key of the ring is sealed under the first. */
   async resealSecrets(): Promise<ResealReport> {
-    return resealAll(await this.providers.list(), {
-      open: (row) => this.secrets.openWith(row.id, row.clientSecretSealed),
-      seal: (row, opened) => this.secrets.seal(row.id, opened.plaintext),
-      // false: changed meanwhile by an edit or another run.
-      replace: (row, next) => this.providers.replaceSealedSecret(row.id, row.clientSecretSealed, next),
-    });
+    // A row changed meanwhile was sealed under the first key by an edit, or by another run.
+    return resealEach(
+      await this.providers.list(),
+      (row) => this.secrets.openWith(row.clientSecretSealed, row.id),
+      (row, opened) =>
+        this.providers.replaceSealedSecret(row.id, row.clientSecretSealed, this.secrets.seal(opened.plaintext, row.id)),
+    );
   }
 
   /** The callback URL of a provider: what the administrator registers at the upstream. */

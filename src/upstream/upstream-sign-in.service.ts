@@ -176,7 +176,7 @@ export class UpstreamSignInService {
     try {
       claims = await this.client.complete(
         provider,
-        this.secrets.open(provider.id, provider.clientSecretSealed),
+        this.secrets.open(provider.clientSecretSealed, provider.id),
         callbackUrl,
         this.checksFor(binding, state, slug),
       );
@@ -232,7 +232,7 @@ export class UpstreamSignInService {
     const state = randomBytes(32).toString('base64url');
     const url = await this.client.authorizationUrl(
       provider,
-      this.secrets.open(provider.id, provider.clientSecretSealed),
+      this.secrets.open(provider.clientSecretSealed, provider.id),
       this.checksFor(binding, state, provider.slug),
     );
     await this.flows.insertFlow({

@@ -297,16 +297,6 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
       expect(params.get('state')).toBe(query.state);
       expect(params.get('iss')).toBe(ISSUER);
     });
-
-    it('prompt=login and a max_age the sign-in is older than show the sign-in page again', async () => {
-      const user = await registerUser(app);
-      const { browser } = await signedInCode(user);
-      expect((await browser.authorize(authorizationQuery(web.id, WEB, { prompt: 'login' }).query)).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      const again = await browser.authorize(authorizationQuery(web.id, WEB, { max_age: '0' }).query);
-      expect(again.status).toBe(200);
-      expect(again.text).toContain('Sign in');
-    });
   });
 
   describe('every rule of the API holds on the pages', () => {
@@ -416,6 +406,17 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
       ['javascript:', 'javascript:alert(1)//https://web.example.test/callback'],
       ['data:', 'data:text/html,<script>alert(1)</script>'],
       ['a Unicode look-alike', 'https://wеb.example.test/callback'],
+      ['a parameter dot segment', 'https://web.example.test/callback/..;/'],
+      ['a double slash in the path', 'https://web.example.test//callback'],
+      ['a scheme-relative URI', '//web.example.test/callback'],
+      ['four slashes', 'https:////web.example.test/callback'],
+      ['an upper case scheme', 'HTTPS://web.example.test/callback'],
+      ['backslashes for slashes', 'https:\\\\web.example.test\\callback'],
+      ['a percent-encoded path', 'https://web.example.test/%63allback'],
+      ['an encoded dot segment', 'https://web.example.test/callback/%2e%2e/callback'],
+      ['a full-width dot in the host', 'https://web.example\u3002test/callback'],
+      ['JavaScript: in mixed case', 'JavaScript:alert(1)'],
+      ['a loopback host for a web client', 'http://127.0.0.1/callback'],
     ])('an unregistered redirect URI (%s): 400 page, no Location', async (_name, redirectUri) => {
       const res = await new ProviderBrowser(app).authorize(authorizationQuery(web.id, redirectUri).query);
       expect(res.status).toBe(400);
@@ -432,6 +433,171 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
     });
   });
 
+  describe("the conformance suite's basic-plan checks", () => {
+    it.each(['token', 'id_token', 'code id_token', 'code token'])(
+      'response_type=%s: unsupported_response_type at the redirect URI with state and iss, no token in it',
+      async (responseType) => {
+        const { query } = authorizationQuery(web.id, WEB, { response_type: responseType });
+        const res = await new ProviderBrowser(app).authorize(query);
+        expect(res.status).toBe(302);
+        const location = new URL(res.headers.location as string);
+        expect(`${location.origin}${location.pathname}`).toBe(WEB);
+        expect(location.hash).toBe('');
+        expect(Object.fromEntries(location.searchParams)).toEqual({
+          error: 'unsupported_response_type',
+          error_description: expect.any(String),
+          state: query.state,
+          iss: ISSUER,
+        });
+      },
+    );
+
+    it('a request without a redirect_uri: 400 page, no Location', async () => {
+      const res = await new ProviderBrowser(app).authorize(
+        authorizationQuery(web.id, WEB, { redirect_uri: undefined }).query,
+      );
+      expect(res.status).toBe(400);
+      expect(res.headers.location).toBeUndefined();
+    });
+
+    it('prompt=none with a session but consent not yet given: consent_required, with state and iss', async () => {
+      const user = await registerUser(app);
+      const { browser } = await signedInCode(user);
+      const { query } = authorizationQuery(third.id, THIRD, { prompt: 'none' });
+      const res = await browser.authorize(query);
+      expect(res.status).toBe(302);
+      expect(Object.fromEntries(redirectParameters(res))).toMatchObject({
+        error: 'consent_required',
+        state: query.state,
+        iss: ISSUER,
+      });
+    });
+
+    it('the nonce is echoed in the ID token exactly, and absent when none was sent', async () => {
+      const user = await registerUser(app);
+      const nonce = 'n-0S6_WzA2Mj ~!*()';
+      const browser = new ProviderBrowser(app);
+      const withNonce = authorizationQuery(web.id, WEB, { nonce });
+      const done = await browser.signIn(await browser.authorize(withNonce.query), user.email, user.password);
+      const issued = await exchangeWeb(redirectParameters(done).get('code')!, withNonce.pair.verifier);
+      expect(decodeJwt(issued.body.id_token).payload.nonce).toBe(nonce);
+
+      const without = authorizationQuery(web.id, WEB, { nonce: undefined });
+      const silent = await browser.authorize(without.query);
+      expect(silent.status).toBe(302);
+      const second = await exchangeWeb(redirectParameters(silent).get('code')!, without.pair.verifier);
+      expect(second.status).toBe(200);
+      expect(decodeJwt(second.body.id_token).payload).not.toHaveProperty('nonce');
+    });
+
+    it('max_age within the sign-in: a code without a page, and the ID token keeps the first auth_time', async () => {
+      const user = await registerUser(app);
+      const { browser, code, verifier } = await signedInCode(user);
+      const first = decodeJwt((await exchangeWeb(code, verifier)).body.id_token).payload;
+      const { query, pair } = authorizationQuery(web.id, WEB, { max_age: '3600' });
+      const res = await browser.authorize(query);
+      expect(res.status).toBe(302);
+      const again = await exchangeWeb(redirectParameters(res).get('code')!, pair.verifier);
+      expect(decodeJwt(again.body.id_token).payload.auth_time).toBe(first.auth_time);
+    });
+
+    it.each([
+      ['max_age=0', { max_age: '0' }],
+      ['prompt=login', { prompt: 'login' }],
+    ])('%s: the sign-in page again, and the ID token carries the new auth_time', async (_name, extra) => {
+      const user = await registerUser(app);
+      const { browser, code, verifier } = await signedInCode(user);
+      const first = decodeJwt((await exchangeWeb(code, verifier)).body.id_token).payload;
+      await sleep(1100);
+      const { query, pair } = authorizationQuery(web.id, WEB, extra);
+      const page = await browser.authorize(query);
+      expect(page.status).toBe(200);
+      expect(page.text).toMatch(/<button type="submit">Sign in<\/button>/);
+      const done = await browser.signIn(page, user.email, user.password);
+      expect(done.status).toBe(302);
+      const params = redirectParameters(done);
+      expect(params.get('iss')).toBe(ISSUER);
+      expect(params.get('state')).toBe(query.state);
+      const again = await exchangeWeb(params.get('code')!, pair.verifier);
+      expect(again.status).toBe(200);
+      const payload = decodeJwt(again.body.id_token).payload;
+      expect(typeof payload.auth_time).toBe('number');
+      expect(payload.auth_time as number).toBeGreaterThan(first.auth_time as number);
+      expect(payload.auth_time as number).toBeLessThanOrEqual(payload.iat as number);
+    });
+
+    it('every answer of the token endpoint, error or not, is Cache-Control: no-store', async () => {
+      const { code, verifier } = await signedInCode(await registerUser(app));
+      const issued = await exchangeWeb(code, verifier);
+      expect(issued.headers['cache-control']).toBe('no-store');
+      const refreshed = await token(
+        { grant_type: 'refresh_token', refresh_token: issued.body.refresh_token },
+        basic(web.id, web.secret),
+      );
+      expect(refreshed.status).toBe(200);
+      expect(refreshed.headers['cache-control']).toBe('no-store');
+      const replayed = await exchangeWeb(code, verifier);
+      expect(replayed.status).toBe(400);
+      expect(replayed.headers['cache-control']).toBe('no-store');
+    });
+
+    it('a code past its 60 seconds: invalid_grant', async () => {
+      const { code, verifier } = await signedInCode(await registerUser(app));
+      await db.query(
+        `UPDATE provider_authorization_codes SET expires_at = now() - interval '1 second'
+          WHERE code_hash = encode(sha256($1::bytea), 'hex')`,
+        [code],
+      );
+      const res = await exchangeWeb(code, verifier);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('invalid_grant');
+    });
+
+    it('a code is valid for at most 60 seconds', async () => {
+      const { code } = await signedInCode(await registerUser(app));
+      const [row] = await db.query(
+        `SELECT extract(epoch FROM expires_at - created_at)::int AS lifetime FROM provider_authorization_codes
+          WHERE code_hash = encode(sha256($1::bytea), 'hex')`,
+        [code],
+      );
+      expect(row.lifetime).toBeLessThanOrEqual(60);
+    });
+
+    it("a public client's code exchanged with the verifier of another request: invalid_grant", async () => {
+      const user = await registerUser(app);
+      const { browser } = await signedInCode(user);
+      const redirect = 'http://127.0.0.1:53112/callback';
+      const one = authorizationQuery(cli.id, redirect);
+      const other = authorizationQuery(cli.id, redirect);
+      const res = await browser.authorize(one.query);
+      const exchanged = await token({
+        grant_type: 'authorization_code',
+        code: redirectParameters(res).get('code')!,
+        redirect_uri: redirect,
+        code_verifier: other.pair.verifier,
+        client_id: cli.id,
+      });
+      expect(exchanged.status).toBe(400);
+      expect(exchanged.body.error).toBe('invalid_grant');
+    });
+
+    it("a public client's code with its loopback URI on another port than asked: invalid_grant", async () => {
+      const user = await registerUser(app);
+      const { browser } = await signedInCode(user);
+      const { query, pair } = authorizationQuery(cli.id, 'http://127.0.0.1:53113/callback');
+      const res = await browser.authorize(query);
+      const exchanged = await token({
+        grant_type: 'authorization_code',
+        code: redirectParameters(res).get('code')!,
+        redirect_uri: 'http://127.0.0.1:53114/callback',
+        code_verifier: pair.verifier,
+        client_id: cli.id,
+      });
+      expect(exchanged.status).toBe(400);
+      expect(exchanged.body.error).toBe('invalid_grant');
+    });
+  });
+
   describe('PKCE is required of every client', () => {
     it.each([
       ['missing', { code_challenge: undefined, code_challenge_method: undefined }],
@@ -445,6 +611,26 @@ describe('the OpenID provider: authorization code with PKCE through the sign-in 
       expect(params.get('error')).toBe('invalid_request');
       expect(params.get('state')).toBe(query.state);
       expect(params.get('iss')).toBe(ISSUER);
+    });
+
+    it('a public client is held to it too: plain is invalid_request', async () => {
+      const { query } = authorizationQuery(cli.id, LOOPBACK, {
+        code_challenge: 'a-plain-challenge-that-is-the-verifier-itself-0123',
+        code_challenge_method: 'plain',
+      });
+      const res = await new ProviderBrowser(app).authorize(query);
+      expect(res.status).toBe(302);
+      expect(redirectParameters(res).get('error')).toBe('invalid_request');
+    });
+
+    it('the challenge itself sent as the verifier (a plain downgrade at the token endpoint): invalid_grant', async () => {
+      const user = await registerUser(app);
+      const browser = new ProviderBrowser(app);
+      const { query } = authorizationQuery(web.id, WEB);
+      const done = await browser.signIn(await browser.authorize(query), user.email, user.password);
+      const res = await exchangeWeb(redirectParameters(done).get('code')!, query.code_challenge!);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('invalid_grant');
     });
 
     it('a wrong code_verifier: invalid_grant', async () => {

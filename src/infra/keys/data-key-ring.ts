@@ -11,13 +11,13 @@ import { open, seal } from './aead.js';
  * the data sealed then still opens.
  */
 const PURPOSE_LABELS = {
-  /** AES-256-GCM of authenticator-app secrets (second-factor/secret-box.ts). */
+  /** AES-256-GCM of authenticator-app secrets (second-factor/secret-box.ts, through sealed-text.ts). */
   'totp-secret': 'totp-secret-encryption',
   /** AES-256-GCM of queued mail and SMS payloads (infra/messaging/outbox-cipher.ts). */
   'outbox-payload': 'outbox-payload-aes-256-gcm',
   /** HMAC-SHA-256 of every one-time code (one-time-codes/code-digest.ts). */
   'one-time-code-hash': 'otp-code-hash',
-  /** AES-256-GCM of the OpenID provider's private signing keys (provider/key-sealing.ts). */
+  /** AES-256-GCM of the OpenID provider's private signing keys (provider/key-sealing.ts, through sealed-text.ts). */
   'provider-signing-key': 'openid-provider-signing-keys',
   /** AES-256-GCM of upstream identity providers' client secrets (upstream/client-secrets.ts). */
   'upstream-client-secret': 'upstream-provider-client-secret',
@@ -35,6 +35,37 @@ export interface ResealReport {
   current: number;
   /** Opened by no key of the ring (sealed under a key already dropped, or damaged). */
   unreadable: number;
+}
+
+/**
+ * The one re-seal loop of `rotate-data-key`: each row is opened with whichever key of the ring
+ * sealed it; one the first key sealed is left alone, one no key opens is counted and left, and the
+ * rest are sealed again under the first key by `sealAgain`, which answers whether it replaced the
+ * row (false: the row changed meanwhile, so it holds nothing under an older key any more).
+ */
+export async function resealEach<Row, Opened extends { sealedUnderFirst: boolean }>(
+  rows: Iterable<Row>,
+  open: (row: Row) => Opened,
+  sealAgain: (row: Row, opened: Opened) => Promise<boolean>,
+): Promise<ResealReport> {
+  const report: ResealReport = { resealed: 0, current: 0, unreadable: 0 };
+  for (const row of rows) {
+    let opened: Opened;
+    try {
+      opened = open(row);
+    } catch {
+      report.unreadable += 1;
+      continue;
+    }
+    if (!opened.sealedUnderFirst) {
+      if (await sealAgain(row, opened)) {
+        report.resealed += 1;
+        continue;
+      }
+    }
+    report.current += 1;
+  }
+  return report;
 }
 
 /**

@@ -1,3 +1,3 @@
-export { DataKeyRing, type DataKeyPurpose, type ResealReport } from './data-key-ring.js';
+export { DataKeyRing, resealEach, type DataKeyPurpose, type ResealReport } from './data-key-ring.js';
 export { KeysModule } from './keys.module.js';
-export { resealAll, type Resealing } from './reseal.js';
+export { SealedText } from './sealed-text.js';
