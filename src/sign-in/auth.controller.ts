@@ -6,6 +6,7 @@ import { AppConfig } from '../config/app-config.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { PrincipalService } from '../rbac/index.js';
 import {
+  challengeOrSession,
   clearAuthCookies,
   ReadsRefreshCookie,
   REFRESH_TOKEN_COOKIE,
@@ -61,8 +62,7 @@ export class AuthController {
   })
   async login(@Body() dto: LoginDto, @Client() client: ClientInfo, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.auth.login(dto, client);
-    // A two-factor challenge carries a temp token only: no session, no cookies yet.
-    return 'challenge' in outcome ? outcome.challenge : withAuthCookies(reply, outcome, this.config);
+    return challengeOrSession(reply, outcome, this.config);
   }
 
   @Public()
