@@ -2,12 +2,18 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import { AuditLog } from '../audit/index.js';
-import { AppException } from '../common/app-exception.js';
 import { clientOf } from '../common/client-info.js';
 import { sha256Hex } from '../common/token-hash.js';
 import { AppConfig } from '../config/app-config.js';
 import { UsersRepository } from '../identity/index.js';
-import { OAuthError, parameter, TokenGrants, type TokenGrantContext, type TokenResponse } from '../oidc/index.js';
+import {
+  OAuthError,
+  parameter,
+  rotateRefreshToken,
+  TokenGrants,
+  type TokenGrantContext,
+  type TokenResponse,
+} from '../oidc/index.js';
 import { methodsOf, SessionService, SessionsRepository, TokenService } from '../sessions/index.js';
 import { IdTokens } from './id-tokens.js';
 import { ProviderRepository } from './provider.repository.js';
@@ -145,25 +151,10 @@ export class CodeExchangeService implements OnModuleInit {
       throw new OAuthError(400, 'unauthorized_client', 'This client is not allowed the refresh_token grant.');
     const allowed = issuedTo === null ? client.type === 'confidential' : issuedTo === client.clientId;
     if (!allowed) throw invalidGrant('The refresh token was not issued to this client.');
-    try {
-      const { tokens } = await this.sessions.rotate(refreshToken);
-      return {
-        access_token: tokens.accessToken,
-        token_type: 'Bearer',
-        expires_in: this.config.jwt.accessTokenTtl,
-        refresh_token: tokens.refreshToken,
-        ...(state?.scope ? { scope: state.scope } : {}),
-      };
-    } catch (error) {
-      if (error instanceof AppException && error.getStatus() === 401) {
-        throw invalidGrant(
-          error.code === 'REFRESH_TOKEN_REUSED'
-            ? 'This refresh token was already used; the session has been revoked. Sign in again.'
-            : 'The refresh token is invalid, expired or revoked.',
-        );
-      }
-      throw error;
-    }
+    return {
+      ...(await rotateRefreshToken(this.sessions, refreshToken, this.config.jwt.accessTokenTtl)),
+      ...(state?.scope ? { scope: state.scope } : {}),
+    };
   }
 
   /**
