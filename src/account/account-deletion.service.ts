@@ -8,7 +8,7 @@ import { AuthzVersions, RolesRepository, UserRolesRepository } from '../rbac/ind
 import type { Actor } from '../common/actor.js';
 import type { ClientInfo } from '../common/client-info.js';
 import { SecurityEventsRepository } from '../events/index.js';
-import { invalidToken } from '../sessions/index.js';
+import { SessionsRepository, invalidToken } from '../sessions/index.js';
 import { UsersRepository } from '../identity/index.js';
 import { Transactions } from '../infra/database/transactions.js';
 import { OneTimeCodes } from '../one-time-codes/index.js';
@@ -48,6 +48,7 @@ export class AccountDeletionService {
     private readonly audit: AuditLog,
     private readonly codes: OneTimeCodes,
     private readonly events: SecurityEventsRepository,
+    private readonly sessions: SessionsRepository,
   ) {}
 
   /** `DELETE /api/account`: the holder's own account. */
@@ -76,6 +77,7 @@ export class AccountDeletionService {
       }
       // The codes asked for its address name no account when nobody's account asked: they go by address.
       await this.codes.deleteAddressedTo(manager, account.email);
+      await this.sessions.endWithAccount(manager, userId);
       await this.users.deleteUser(manager, userId);
       // Its sessions go with it: every token of the account is dead, and other services are told.
       await this.events.append(manager, [

@@ -36,6 +36,9 @@ export class DiscoveryService {
       subject_types_supported: ['public'],
       // ID tokens are RS256 whatever signs the access tokens, so any relying party verifies them.
       id_token_signing_alg_values_supported: ['RS256'],
+      // Back-channel logout (src/provider): a logout token with `sid` at every end of a session.
+      backchannel_logout_supported: true,
+      backchannel_logout_session_supported: true,
       prompt_values_supported: ['none', 'login', 'consent'],
       claims_supported: [
         'sub',

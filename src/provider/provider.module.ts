@@ -10,6 +10,8 @@ import { ApplicationsController } from './applications.controller.js';
 import { ApplicationsService } from './applications.service.js';
 import { AuthorizationController } from './authorization.controller.js';
 import { AuthorizationService } from './authorization.service.js';
+import { BackchannelLogout } from './backchannel-logout.js';
+import { MessagingModule } from '../infra/messaging/messaging.module.js';
 import { CodeExchangeService } from './code-exchange.service.js';
 import { EndSessionService } from './end-session.service.js';
 import { IdTokenKeys } from './id-token-keys.js';
@@ -21,11 +23,21 @@ import { ProviderSigningKeysRepository } from './signing-keys.repository.js';
 
 /** The OpenID provider: authorization, its pages, code exchange, ID tokens and their keys, consents. */
 @Module({
-  imports: [ClientsModule, SessionsModule, SignInModule, SecondFactorModule, OidcModule, IdentityModule, RbacModule],
+  imports: [
+    ClientsModule,
+    SessionsModule,
+    SignInModule,
+    SecondFactorModule,
+    OidcModule,
+    IdentityModule,
+    RbacModule,
+    MessagingModule,
+  ],
   controllers: [AuthorizationController, ApplicationsController],
   providers: [
     AuthorizationService,
     ApplicationsService,
+    BackchannelLogout,
     CodeExchangeService,
     EndSessionService,
     IdTokenKeys,

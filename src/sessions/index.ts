@@ -27,6 +27,7 @@ export {
 } from './session.service.js';
 export { PublishedKeys, type PublishedKeySource } from './published-keys.js';
 export { SessionsRepository, type SessionGrant } from './sessions.repository.js';
+export { SessionEndings, type EndedSession, type SessionEndListener } from './session-endings.js';
 export {
   SigningKeys,
   generatePrivateKeyPem,

@@ -6,6 +6,7 @@ import { JwksController } from './jwks.controller.js';
 import { PasswordResetTokensRepository } from './password-reset-tokens.repository.js';
 import { SessionService } from './session.service.js';
 import { SessionsRepository } from './sessions.repository.js';
+import { SessionEndings } from './session-endings.js';
 import { PublishedKeys } from './published-keys.js';
 import { SigningKeys } from './signing-keys.js';
 import { TokenService } from './token.service.js';
@@ -18,6 +19,7 @@ const SESSION_PARTS = [
   AnyAudienceVerifier,
   SessionService,
   SessionsRepository,
+  SessionEndings,
   PasswordResetTokensRepository,
 ];
 

@@ -4,6 +4,7 @@ import type { SessionRevocationReason } from '../infra/database/entities/session
 import { auditEventInsert, type AuditRow } from '../audit/index.js';
 import { revocationEvents } from '../events/index.js';
 import { clearFailuresStatement } from '../lockout/index.js';
+import { SessionEndings, type EndedSession } from './session-endings.js';
 
 /** Which live sessions a revocation ends: one session, or every session of a user but one. */
 export type SessionRevocationScope =
@@ -70,11 +71,19 @@ export interface SessionGrant {
 }
 
 /** A session a revocation ended. */
-export type RevokedSessionRow = Pick<SessionRow, 'id' | 'userId'>;
+export type RevokedSessionRow = EndedSession;
+
+/** What the statements that end sessions answer of each (`ended` their CTE of sessions rows). */
+const ENDED_COLUMNS = (ended: string) => `${ended}.id, ${ended}.user_id AS "userId", ${ended}.client_id AS "clientId",
+  ${ended}.parent_session_id AS "parentSessionId",
+  (SELECT c.backchannel_logout_uri FROM service_clients c WHERE c.client_id = ${ended}.client_id) AS "backchannelLogoutUri"`;
 
 @Injectable()
 export class SessionsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly endings: SessionEndings,
+  ) {}
 
   /**
    * A new session and, in the same statement, what its sign-in completes: the audit event, and the
@@ -252,12 +261,26 @@ export class SessionsRepository {
     const rows: RevokedSessionRow[] = await manager.query(
       `WITH revoked AS (
          UPDATE sessions SET revoked_at = now(), revoked_reason = $1, updated_at = now()
-          WHERE ${where.join(' AND ')} RETURNING id, user_id
+          WHERE ${where.join(' AND ')} RETURNING id, user_id, client_id, parent_session_id
        ), told AS (${revocationEvents('revoked', everySessionOfUser ? 'credential-change' : 'session-revoked')})
-       SELECT id, user_id AS "userId" FROM revoked`,
+       SELECT ${ENDED_COLUMNS('revoked')} FROM revoked`,
       params,
     );
+    await this.endings.ended(manager, rows);
     return rows;
+  }
+
+  /**
+   * The account's live sessions are about to go with it (its deletion cascades): those who must
+   * hear of their end are told in the deletion's transaction.
+   */
+  async endWithAccount(manager: EntityManager, userId: string): Promise<void> {
+    const rows: EndedSession[] = await manager.query(
+      `SELECT ${ENDED_COLUMNS('s')} FROM sessions s
+        WHERE s.user_id = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`,
+      [userId],
+    );
+    await this.endings.ended(manager, rows);
   }
 
   /** Whether the session is live: neither revoked (logout, revocation, identity change, reset) nor expired. */

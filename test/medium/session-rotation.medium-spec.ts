@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { AuditRow } from '../../src/audit/index.js';
 import { SessionsRepository } from '../../src/sessions/sessions.repository.js';
+import { SessionEndings } from '../../src/sessions/session-endings.js';
 import { insertUser, useMediumDatabase } from './medium-database.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -9,7 +10,7 @@ describe('refresh rotation on a real database', () => {
   const fixture = useMediumDatabase();
   let sessions: SessionsRepository;
   beforeAll(() => {
-    sessions = new SessionsRepository(fixture.db);
+    sessions = new SessionsRepository(fixture.db, new SessionEndings());
   });
 
   /** A live session at generation 0 whose refresh token is `token`. */

@@ -1,25 +1,13 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { ClientsService } from '../../src/clients/index.js';
 import { me, registerUser } from '../support/auth-factory.js';
 import { createTestApp } from '../support/test-app.js';
 import { runScript, scratchProject } from '../standard-clients/scratch-install.js';
+import { freePort } from '../support/free-port.js';
 
 const REDIRECT_URI = 'https://rp.example.test/callback';
-
-/** A free loopback port: the issuer must be the address the client reaches, known before start. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('openid-client (latest, from the registry) as a relying party: authorization code with PKCE, ID token, userinfo, refresh', () => {
   let app: NestFastifyApplication;

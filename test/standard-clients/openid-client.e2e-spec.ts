@@ -1,24 +1,12 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { decodeJwt, me, registerUser } from '../support/auth-factory.js';
 import { createTestApp } from '../support/test-app.js';
 import { runScript, scratchProject } from './scratch-install.js';
+import { freePort } from '../support/free-port.js';
 
 const ORDERS = { id: 'orders', secret: 'orders-secret-0123456789-abcdefghijkl' };
-
-/** A free loopback port: the issuer must be the address the client reaches, known before start. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('openid-client (latest, installed from the registry): discovery, client credentials, introspection, revocation, userinfo, refresh', () => {
   let app: NestFastifyApplication;

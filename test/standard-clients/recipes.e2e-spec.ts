@@ -3,12 +3,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { registerUser } from '../support/auth-factory.js';
 import { createTestApp } from '../support/test-app.js';
 import { lockFolder } from '../consumer/consumer-support.js';
+import { freePort } from '../support/free-port.js';
 
 const DOC = path.resolve(import.meta.dirname, '../../docs/standard-clients.md');
 
@@ -84,17 +84,6 @@ async function writeFiles(folder: string, files: Record<string, string>): Promis
     await mkdir(path.dirname(path.join(folder, file)), { recursive: true });
     await writeFile(path.join(folder, file), content);
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const CLIENT = { id: 'reports', secret: 'reports-secret-0123456789-abcdefghij' };

@@ -11,6 +11,7 @@ import { OutboxObserver } from './outbox-observer.js';
 import { OutboxRepository, type ClaimedMessage, type OutboxChannel, type OutboxKind } from './outbox.repository.js';
 import { outboxDeliveries } from '../telemetry/service-metrics.js';
 import { RecipientLimiter } from './recipient-limiter.js';
+import { HttpMessages } from './http-messages.js';
 
 /** What is sealed in a row. A null recipient is a stand-in that is dropped, never sent. */
 export interface OutboxPayload {
@@ -38,7 +39,7 @@ const KEEP_FINISHED_SECONDS = 24 * 3600;
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /**
- * Outgoing SMS and mail never hold a response: a request queues the message (in its own
+ * Outgoing SMS, mail and back-channel posts never hold a response: a request queues the message (in its own
  * transaction, or right after it) and this process sends it. Queuing wakes the sender at once;
  * otherwise it polls for retries and for messages of instances that stopped. Failed deliveries are
  * retried with exponential backoff; the last failure is logged and audited, without content.
@@ -66,6 +67,7 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly observer: OutboxObserver,
     private readonly config: AppConfig,
     private readonly recipients: RecipientLimiter,
+    private readonly http: HttpMessages,
   ) {}
 
   /**
@@ -188,6 +190,7 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
     }
     try {
       if (message.channel === 'sms') await this.sms.send(payload.to, payload.text);
+      else if (message.channel === 'http') await this.http.post(message.kind, payload.to, payload.text);
       else await this.mail.deliver({ to: payload.to, subject: payload.subject ?? '', text: payload.text });
     } catch (error) {
       const reason = describeFailure(error);
@@ -233,8 +236,8 @@ function describeFailure(error: unknown): string {
     code?: unknown;
     responseCode?: number;
   };
-  // SmsDeliveryError messages carry the gateway's status only (see http-post.ts).
-  if (name === 'SmsDeliveryError' && message) return message.slice(0, 200);
+  // SmsDeliveryError and HttpDeliveryError messages carry the receiver's status only.
+  if ((name === 'SmsDeliveryError' || name === 'HttpDeliveryError') && message) return message.slice(0, 200);
   // nodemailer: an error code such as ECONNECTION, and the SMTP reply code.
   const detail = [typeof code === 'string' ? code : undefined, responseCode ? `SMTP ${responseCode}` : undefined]
     .filter(Boolean)

@@ -1,6 +1,7 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 
-export type OutboxChannel = 'sms' | 'mail';
+/** `http`: a form POSTed to a URL a client registered (back-channel logout), its body made when it is sent. */
+export type OutboxChannel = 'sms' | 'mail' | 'http';
 /** `dropped`: a stand-in queued for a mobile or address of nobody, so both cost the request the same. */
 export type OutboxStatus = 'pending' | 'sent' | 'failed' | 'dropped';
 /** What the message is for: plain facts for the audit trail, never its content. */
@@ -13,7 +14,8 @@ export type OutboxKind =
   | 'email_change'
   | 'mobile_change'
   | 'email_verification'
-  | 'email_code';
+  | 'email_code'
+  | 'backchannel_logout';
 
 /**
  * One outgoing SMS or mail, queued in the request's transaction (or right after it) and sent by
