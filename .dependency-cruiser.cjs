@@ -25,6 +25,7 @@ const CAPABILITIES = [
   'mobile-otp',
   'oidc',
   'one-time-codes',
+  'organizations',
   'ops',
   'password-reset',
   'provider',

@@ -10,6 +10,7 @@ import { LoggingModule } from './infra/telemetry/logging.module.js';
 import { AccountModule } from './account/index.js';
 import { AuditModule } from './audit/index.js';
 import { ContentsModule } from './contents/index.js';
+import { OrganizationsModule } from './organizations/index.js';
 import { EmailCodeModule } from './email-code/index.js';
 import { IntrospectionModule } from './introspection/index.js';
 import { MobileOtpModule } from './mobile-otp/index.js';
@@ -68,6 +69,7 @@ import { AppValidationPipe } from './middleware/validation.pipe.js';
     ProviderModule,
     IntrospectionModule,
     ContentsModule,
+    OrganizationsModule,
     OpsModule,
   ],
   providers: [

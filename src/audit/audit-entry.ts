@@ -81,7 +81,23 @@ export type AuditEventType =
   | 'provider.consent'
   | 'provider.consent_revoke'
   | 'provider.token'
-  | 'provider.code_reuse';
+  | 'provider.code_reuse'
+  | 'organization.create'
+  | 'organization.update'
+  | 'organization.delete'
+  | 'organization.member_add'
+  | 'organization.member_roles'
+  | 'organization.member_remove'
+  | 'organization.invite'
+  | 'organization.invitation_withdraw'
+  | 'organization.invitation_accept'
+  | 'organization.token'
+  | 'organization_role.create'
+  | 'organization_role.update'
+  | 'organization_role.delete'
+  | 'organization_permission.create'
+  | 'organization_permission.update'
+  | 'organization_permission.delete';
 
 export interface AuditEntry {
   type: AuditEventType;
@@ -92,7 +108,18 @@ export interface AuditEntry {
    * A person otherwise.
    */
   actorKind?: CallerKind;
-  targetType?: 'user' | 'role' | 'permission' | 'settings' | 'session' | 'client';
+  targetType?:
+    | 'user'
+    | 'role'
+    | 'permission'
+    | 'settings'
+    | 'session'
+    | 'client'
+    | 'organization'
+    | 'organization_role'
+    | 'organization_permission'
+    | 'membership'
+    | 'invitation';
   targetId?: string | null;
   client?: { ip?: string; userAgent?: string };
   /** Plain facts only (names, counts, reasons); never a secret. */

@@ -122,10 +122,14 @@ export abstract class AppConfig {
   abstract readonly audit: { retentionDays: number };
   /** DEFAULT_PHONE_REGION: where a mobile written without a country prefix is read; unset keeps its digits. */
   abstract readonly defaultPhoneRegion?: string;
+  /** OIDC_DYNAMIC_REGISTRATION, OIDC_REGISTRATION_TOKEN: RFC 7591 registration, and its initial access token. */
+  abstract readonly dynamicRegistration: { enabled: boolean; token?: string };
   /** METRICS_TOKEN guards `/metrics` when set; DOCS_ENABLED serves `/docs`. */
   abstract readonly operations: { metricsToken?: string; docsEnabled: boolean };
   /** Passkeys' relying party: its id (a host), the name authenticators show, the origins of its pages. */
   abstract readonly webauthn: { rpId: string; rpName: string; origins: string[] };
+  /** ORGANIZATIONS_SELF_SERVICE: anyone signed in may create one; INVITATION_TTL: an invitation's lifetime, seconds. */
+  abstract readonly organizations: { selfService: boolean; invitationTtl: number };
 }
 
 /** An HS256 secret taken out of signing, and when (epoch seconds; null when not written down). */
@@ -245,8 +249,10 @@ export function buildAppConfig(env: Environment): AppConfig {
     adminLists: { concurrency: env.ADMIN_LIST_CONCURRENCY },
     audit: { retentionDays: env.AUDIT_RETENTION_DAYS },
     defaultPhoneRegion: env.DEFAULT_PHONE_REGION,
+    dynamicRegistration: { enabled: env.OIDC_DYNAMIC_REGISTRATION, token: env.OIDC_REGISTRATION_TOKEN },
     operations: { metricsToken: env.METRICS_TOKEN, docsEnabled: env.DOCS_ENABLED },
     webauthn: webauthnConfig(env),
+    organizations: { selfService: env.ORGANIZATIONS_SELF_SERVICE, invitationTtl: env.INVITATION_TTL },
   }) as AppConfig;
 }
 

@@ -59,6 +59,7 @@ export const SECTIONS = {
     note: 'The relying party. Behind a proxy or with front ends on other origins, see docs/passkeys.md.',
   },
   operations: { title: 'Operations' },
+  organizations: { title: 'Organizations' },
 } as const satisfies Record<string, { title: string; note?: string }>;
 
 export type Section = keyof typeof SECTIONS;
@@ -369,6 +370,22 @@ export const VARIABLES = {
     defaultText: '`APP_URL`',
     rules: [unset, IsOptional(), url()],
   }),
+  OIDC_DYNAMIC_REGISTRATION: withDefault(false, {
+    section: 'tokens',
+    description:
+      "OpenID provider: dynamic client registration (RFC 7591) at discovery's `registration_endpoint`. Clients " +
+      'registered there are third-party (consent always asked), never get `client_credentials` or roles. Off: 404.',
+    rules: [bool, IsBoolean()],
+  }),
+  OIDC_REGISTRATION_TOKEN: optional<string>({
+    section: 'tokens',
+    description:
+      'The initial access token dynamic registration requires as `Authorization: Bearer` (16 characters or more). ' +
+      'Unset: anyone may register (rate limited per client address).',
+    defaultText: 'unset',
+    secret: true,
+    rules: [unset, IsOptional(), IsString(), MinLength(16)],
+  }),
   SMTP_URL: optional<string>({
     section: 'mail',
     description:
@@ -616,6 +633,18 @@ export const VARIABLES = {
     description: "The seeded user's mobile.",
     defaultText: 'unset',
     rules: [unset, IsOptional(), IsString()],
+  }),
+  ORGANIZATIONS_SELF_SERVICE: withDefault(true, {
+    section: 'organizations',
+    description:
+      'Any signed-in person may create an organization (and becomes its `owner`); `false`: only holders of ' +
+      '`organizations.create`.',
+    rules: [bool, IsBoolean()],
+  }),
+  INVITATION_TTL: withDefault(604800, {
+    section: 'organizations',
+    description: "Lifetime of an organization's invitation link, seconds.",
+    rules: [int, IsInt(), Min(60)],
   }),
 } satisfies Record<string, Declared<unknown>>;
 

@@ -7,7 +7,8 @@
 export type SecurityEvent =
   | { type: 'session-revoked'; sid: string; sub: string }
   | { type: 'credential-change'; sub: string; not_before: number }
-  | { type: 'assignment-change'; sub: string }
+  /** With `org_id`: the person's roles in that organization changed, or their membership began or ended. */
+  | { type: 'assignment-change'; sub: string; org_id?: string }
   | { type: 'role-change'; role: string }
   | { type: 'keys-rotated'; kid: string };
 

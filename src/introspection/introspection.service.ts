@@ -2,6 +2,7 @@ import { AnyAudienceVerifier } from '../sessions/index.js';
 import { HttpException, Injectable } from '@nestjs/common';
 import { principalOfSession, ClientTokensService } from '../oidc/index.js';
 import { PrincipalService } from '../rbac/index.js';
+import { OrganizationTokensService } from '../organizations/index.js';
 import { PrincipalRules } from '../second-factor/index.js';
 
 export type IntrospectionResponse =
@@ -21,6 +22,8 @@ export type IntrospectionResponse =
       amr: string[];
       /** A service token's client (RFC 7662 `client_id`). */
       client_id?: string;
+      /** An organization token's organization. */
+      org_id?: string;
     };
 
 /**
@@ -35,6 +38,7 @@ export class IntrospectionService {
     private readonly principals: PrincipalService,
     private readonly clientTokens: ClientTokensService,
     private readonly rules: PrincipalRules,
+    private readonly organizationTokens: OrganizationTokensService,
   ) {}
 
   async introspect(token: string): Promise<IntrospectionResponse> {
@@ -47,7 +51,12 @@ export class IntrospectionService {
       throw error;
     }
     if (!claims) return { active: false };
-    const found = await principalOfSession(this.principals, this.clientTokens, claims);
+    const session = await principalOfSession(this.principals, this.clientTokens, claims);
+    // An organization token: that organization's roles and permissions only; none once no member.
+    const found =
+      session && claims.organizationId !== undefined
+        ? await this.organizationTokens.narrow(session, { ...claims, organizationId: claims.organizationId })
+        : session;
     if (!found) return { active: false };
     // The service's own rules, by the same function its enrolment guard uses: a privileged account
     // that must enrol a second factor is answered with no role and no permission.
@@ -66,6 +75,7 @@ export class IntrospectionService {
       amr: claims.amr ?? [],
       // RFC 7662: the client the token was issued to (a service token's own client).
       ...(claims.clientId !== undefined ? { client_id: claims.clientId } : {}),
+      ...(claims.organizationId !== undefined ? { org_id: claims.organizationId } : {}),
     };
   }
 }

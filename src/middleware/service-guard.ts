@@ -3,6 +3,7 @@ import { OidcModule, ClientTokensService, principalOfSession } from '../oidc/ind
 import { PrincipalService, RbacModule } from '../rbac/index.js';
 import { SessionsModule, SigningKeys } from '../sessions/index.js';
 import { AppConfig } from '../config/app-config.js';
+import { OrganizationsModule, OrganizationTokensService } from '../organizations/index.js';
 
 /**
  * The service guards its own routes with the package other services import: one verification
@@ -12,20 +13,26 @@ import { AppConfig } from '../config/app-config.js';
  * placed among the application's global guards by AppModule, after the rate limit.
  */
 export const ServiceAuthGuardModule = AuthGuardModule.forRootAsync({
-  imports: [SessionsModule, RbacModule, OidcModule],
-  inject: [SigningKeys, PrincipalService, ClientTokensService, AppConfig],
+  imports: [SessionsModule, RbacModule, OidcModule, OrganizationsModule],
+  inject: [SigningKeys, PrincipalService, ClientTokensService, AppConfig, OrganizationTokensService],
   useFactory: (
     keys: SigningKeys,
     principals: PrincipalService,
     clientTokens: ClientTokensService,
     config: AppConfig,
+    organizationTokens: OrganizationTokensService,
   ) => ({
     keys,
     issuer: keys.issuer,
     // `@RequireFreshAuth()` on the service's own routes: REAUTH_MAX_AGE.
     reauthMaxAgeSeconds: config.jwt.reauthMaxAge,
     permissionsFrom: {
-      query: (session) => principalOfSession(principals, clientTokens, session),
+      query: async (session) => {
+        const record = await principalOfSession(principals, clientTokens, session);
+        // An organization token: that organization's roles and permissions, and only those.
+        if (!record || session.organizationId === undefined) return record;
+        return organizationTokens.narrow(record, { ...session, organizationId: session.organizationId });
+      },
     },
   }),
   globalGuard: false,

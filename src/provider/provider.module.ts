@@ -12,6 +12,8 @@ import { AuthorizationController } from './authorization.controller.js';
 import { AuthorizationService } from './authorization.service.js';
 import { BackchannelLogout } from './backchannel-logout.js';
 import { MessagingModule } from '../infra/messaging/messaging.module.js';
+import { ClientRegistration } from './client-registration.js';
+import { RegistrationController } from './registration.controller.js';
 import { CodeExchangeService } from './code-exchange.service.js';
 import { EndSessionService } from './end-session.service.js';
 import { IdTokenKeys } from './id-token-keys.js';
@@ -33,11 +35,12 @@ import { ProviderSigningKeysRepository } from './signing-keys.repository.js';
     RbacModule,
     MessagingModule,
   ],
-  controllers: [AuthorizationController, ApplicationsController],
+  controllers: [AuthorizationController, ApplicationsController, RegistrationController],
   providers: [
     AuthorizationService,
     ApplicationsService,
     BackchannelLogout,
+    ClientRegistration,
     CodeExchangeService,
     EndSessionService,
     IdTokenKeys,

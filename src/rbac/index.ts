@@ -10,8 +10,16 @@ export {
   assertMayGrant,
   type PolicyActor,
 } from './privilege-refusal.js';
-export { notFound, unknownIds } from './rbac-errors.js';
-export { ClientRoleIdsDto } from './rbac.dto.js';
+export { notFound, systemProtected, unknownIds } from './rbac-errors.js';
+export {
+  ClientRoleIdsDto,
+  CreatePermissionDto,
+  CreateRoleDto,
+  UpdatePermissionDto,
+  UpdateRoleDto,
+} from './rbac.dto.js';
+export { toPermissionResponse, toRoleResponse, type PermissionResponse, type RoleResponse } from './rbac.responses.js';
+export { missingPermissions } from './privilege-policy.js';
 export { RbacModule } from './rbac.module.js';
 export { RolesRepository, type PermissionRow, type RoleRow } from './roles.repository.js';
 export { FirstStartSeeder } from './seeds/first-start-seeder.js';

@@ -26,13 +26,16 @@ const EVERY = [
 ];
 
 describe('isPrivileged', () => {
-  // The contract's seven, and the client registry's changes (decision 055): editing a first-party
-  // client's redirect URIs would hand its sign-ins' codes to whoever edits them.
-  it("lists exactly the contract's privileged permissions and the client registry's changes", () => {
+  // The contract's seven, the client registry's changes (decision 055): editing a first-party
+  // client's redirect URIs would hand its sign-ins' codes to whoever edits them; and the changes of
+  // any organization (decision 065): whoever holds them can make themselves owner of any customer.
+  it("lists exactly the contract's privileged permissions, the client registry's and the organizations' changes", () => {
     expect([...PRIVILEGED_PERMISSIONS].sort()).toEqual([
       'clients.create',
       'clients.delete',
       'clients.edit',
+      'organizations.delete',
+      'organizations.edit',
       'roles.create',
       'roles.delete',
       'roles.edit',

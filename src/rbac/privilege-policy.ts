@@ -23,6 +23,9 @@ export const PRIVILEGED_PERMISSIONS: readonly string[] = Object.freeze([
   Permissions.ClientsCreate,
   Permissions.ClientsEdit,
   Permissions.ClientsDelete,
+  // Managing any organization's members, owners included, takes over any customer (decision 065).
+  Permissions.OrganizationsEdit,
+  Permissions.OrganizationsDelete,
 ]);
 
 /**

@@ -9,7 +9,7 @@ export interface PolicyActor extends Actor {
 }
 
 export interface PolicyTarget {
-  type: 'user' | 'role' | 'permission' | 'client';
+  type: 'user' | 'role' | 'permission' | 'client' | 'membership' | 'invitation';
   id: string;
 }
 
@@ -48,6 +48,8 @@ const NOUN: Record<PolicyTarget['type'], string> = {
   role: 'a role',
   permission: 'a permission',
   client: 'a service client',
+  membership: 'a member',
+  invitation: 'an invitation',
 };
 
 /** "target ⊆ own": refuses acting on a user, role or permission that holds more than the actor. */

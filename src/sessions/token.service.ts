@@ -38,8 +38,9 @@ export class TokenService {
     identity: SessionIdentity,
     authentication: Authentication,
     grant?: ClientGrantClaims | null,
+    organizationId?: string,
   ): Promise<string> {
-    const claims: Omit<AccessClaims, 'iat' | 'exp'> & { client_id?: string; scope?: string } = {
+    const claims: Omit<AccessClaims, 'iat' | 'exp'> & { client_id?: string; scope?: string; org_id?: string } = {
       sub: identity.userId,
       email: identity.email,
       token_type: 'access',
@@ -48,6 +49,8 @@ export class TokenService {
       amr: authentication.methods,
       jti: randomUUID(),
       ...(grant ? { client_id: grant.clientId, scope: grant.scope } : {}),
+      // An organization token: the same session, speaking for that organization alone.
+      ...(organizationId !== undefined ? { org_id: organizationId } : {}),
     };
     return this.keys.sign(claims, this.config.jwt.accessTokenTtl, 'access', grant?.audience ?? undefined);
   }

@@ -5,6 +5,7 @@ import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
 import { AppConfig } from '../config/app-config.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { PrincipalService } from '../rbac/index.js';
+import { OrganizationTokensService } from '../organizations/index.js';
 import {
   challengeOrSession,
   clearAuthCookies,
@@ -27,6 +28,7 @@ export class AuthController {
     private readonly sessions: SessionService,
     private readonly principals: PrincipalService,
     private readonly config: AppConfig,
+    private readonly organizations: OrganizationTokensService,
   ) {}
 
   @Public()
@@ -107,6 +109,8 @@ export class AuthController {
   async me(@CurrentUser() user: AuthUser) {
     const profile = await this.principals.profile(user);
     if (!profile) throw invalidToken();
-    return { ...profile, roles: user.roles, permissions: user.permissions };
+    // Under an organization token: that organization, and its roles and permissions as the caller's.
+    const organization = await this.organizations.summary(user);
+    return { ...profile, roles: user.roles, permissions: user.permissions, ...(organization ? { organization } : {}) };
   }
 }

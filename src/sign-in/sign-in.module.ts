@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AccountModule } from '../account/index.js';
 import { IdentityModule } from '../identity/index.js';
 import { LockoutModule } from '../lockout/index.js';
+import { OrganizationsModule } from '../organizations/index.js';
 import { RbacModule } from '../rbac/index.js';
 import { SecondFactorModule } from '../second-factor/index.js';
 import { SettingsModule } from '../settings/index.js';
@@ -21,6 +22,7 @@ import { PasskeySignInService } from './passkey-sign-in.service.js';
     RbacModule,
     SettingsModule,
     LockoutModule,
+    OrganizationsModule,
   ],
   controllers: [AuthController, PasskeySignInController],
   providers: [AuthService, PasskeySignInService],

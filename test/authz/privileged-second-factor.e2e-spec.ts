@@ -52,6 +52,8 @@ describe('privileged accounts without the admin role (both login methods on)', (
     'clients.create',
     'clients.edit',
     'clients.delete',
+    'organizations.edit',
+    'organizations.delete',
   ])('counts %s alone as privileged at login', async (permission) => {
     const user = await accountWith([permission]);
     const res = await request(server()).post('/api/auth/login').send({ email: user.email, password: user.password });

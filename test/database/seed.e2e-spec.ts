@@ -51,6 +51,10 @@ describe('seeding', () => {
         'contents.delete',
         'contents.edit',
         'contents.view',
+        'organizations.create',
+        'organizations.delete',
+        'organizations.edit',
+        'organizations.view',
         'roles.create',
         'roles.delete',
         'roles.edit',
@@ -77,7 +81,7 @@ describe('seeding', () => {
         { name: 'admin', is_system: true },
         { name: 'user', is_system: true },
       ]);
-      expect(await counts(dataSource)).toMatchObject({ admin_links: 19, user_links: 0 });
+      expect(await counts(dataSource)).toMatchObject({ admin_links: 23, user_links: 0 });
     }));
 
   it('is idempotent: seeding twice leaves the same rows', () =>
@@ -87,7 +91,7 @@ describe('seeding', () => {
       const before = await counts(dataSource);
       const second = await seeder.run();
       expect(await counts(dataSource)).toEqual(before);
-      expect(first).toMatchObject({ permissionsCreated: 19, rolesCreated: 2, adminLinksCreated: 19 });
+      expect(first).toMatchObject({ permissionsCreated: 23, rolesCreated: 2, adminLinksCreated: 23 });
       expect(second).toMatchObject({
         permissionsCreated: 0,
         rolesCreated: 0,
@@ -184,7 +188,7 @@ describe('seeding', () => {
       const seeder = seederOn(dataSource, createTestConfig(PRODUCTION));
       const report = await seeder.run();
       expect(report.accountsCreated).toEqual([]);
-      expect(await counts(dataSource)).toMatchObject({ users: 0, roles: 2, permissions: 19 });
+      expect(await counts(dataSource)).toMatchObject({ users: 0, roles: 2, permissions: 23 });
     }));
 
   it('refuses a seed password shorter than 8 characters', () =>
@@ -198,9 +202,9 @@ describe('seeding', () => {
       const seeder = seederOn(dataSource);
       await Promise.all([seeder.run(), seeder.run()]);
       expect(await counts(dataSource)).toMatchObject({
-        permissions: 19,
+        permissions: 23,
         roles: 2,
-        admin_links: 19,
+        admin_links: 23,
         users: 2,
         user_roles: 2,
       });

@@ -231,6 +231,33 @@ const TESTED_ROUTES = {
     'GET /account/security/page.css',
   ],
   console: ['GET /admin', 'GET /admin/assets/{file}'],
+  organizations: [
+    'POST /api/organizations',
+    'GET /api/organizations',
+    'GET /api/organizations/{id}',
+    'PATCH /api/organizations/{id}',
+    'DELETE /api/organizations/{id}',
+    'GET /api/organizations/{id}/members',
+    'POST /api/organizations/{id}/members',
+    'PUT /api/organizations/{id}/members/{user_id}/roles',
+    'DELETE /api/organizations/{id}/members/{user_id}',
+    'POST /api/organizations/{id}/invitations',
+    'GET /api/organizations/{id}/invitations',
+    'DELETE /api/organizations/{id}/invitations/{invitation_id}',
+    'GET /api/account/invitations',
+    'POST /api/account/invitations/accept',
+    'GET /api/admin/organization-roles',
+    'POST /api/admin/organization-roles',
+    'GET /api/admin/organization-roles/{id}',
+    'PUT /api/admin/organization-roles/{id}',
+    'DELETE /api/admin/organization-roles/{id}',
+    'GET /api/admin/organization-permissions',
+    'POST /api/admin/organization-permissions',
+    'GET /api/admin/organization-permissions/{id}',
+    'PUT /api/admin/organization-permissions/{id}',
+    'DELETE /api/admin/organization-permissions/{id}',
+    'POST /api/auth/organization-token',
+  ],
   openIdProvider: [
     'GET /api/auth/authorize',
     'POST /api/auth/authorize',
@@ -241,6 +268,7 @@ const TESTED_ROUTES = {
     'POST /api/auth/authorize/end-session',
     'GET /api/account/applications',
     'DELETE /api/account/applications/{clientId}',
+    'POST /api/auth/register-client',
   ],
 } satisfies Record<string, string[]>;
 
@@ -978,6 +1006,146 @@ describe('the OpenAPI document against the answers of the running service', () =
     await hit('DELETE /api/account/applications/{clientId}', '/api/account/applications/contract-rp', { token });
     await hit('DELETE /api/account/applications/{clientId}', '/api/account/applications/contract-rp', { token });
     await hit('DELETE /api/account/applications/{clientId}', '/api/account/applications/bad%20id', { token });
+    // Dynamic registration is off here (OIDC_DYNAMIC_REGISTRATION): the route answers 404.
+    await hit('POST /api/auth/register-client', '/api/auth/register-client', {
+      body: { redirect_uris: [redirectUri] },
+    });
+    answeredAsDocumented();
+  });
+
+  it('organizations, members, invitations, the organization-role template and organization tokens', async () => {
+    const { hit, answeredAsDocumented } = calls(TESTED_ROUTES.organizations);
+    const token = admin.token;
+    const other = user.tokens.access_token;
+    const created = await hit('POST /api/organizations', '/api/organizations', {
+      token,
+      body: { slug: `contract-${Date.now()}`, name: 'Contract' },
+    });
+    const id = created.body.data.id as string;
+    await hit('POST /api/organizations', '/api/organizations', {
+      token,
+      body: { slug: created.body.data.slug, name: 'x' },
+    });
+    await hit('POST /api/organizations', '/api/organizations', { token, body: { slug: 'UPPER', name: 'x' } });
+    await hit('GET /api/organizations', '/api/organizations', { token });
+    await hit('GET /api/organizations/{id}', `/api/organizations/${id}`, { token });
+    await hit('GET /api/organizations/{id}', `/api/organizations/${id}`, { token: other });
+    await hit('GET /api/organizations/{id}', '/api/organizations/not-a-uuid', { token });
+    await hit('PATCH /api/organizations/{id}', `/api/organizations/${id}`, { token, body: { name: 'Renamed' } });
+    await hit('PATCH /api/organizations/{id}', `/api/organizations/${id}`, { token: other, body: { name: 'x' } });
+    await hit('GET /api/organizations/{id}/members', `/api/organizations/${id}/members`, { token });
+    await hit('POST /api/organizations/{id}/members', `/api/organizations/${id}/members`, {
+      token,
+      body: { user_id: user.id, role_ids: [] },
+    });
+    await hit('POST /api/organizations/{id}/members', `/api/organizations/${id}/members`, {
+      token,
+      body: { user_id: user.id, role_ids: [] },
+    });
+    await hit(
+      'PUT /api/organizations/{id}/members/{user_id}/roles',
+      `/api/organizations/${id}/members/${user.id}/roles`,
+      {
+        token,
+        body: { role_ids: [] },
+      },
+    );
+    await hit(
+      'PUT /api/organizations/{id}/members/{user_id}/roles',
+      `/api/organizations/${id}/members/${user.id}/roles`,
+      {
+        token: other,
+        body: { role_ids: [] },
+      },
+    );
+    const invited = await hit('POST /api/organizations/{id}/invitations', `/api/organizations/${id}/invitations`, {
+      token,
+      body: { email: uniqueEmail(), role_ids: [] },
+    });
+    await hit('POST /api/organizations/{id}/invitations', `/api/organizations/${id}/invitations`, {
+      token: other,
+      body: { email: uniqueEmail(), role_ids: [] },
+    });
+    await hit('GET /api/organizations/{id}/invitations', `/api/organizations/${id}/invitations`, { token });
+    await hit(
+      'DELETE /api/organizations/{id}/invitations/{invitation_id}',
+      `/api/organizations/${id}/invitations/${invited.body.data.id}`,
+      { token },
+    );
+    await hit(
+      'DELETE /api/organizations/{id}/invitations/{invitation_id}',
+      `/api/organizations/${id}/invitations/${invited.body.data.id}`,
+      { token },
+    );
+    await hit('GET /api/account/invitations', '/api/account/invitations', { token: other });
+    await hit('POST /api/account/invitations/accept', '/api/account/invitations/accept', {
+      token: other,
+      body: { token: 'unknown' },
+    });
+    await hit('POST /api/auth/organization-token', '/api/auth/organization-token', {
+      token,
+      body: { organization_id: id },
+    });
+    await hit('POST /api/auth/organization-token', '/api/auth/organization-token', {
+      token,
+      body: { organization_id: UNKNOWN_ID },
+    });
+    await hit('DELETE /api/organizations/{id}/members/{user_id}', `/api/organizations/${id}/members/${user.id}`, {
+      token: other,
+    });
+    await hit('DELETE /api/organizations/{id}/members/{user_id}', `/api/organizations/${id}/members/${admin.id}`, {
+      token,
+    });
+    await hit('DELETE /api/organizations/{id}', `/api/organizations/${id}`, { token: other });
+    await hit('DELETE /api/organizations/{id}', `/api/organizations/${id}`, { token });
+
+    await hit('GET /api/admin/organization-roles', '/api/admin/organization-roles', { token });
+    await hit('GET /api/admin/organization-roles', '/api/admin/organization-roles', { token: other });
+    const role = await hit('POST /api/admin/organization-roles', '/api/admin/organization-roles', {
+      token,
+      body: { name: `contract-${Date.now()}` },
+    });
+    await hit('POST /api/admin/organization-roles', '/api/admin/organization-roles', {
+      token,
+      body: { name: role.body.data.name },
+    });
+    await hit('GET /api/admin/organization-roles/{id}', `/api/admin/organization-roles/${role.body.data.id}`, {
+      token,
+    });
+    await hit('GET /api/admin/organization-roles/{id}', `/api/admin/organization-roles/${UNKNOWN_ID}`, { token });
+    await hit('PUT /api/admin/organization-roles/{id}', `/api/admin/organization-roles/${role.body.data.id}`, {
+      token,
+      body: { description: 'x' },
+    });
+    await hit('PUT /api/admin/organization-roles/{id}', `/api/admin/organization-roles/${UNKNOWN_ID}`, {
+      token,
+      body: { description: 'x' },
+    });
+    await hit('DELETE /api/admin/organization-roles/{id}', `/api/admin/organization-roles/${role.body.data.id}`, {
+      token,
+    });
+    await hit('DELETE /api/admin/organization-roles/{id}', `/api/admin/organization-roles/${UNKNOWN_ID}`, { token });
+    await hit('GET /api/admin/organization-permissions', '/api/admin/organization-permissions', { token });
+    const permission = await hit('POST /api/admin/organization-permissions', '/api/admin/organization-permissions', {
+      token,
+      body: { name: 'contract.check' },
+    });
+    await hit('POST /api/admin/organization-permissions', '/api/admin/organization-permissions', {
+      token,
+      body: { name: 'contract.check' },
+    });
+    const permissionPath = `/api/admin/organization-permissions/${permission.body.data.id}`;
+    await hit('GET /api/admin/organization-permissions/{id}', permissionPath, { token });
+    await hit('GET /api/admin/organization-permissions/{id}', `/api/admin/organization-permissions/${UNKNOWN_ID}`, {
+      token,
+    });
+    await hit('PUT /api/admin/organization-permissions/{id}', permissionPath, { token, body: { description: 'x' } });
+    await hit('PUT /api/admin/organization-permissions/{id}', `/api/admin/organization-permissions/${UNKNOWN_ID}`, {
+      token,
+      body: { description: 'x' },
+    });
+    await hit('DELETE /api/admin/organization-permissions/{id}', permissionPath, { token });
+    await hit('DELETE /api/admin/organization-permissions/{id}', permissionPath, { token });
     answeredAsDocumented();
   });
 

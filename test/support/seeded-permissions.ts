@@ -1,5 +1,5 @@
 /**
- * The nineteen permissions the service seeds (the specification's default data), in its order,
+ * The twenty-three permissions the service seeds (the specification's default data), in its order,
  * written out as the contract does: what the privilege tests grant and expect.
  */
 export const EVERY_PERMISSION: readonly string[] = [
@@ -22,4 +22,8 @@ export const EVERY_PERMISSION: readonly string[] = [
   'clients.create',
   'clients.edit',
   'clients.delete',
+  'organizations.view',
+  'organizations.create',
+  'organizations.edit',
+  'organizations.delete',
 ];

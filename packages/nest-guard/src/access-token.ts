@@ -109,6 +109,8 @@ export interface VerifiedAccessToken {
   authTime?: number;
   /** `amr` (RFC 8176), empty when the token carries none. */
   amr?: string[];
+  /** `org_id`: the organization an organization token speaks for; absent for an ordinary token. */
+  organizationId?: string;
 }
 
 /**
@@ -282,6 +284,7 @@ function accessClaims(claims: Record<string, unknown>, digest: string): Verified
     sessionId: claims.sid,
     email: typeof claims.email === 'string' ? claims.email : '',
     ...(typeof claims.client_id === 'string' ? { clientId: claims.client_id } : {}),
+    ...(typeof claims.org_id === 'string' ? { organizationId: claims.org_id } : {}),
     digest,
     expiresAt: (claims.exp as number) * 1000,
     issuedAt: claims.iat as number,

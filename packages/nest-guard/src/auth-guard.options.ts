@@ -104,7 +104,13 @@ export interface QueryPermissionsOptions extends CacheOptions {
    * gone. `kind` says whether the token names a person (`userId` a user) or a service client
    * (`userId` the client id, `sessionId` its token's id).
    */
-  query: (session: { userId: string; sessionId: string; kind: CallerKind }) => Promise<PrincipalRecord | null>;
+  query: (session: {
+    userId: string;
+    sessionId: string;
+    kind: CallerKind;
+    /** The organization of an organization token (`org_id`): answer that organization's roles and permissions. */
+    organizationId?: string;
+  }) => Promise<PrincipalRecord | null>;
 }
 
 /** The caller as the auth service knows it. */
@@ -121,6 +127,8 @@ export interface PrincipalRecord {
   /** The token's `auth_time` and `amr`, when the source tells them (introspection does). */
   authTime?: number;
   amr?: string[];
+  /** The token's organization (`org_id`), when the source tells it (introspection does). */
+  organizationId?: string;
 }
 
 export const DEFAULT_REMOTE_CACHE_TTL_MS = 5_000;

@@ -18,6 +18,7 @@ export interface AuthUserFields {
   sessionId: string;
   authTime?: number;
   amr?: readonly string[];
+  organizationId?: string;
 }
 
 /**
@@ -40,6 +41,11 @@ export class AuthUser {
   readonly authTime?: number;
   /** How they proved it, as RFC 8176 values (`pwd`, `otp`, `sms`, `hwk`, `mfa`): the token's `amr`. */
   readonly amr: readonly string[];
+  /**
+   * The organization an organization token speaks for (its `org_id`); absent for an ordinary
+   * token. With one, `roles` and `permissions` are the caller's in that organization, and only those.
+   */
+  readonly organizationId?: string;
   private readonly permissionSet: ReadonlySet<string>;
 
   constructor(fields: AuthUserFields) {
@@ -52,6 +58,7 @@ export class AuthUser {
     this.sessionId = fields.sessionId;
     if (fields.authTime !== undefined) this.authTime = fields.authTime;
     this.amr = Object.freeze([...(fields.amr ?? [])]);
+    if (fields.organizationId !== undefined) this.organizationId = fields.organizationId;
     this.permissionSet = new Set(this.permissions);
     Object.freeze(this);
   }

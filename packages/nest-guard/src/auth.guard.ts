@@ -20,7 +20,14 @@ import {
   SECOND_FACTOR_KEY,
   type FreshAuthRequirement,
 } from './fresh-auth.decorator.js';
-import { reauthenticationRequired, secondFactorRequired, unauthenticated } from './library-errors.js';
+import {
+  organizationMismatch,
+  organizationRequired,
+  reauthenticationRequired,
+  secondFactorRequired,
+  unauthenticated,
+} from './library-errors.js';
+import { ORGANIZATION_PARAM_KEY } from './organization.decorator.js';
 import { assertPermissions } from './permission-check.js';
 import { REQUIRED_PERMISSIONS_KEY, type PermissionRequirement } from './permissions.decorator.js';
 import { PrincipalSource } from './principal-source.js';
@@ -37,6 +44,8 @@ interface RoutePolicy {
   secondFactor: boolean;
   /** `@RequireFreshAuth(maxAgeSeconds)`: the age in seconds, the module's default filled in. */
   maxAuthAgeSeconds?: number;
+  /** `@OrganizationParam(name)`: the path parameter naming the route's organization. */
+  organizationParam?: string;
 }
 
 type Handler = ReturnType<ExecutionContext['getHandler']>;
@@ -111,7 +120,9 @@ export class LibraryAuthGuard implements CanActivate {
     // Only HTTP requests carry our tokens; anything else is refused rather than let through.
     if (context.getType() !== 'http') throw unauthenticated();
 
-    const request = context.switchToHttp().getRequest<{ headers: IncomingHttpHeaders; user?: AuthUser }>();
+    const request = context
+      .switchToHttp()
+      .getRequest<{ headers: IncomingHttpHeaders; user?: AuthUser; params?: Record<string, string | undefined> }>();
     const token = extractAccessToken(request.headers);
     if (!token) throw unauthenticated();
     const claims = await this.verifier.verify(token);
@@ -119,6 +130,11 @@ export class LibraryAuthGuard implements CanActivate {
     if (!record) throw unauthenticated();
     const user = this.callerOf(record, claims);
     request.user = user;
+    if (route.organizationParam !== undefined) {
+      // Before the permissions: an ordinary token holds no organization permission to judge.
+      if (user.organizationId === undefined) throw organizationRequired();
+      if (request.params?.[route.organizationParam] !== user.organizationId) throw organizationMismatch();
+    }
     if (route.permissions) assertPermissions(user, route.permissions);
     // Step-up after the permissions: who may not act at all hears that first.
     if (route.secondFactor && !hasSecondFactor(user.amr)) throw secondFactorRequired();
@@ -147,6 +163,7 @@ export class LibraryAuthGuard implements CanActivate {
       sessionId,
       authTime: claims ? claims.authTime : record.authTime,
       amr: (claims ? claims.amr : record.amr) ?? [],
+      organizationId: claims ? claims.organizationId : record.organizationId,
     });
     this.callers.set(record, { claims, user });
     return user;
@@ -167,7 +184,9 @@ export class LibraryAuthGuard implements CanActivate {
     const requirement = read<PermissionRequirement>(REQUIRED_PERMISSIONS_KEY);
     const permissions = requirement !== undefined && requirement.permissions.length > 0 ? requirement : undefined;
     const fresh = read<FreshAuthRequirement>(FRESH_AUTH_KEY);
+    const organizationParam = read<string>(ORGANIZATION_PARAM_KEY);
     return {
+      ...(organizationParam !== undefined ? { organizationParam } : {}),
       // A permission requirement outweighs @Public(): nobody holds a permission without signing in.
       open: read<boolean>(IS_PUBLIC_KEY) === true && !permissions,
       ...(permissions ? { permissions } : {}),

@@ -11,4 +11,12 @@ export { Public } from './public.decorator.js';
 export { CurrentUser } from './current-user.decorator.js';
 export { RequireFreshAuth, RequireSecondFactor } from './fresh-auth.decorator.js';
 export { AuthUser, type AuthUserFields, type CallerKind } from './auth-user.js';
-export { Permissions, type KnownPermission, type PermissionName, type PermissionRegistry } from './permission-names.js';
+export {
+  OrganizationPermissions,
+  Permissions,
+  type KnownPermission,
+  type OrganizationPermissionName,
+  type PermissionName,
+  type PermissionRegistry,
+} from './permission-names.js';
+export { OrganizationParam } from './organization.decorator.js';

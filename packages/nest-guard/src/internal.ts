@@ -63,7 +63,8 @@ export {
   SECOND_FACTOR_KEY,
   type FreshAuthRequirement,
 } from './fresh-auth.decorator.js';
-export { SystemRoles, type SystemRoleName } from './permission-names.js';
+export { OrganizationRoles, SystemRoles, type SystemRoleName } from './permission-names.js';
+export { ORGANIZATION_PARAM_KEY } from './organization.decorator.js';
 export { REQUIRED_PERMISSIONS_KEY, type PermissionRequirement } from './permissions.decorator.js';
 export {
   SECURITY_EVENT_TOKEN_TYPE,

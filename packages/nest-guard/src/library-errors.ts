@@ -40,6 +40,20 @@ export function secondFactorRequired(): HttpException {
   });
 }
 
+export function organizationRequired(): HttpException {
+  return contractException(HttpStatus.FORBIDDEN, {
+    code: 'ORGANIZATION_REQUIRED',
+    message: "This route needs an organization token of the route's organization.",
+  });
+}
+
+export function organizationMismatch(): HttpException {
+  return contractException(HttpStatus.FORBIDDEN, {
+    code: 'ORGANIZATION_MISMATCH',
+    message: "The token belongs to another organization than the route's.",
+  });
+}
+
 export function authServiceUnavailable(): HttpException {
   return contractException(HttpStatus.SERVICE_UNAVAILABLE, {
     code: 'SERVICE_UNAVAILABLE',

@@ -19,13 +19,39 @@ export const Permissions = {
   ClientsCreate: 'clients.create',
   ClientsEdit: 'clients.edit',
   ClientsDelete: 'clients.delete',
+  OrganizationsView: 'organizations.view',
+  OrganizationsCreate: 'organizations.create',
+  OrganizationsEdit: 'organizations.edit',
+  OrganizationsDelete: 'organizations.delete',
 } as const;
 
 export type PermissionName = (typeof Permissions)[keyof typeof Permissions];
 
+/**
+ * The organization permissions the service seeds: held inside an organization through its
+ * organization roles, and checked only under an organization token of that organization.
+ */
+export const OrganizationPermissions = {
+  OrganizationView: 'organization.view',
+  OrganizationEdit: 'organization.edit',
+  OrganizationDelete: 'organization.delete',
+  MembersView: 'members.view',
+  MembersInvite: 'members.invite',
+  MembersEdit: 'members.edit',
+  MembersRemove: 'members.remove',
+} as const;
+
+export type OrganizationPermissionName = (typeof OrganizationPermissions)[keyof typeof OrganizationPermissions];
+
 export const SystemRoles = {
   Admin: 'admin',
   User: 'user',
+} as const;
+
+/** The seeded organization roles: `owner` holds every organization permission, `member` views. */
+export const OrganizationRoles = {
+  Owner: 'owner',
+  Member: 'member',
 } as const;
 
 export type SystemRoleName = (typeof SystemRoles)[keyof typeof SystemRoles];

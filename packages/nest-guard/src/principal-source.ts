@@ -181,6 +181,7 @@ export function principalFromIntrospection(answer: Record<string, unknown> | nul
     roles: [...roles],
     permissions: [...permissions],
     ...stepUpClaims(answer),
+    ...(typeof answer.org_id === 'string' ? { organizationId: answer.org_id } : {}),
   };
 }
 
@@ -266,7 +267,12 @@ export function createPrincipalSource(
   return new CachedPrincipalSource(
     (_token, claims) =>
       claims
-        ? from.query({ userId: claims.userId, sessionId: claims.sessionId, kind: claims.kind })
+        ? from.query({
+            userId: claims.userId,
+            sessionId: claims.sessionId,
+            kind: claims.kind,
+            ...(claims.organizationId !== undefined ? { organizationId: claims.organizationId } : {}),
+          })
         : Promise.resolve(null),
     from.cacheTtlMs ?? 0,
     maxEntries,

@@ -15,7 +15,8 @@ export type OutboxKind =
   | 'mobile_change'
   | 'email_verification'
   | 'email_code'
-  | 'backchannel_logout';
+  | 'backchannel_logout'
+  | 'invitation';
 
 /**
  * One outgoing SMS or mail, queued in the request's transaction (or right after it) and sent by
