@@ -6,15 +6,16 @@ import type { TokenResponse } from './token-grants.js';
 /**
  * The refresh_token grant's rotation, for the token endpoint and the provider alike: the new pair
  * as OAuth answers it; a refused token is `invalid_grant`, a reused one said apart (its session is
- * revoked by then).
+ * revoked by then). `organizationId` asks for that organization's access token, of the same session.
  */
 export async function rotateRefreshToken(
   sessions: SessionService,
   refreshToken: string,
   accessTokenTtl: number,
+  organizationId?: string,
 ): Promise<TokenResponse> {
   try {
-    const { tokens } = await sessions.rotate(refreshToken);
+    const { tokens } = await sessions.rotate(refreshToken, organizationId);
     return {
       access_token: tokens.accessToken,
       token_type: 'Bearer',
