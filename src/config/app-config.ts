@@ -122,6 +122,8 @@ export abstract class AppConfig {
   abstract readonly audit: { retentionDays: number };
   /** DEFAULT_PHONE_REGION: where a mobile written without a country prefix is read; unset keeps its digits. */
   abstract readonly defaultPhoneRegion?: string;
+  /** OIDC_DYNAMIC_REGISTRATION, OIDC_REGISTRATION_TOKEN: RFC 7591 registration, and its initial access token. */
+  abstract readonly dynamicRegistration: { enabled: boolean; token?: string };
   /** METRICS_TOKEN guards `/metrics` when set; DOCS_ENABLED serves `/docs`. */
   abstract readonly operations: { metricsToken?: string; docsEnabled: boolean };
   /** Passkeys' relying party: its id (a host), the name authenticators show, the origins of its pages. */
@@ -247,6 +249,7 @@ export function buildAppConfig(env: Environment): AppConfig {
     adminLists: { concurrency: env.ADMIN_LIST_CONCURRENCY },
     audit: { retentionDays: env.AUDIT_RETENTION_DAYS },
     defaultPhoneRegion: env.DEFAULT_PHONE_REGION,
+    dynamicRegistration: { enabled: env.OIDC_DYNAMIC_REGISTRATION, token: env.OIDC_REGISTRATION_TOKEN },
     operations: { metricsToken: env.METRICS_TOKEN, docsEnabled: env.DOCS_ENABLED },
     webauthn: webauthnConfig(env),
     organizations: { selfService: env.ORGANIZATIONS_SELF_SERVICE, invitationTtl: env.INVITATION_TTL },

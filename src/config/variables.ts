@@ -370,6 +370,22 @@ export const VARIABLES = {
     defaultText: '`APP_URL`',
     rules: [unset, IsOptional(), url()],
   }),
+  OIDC_DYNAMIC_REGISTRATION: withDefault(false, {
+    section: 'tokens',
+    description:
+      "OpenID provider: dynamic client registration (RFC 7591) at discovery's `registration_endpoint`. Clients " +
+      'registered there are third-party (consent always asked), never get `client_credentials` or roles. Off: 404.',
+    rules: [bool, IsBoolean()],
+  }),
+  OIDC_REGISTRATION_TOKEN: optional<string>({
+    section: 'tokens',
+    description:
+      'The initial access token dynamic registration requires as `Authorization: Bearer` (16 characters or more). ' +
+      'Unset: anyone may register (rate limited per client address).',
+    defaultText: 'unset',
+    secret: true,
+    rules: [unset, IsOptional(), IsString(), MinLength(16)],
+  }),
   SMTP_URL: optional<string>({
     section: 'mail',
     description:

@@ -39,6 +39,8 @@ export class DiscoveryService {
       // Back-channel logout (src/provider): a logout token with `sid` at every end of a session.
       backchannel_logout_supported: true,
       backchannel_logout_session_supported: true,
+      // RFC 7591, only when OIDC_DYNAMIC_REGISTRATION is on.
+      ...(config.dynamicRegistration.enabled ? { registration_endpoint: `${issuer}/api/auth/register-client` } : {}),
       prompt_values_supported: ['none', 'login', 'consent'],
       claims_supported: [
         'sub',

@@ -12,11 +12,14 @@ import { AuthorizationController } from './authorization.controller.js';
 import { AuthorizationService } from './authorization.service.js';
 import { BackchannelLogout } from './backchannel-logout.js';
 import { MessagingModule } from '../infra/messaging/messaging.module.js';
+import { ClientRegistration } from './client-registration.js';
+import { RegistrationController } from './registration.controller.js';
 import { CodeExchangeService } from './code-exchange.service.js';
 import { EndSessionService } from './end-session.service.js';
 import { IdTokenKeys } from './id-token-keys.js';
 import { IdTokens } from './id-tokens.js';
 import { KeySealing } from './key-sealing.js';
+import { OrganizationsModule } from '../organizations/index.js';
 import { ProviderRepository } from './provider.repository.js';
 import { RelyingParties } from './relying-parties.js';
 import { ProviderSigningKeysRepository } from './signing-keys.repository.js';
@@ -32,12 +35,14 @@ import { ProviderSigningKeysRepository } from './signing-keys.repository.js';
     IdentityModule,
     RbacModule,
     MessagingModule,
+    OrganizationsModule,
   ],
-  controllers: [AuthorizationController, ApplicationsController],
+  controllers: [AuthorizationController, ApplicationsController, RegistrationController],
   providers: [
     AuthorizationService,
     ApplicationsService,
     BackchannelLogout,
+    ClientRegistration,
     CodeExchangeService,
     EndSessionService,
     IdTokenKeys,

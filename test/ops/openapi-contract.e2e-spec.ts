@@ -268,6 +268,7 @@ const TESTED_ROUTES = {
     'POST /api/auth/authorize/end-session',
     'GET /api/account/applications',
     'DELETE /api/account/applications/{clientId}',
+    'POST /api/auth/register-client',
   ],
 } satisfies Record<string, string[]>;
 
@@ -1005,6 +1006,10 @@ describe('the OpenAPI document against the answers of the running service', () =
     await hit('DELETE /api/account/applications/{clientId}', '/api/account/applications/contract-rp', { token });
     await hit('DELETE /api/account/applications/{clientId}', '/api/account/applications/contract-rp', { token });
     await hit('DELETE /api/account/applications/{clientId}', '/api/account/applications/bad%20id', { token });
+    // Dynamic registration is off here (OIDC_DYNAMIC_REGISTRATION): the route answers 404.
+    await hit('POST /api/auth/register-client', '/api/auth/register-client', {
+      body: { redirect_uris: [redirectUri] },
+    });
     answeredAsDocumented();
   });
 

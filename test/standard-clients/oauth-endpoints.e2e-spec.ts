@@ -66,6 +66,8 @@ describe('standard endpoints: discovery, token, revocation, userinfo', () => {
           revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
           subject_types_supported: ['public'],
           id_token_signing_alg_values_supported: ['RS256'],
+          backchannel_logout_supported: true,
+          backchannel_logout_session_supported: true,
           prompt_values_supported: ['none', 'login', 'consent'],
           claims_supported: [
             'sub',

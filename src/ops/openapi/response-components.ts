@@ -242,6 +242,28 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
     description:
       'RFC 6749 §5.2, bare JSON: `invalid_request`, `invalid_client` (401, WWW-Authenticate: Basic), `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`; `temporarily_unavailable` with 429.',
   },
+  ClientRegistration: {
+    ...object(
+      {
+        client_id: string(),
+        client_secret: string({ description: 'confidential clients only; shown once' }),
+        client_id_issued_at: { type: 'integer', description: 'seconds since the epoch' },
+        client_secret_expires_at: { type: 'integer', enum: [0], description: 'confidential clients only: never' },
+        client_name: string(),
+        redirect_uris: { type: 'array', items: string({ format: 'uri' }) },
+        post_logout_redirect_uris: { type: 'array', items: string({ format: 'uri' }) },
+        grant_types: { type: 'array', items: string({ enum: ['authorization_code', 'refresh_token'] }) },
+        response_types: { type: 'array', items: string({ enum: ['code'] }) },
+        token_endpoint_auth_method: string({ enum: ['none', 'client_secret_basic', 'client_secret_post'] }),
+        id_token_signed_response_alg: string({ enum: ['RS256'] }),
+        backchannel_logout_uri: string({ format: 'uri' }),
+        backchannel_logout_session_required: { type: 'boolean', enum: [true] },
+      },
+      ['client_secret', 'client_secret_expires_at', 'backchannel_logout_uri', 'backchannel_logout_session_required'],
+    ),
+    description:
+      'RFC 7591 §3.2.1, bare JSON. Refusals: `invalid_redirect_uri`, `invalid_client_metadata` (400), `invalid_token` (401).',
+  },
   Revocation: { type: 'object', description: 'RFC 7009: 200 whatever the token; the body is `{}`.' },
   UserInfo: {
     ...object(
