@@ -72,6 +72,11 @@ export class OrganizationTokensService {
     return { access_token: accessToken, token_type: 'Bearer', expires_in: this.config.jwt.accessTokenTtl };
   }
 
+  /** For the token endpoint's `organization_id`. */
+  async isMember(organizationId: string, userId: string): Promise<boolean> {
+    return (await this.memberships.findAccess(organizationId, userId)) !== null;
+  }
+
   /**
    * The record of a live session narrowed to one organization: its roles and permissions there
    * and only those; null when the person is no member (any more).

@@ -8,7 +8,8 @@ import { sha256Hex } from '../common/token-hash.js';
 import { AppConfig } from '../config/app-config.js';
 import { UsersRepository } from '../identity/index.js';
 import { OAuthError, parameter, TokenGrants, type TokenGrantContext, type TokenResponse } from '../oidc/index.js';
-import { methodsOf, SessionService, SessionsRepository, TokenService } from '../sessions/index.js';
+import { isUuid, methodsOf, SessionService, SessionsRepository, TokenService } from '../sessions/index.js';
+import { OrganizationTokensService } from '../organizations/index.js';
 import { IdTokens } from './id-tokens.js';
 import { ProviderRepository } from './provider.repository.js';
 import { RelyingParties, type RelyingParty } from './relying-parties.js';
@@ -37,6 +38,7 @@ export class CodeExchangeService implements OnModuleInit {
     private readonly idTokens: IdTokens,
     private readonly audit: AuditLog,
     private readonly config: AppConfig,
+    private readonly organizations: OrganizationTokensService,
   ) {}
 
   onModuleInit(): void {
@@ -145,8 +147,16 @@ export class CodeExchangeService implements OnModuleInit {
       throw new OAuthError(400, 'unauthorized_client', 'This client is not allowed the refresh_token grant.');
     const allowed = issuedTo === null ? client.type === 'confidential' : issuedTo === client.clientId;
     if (!allowed) throw invalidGrant('The refresh token was not issued to this client.');
+    // `organization_id`: that organization's access token, of the same session. Judged before the
+    // rotation, so a refused organization does not use the refresh token up.
+    const organizationId = parameter(request, 'organization_id', 64);
+    if (
+      organizationId !== undefined &&
+      (!state || !isUuid(organizationId) || !(await this.organizations.isMember(organizationId, state.userId)))
+    )
+      throw new OAuthError(400, 'invalid_request', 'organization_id names no organization of this user.');
     try {
-      const { tokens } = await this.sessions.rotate(refreshToken);
+      const { tokens } = await this.sessions.rotate(refreshToken, organizationId);
       return {
         access_token: tokens.accessToken,
         token_type: 'Bearer',

@@ -19,6 +19,7 @@ import { EndSessionService } from './end-session.service.js';
 import { IdTokenKeys } from './id-token-keys.js';
 import { IdTokens } from './id-tokens.js';
 import { KeySealing } from './key-sealing.js';
+import { OrganizationsModule } from '../organizations/index.js';
 import { ProviderRepository } from './provider.repository.js';
 import { RelyingParties } from './relying-parties.js';
 import { ProviderSigningKeysRepository } from './signing-keys.repository.js';
@@ -34,6 +35,7 @@ import { ProviderSigningKeysRepository } from './signing-keys.repository.js';
     IdentityModule,
     RbacModule,
     MessagingModule,
+    OrganizationsModule,
   ],
   controllers: [AuthorizationController, ApplicationsController, RegistrationController],
   providers: [

@@ -180,7 +180,11 @@ export class SessionService {
    * (a replay, a parallel refresh that won, a revoked session, an email changed meanwhile) takes
    * the locked path, which decides exactly as before.
    */
-  async rotate(refreshToken: string): Promise<{ tokens: IssuedTokens; user: PublicUser }> {
+  /**
+   * With `organizationId` (the token endpoint's `organization_id`, its membership checked by the
+   * caller before): the new access token is that organization's, of the same session.
+   */
+  async rotate(refreshToken: string, organizationId?: string): Promise<{ tokens: IssuedTokens; user: PublicUser }> {
     const claims = await this.tokens.verify(refreshToken, 'refresh');
     const presentedHash = sha256Hex(refreshToken);
     const state = await this.sessions.findRotationState(claims.sid);
@@ -201,6 +205,7 @@ export class SessionService {
           identity,
           { time: new Date(state.authTime), methods: methodsOf(state.amr) },
           grantClaimsOf(state),
+          organizationId,
         ),
         this.tokens.signRefresh(identity, state.generation + 1, expiresAt),
       ]);
@@ -228,14 +233,18 @@ export class SessionService {
         };
       }
     }
-    const tokens = await this.rotateLocked(refreshToken, claims);
+    const tokens = await this.rotateLocked(refreshToken, claims, organizationId);
     const user = await this.users.findProfile(tokens.userId);
     if (!user) throw invalidToken();
     await this.audit.record(refreshEvent(tokens));
     return { tokens, user };
   }
 
-  private async rotateLocked(refreshToken: string, claims: RefreshClaims): Promise<IssuedTokens> {
+  private async rotateLocked(
+    refreshToken: string,
+    claims: RefreshClaims,
+    organizationId?: string,
+  ): Promise<IssuedTokens> {
     const presentedHash = sha256Hex(refreshToken);
     const outcome = await this.transactions.run(async (manager): Promise<RotationOutcome> => {
       const session = await this.sessions.findForUpdate(manager, claims.sid);
@@ -262,6 +271,7 @@ export class SessionService {
             identity,
             { time: session.authTime, methods: methodsOf(session.amr) },
             grantClaimsOf(session),
+            organizationId,
           ),
           refreshToken: nextRefresh,
           sessionId: session.id,

@@ -31,11 +31,24 @@ export function formFields(html: string, action?: string): { action: string; fie
   return { action: unescapeHtml(form[1]), fields };
 }
 
-/** A browser with a cookie jar for the provider's paths, driving it with plain HTTP requests. */
+/**
+ * A browser with a cookie jar for the provider's paths, driving it with plain HTTP requests, to an
+ * app in the test's process or to a service's address.
+ */
 export class ProviderBrowser {
-  readonly cookies = new Map<string, string>();
+  constructor(
+    private readonly target: NestFastifyApplication | string,
+    readonly cookies = new Map<string, string>(),
+  ) {}
 
-  constructor(private readonly app: NestFastifyApplication) {}
+  /** The same browser (its cookies) sending its next requests to another instance behind the same name. */
+  on(target: NestFastifyApplication | string): ProviderBrowser {
+    return new ProviderBrowser(target, this.cookies);
+  }
+
+  private server() {
+    return typeof this.target === 'string' ? this.target : this.target.getHttpServer();
+  }
 
   private jar(): string {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
@@ -55,13 +68,13 @@ export class ProviderBrowser {
       string,
       string
     >;
-    const req = request(this.app.getHttpServer()).get(`${path}?${new URLSearchParams(defined)}`);
+    const req = request(this.server()).get(`${path}?${new URLSearchParams(defined)}`);
     if (this.cookies.size > 0) req.set('cookie', this.jar());
     return this.keep(await req.redirects(0));
   }
 
   async post(path: string, form: Record<string, string>): Promise<Response> {
-    const req = request(this.app.getHttpServer()).post(path).type('form');
+    const req = request(this.server()).post(path).type('form');
     if (this.cookies.size > 0) req.set('cookie', this.jar());
     return this.keep(await req.send(new URLSearchParams(form).toString()));
   }
