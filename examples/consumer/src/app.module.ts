@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthGuardModule } from '@auth-rbac/nest-guard';
 import { ExportsController } from './exports.controller.js';
+import { InvoicesController } from './invoices.controller.js';
 import { ReportsController } from './reports.controller.js';
 
 /** An example, so its configuration is read right here rather than through a config module. */
@@ -36,6 +37,6 @@ const flag = (name: string) => process.env[name] === 'true';
     }),
   ],
   // The exports route names a permission of its own, to show strictPermissions refusing to start.
-  controllers: [ReportsController, ...(flag('EXAMPLE_EXPORTS') ? [ExportsController] : [])],
+  controllers: [ReportsController, InvoicesController, ...(flag('EXAMPLE_EXPORTS') ? [ExportsController] : [])],
 })
 export class AppModule {}
