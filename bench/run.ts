@@ -10,6 +10,9 @@
  * - Sign-in by email and password at 1 and 4 connections against baseline C (one raw Argon2id
  *   verify with the service's parameters, in the same process, at the same concurrency).
  * - Refresh rotation, the second-factor sign-in end to end, introspection when the service has it.
+ * - The OpenID provider: authorization-code round trips (authorize → code → token) of a browser
+ *   that has a sign-in, against the password sign-in measured the same way; the token endpoint's
+ *   client_credentials grants against baseline A.
  * - The admin users list over 300,000 users (30,000 on the embedded database) against /health.
  * - Peak resident memory of the service, and of the embedded database's first start and restart.
  *
@@ -25,6 +28,7 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { measureAdminLists, type AdminListFigures } from './admin-lists.js';
 import { measureConsumer } from './consumer.js';
+import { codeRoundTrip } from './provider.js';
 import {
   cpuMicros,
   createDatabase,
@@ -96,6 +100,7 @@ function serviceEnv(extra: Record<string, string>): Record<string, string> {
     RATE_LIMIT_GLOBAL_PER_MINUTE: '100000000',
     OTP_HOURLY_CAP: '100000000',
     INTROSPECT_RATE_PER_MINUTE: '100000000',
+    TOKEN_RATE_PER_MINUTE: '100000000',
     AUTH_MOBILE_OTP: 'true',
     SEED_ADMIN_EMAIL: ADMIN_EMAIL,
     SEED_ADMIN_PASSWORD: `Bench-${randomBytes(12).toString('hex')}`,
@@ -257,6 +262,53 @@ async function main(): Promise<void> {
             body: JSON.stringify({ token: user.access_token }),
           });
 
+    // The OpenID provider. A browser that signed in once through the pages asks for a code and the
+    // client exchanges it, one round trip after the other, in rounds interleaved with the password
+    // sign-in measured the same way (one request after the other, fetch); the ratio is their median.
+    const providerAdmin = await signIn(base, ADMIN_EMAIL, env.SEED_ADMIN_PASSWORD);
+    const roundTrip = await codeRoundTrip(base, providerAdmin.access_token, USER_EMAIL, env.SEED_USER_PASSWORD);
+    const codeRounds: Awaited<ReturnType<typeof timedLoop>>[] = [];
+    const passwordRounds: Awaited<ReturnType<typeof timedLoop>>[] = [];
+    for (let roundNo = 0; roundNo < ROUNDS; roundNo++) {
+      codeRounds.push(await timedLoop(SECONDS, roundTrip));
+      passwordRounds.push(
+        await timedLoop(SECONDS, async () => {
+          await signIn(base, USER_EMAIL, env.SEED_USER_PASSWORD);
+        }),
+      );
+      console.log(
+        `  authorization code round trip @1 (round ${roundNo + 1}): ${codeRounds[roundNo].per_second}/s, ` +
+          `p50 ${codeRounds[roundNo].p50_ms} ms; password sign-in @1: ${passwordRounds[roundNo].per_second}/s`,
+      );
+    }
+    const codeVsPassword = medianOf(codeRounds.map((c, r) => c.per_second / passwordRounds[r].per_second));
+    const authorizationCode = [...codeRounds].sort((x, y) => x.per_second - y.per_second)[Math.floor((ROUNDS - 1) / 2)];
+    // The token endpoint's client_credentials grant (the bench's SERVICE_CLIENTS client), against
+    // the bare route in interleaved rounds.
+    const tokenHeaders = {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: introspectHeaders.authorization,
+    };
+    const [bareBesideTokens, clientCredentials] = await interleaved([
+      (roundNo) =>
+        run('baseline A: bare route (beside the token endpoint)', 10, { url: `${base}/api/bench/bare` }, roundNo),
+      (roundNo) =>
+        run(
+          'token endpoint: client_credentials',
+          10,
+          {
+            url: `${base}/api/auth/token`,
+            method: 'POST',
+            headers: tokenHeaders,
+            body: 'grant_type=client_credentials',
+          },
+          roundNo,
+        ),
+    ]);
+    const clientCredentialsVsBare = medianOf(
+      clientCredentials.map((c, r) => c.requests_per_second / bareBesideTokens[r].requests_per_second),
+    );
+
     const twoFactor = await timedLoop(SECONDS, async () => {
       await signIn(base, ADMIN_EMAIL, env.SEED_ADMIN_PASSWORD);
     });
@@ -307,6 +359,12 @@ async function main(): Promise<void> {
       refresh_rps: refresh.requests_per_second,
       introspection_rps: introspect?.requests_per_second ?? null,
       two_factor_sign_ins_per_second: twoFactor.per_second,
+      authorization_code_round_trips_per_second: authorizationCode.per_second,
+      code_round_trip_vs_password_sign_in: codeVsPassword.median,
+      code_round_trip_vs_password_sign_in_spread: codeVsPassword.spread,
+      client_credentials_rps: medianRound(clientCredentials).requests_per_second,
+      client_credentials_vs_bare: clientCredentialsVsBare.median,
+      client_credentials_vs_bare_spread: clientCredentialsVsBare.spread,
       peak_rss_mb: servicePeakRss,
       embedded_peak_rss_mb: embedded.first_start_peak_rss_mb,
       embedded_restart_peak_rss_mb: embedded.restart_peak_rss_mb,
@@ -327,6 +385,7 @@ async function main(): Promise<void> {
       load_average_at_start: loadAtStart,
       figures,
       two_factor_sign_in: twoFactor,
+      authorization_code_round_trip: authorizationCode,
       admin_lists: adminLists,
       consumer,
       memory: {
@@ -445,6 +504,11 @@ function printTable(
     'login / verify req/s @4': { ...withSpread('login_rps_vs_verify_rps'), target: '>= 0.80' },
     'consumer guarded / open (req/s)': { ...withSpread('consumer_guarded_vs_open'), target: '>= 0.80' },
     'refresh req/s': { value: summary.refresh_rps, target: '>= 1000 (PostgreSQL)' },
+    'authorization code round trips / password sign-ins @1': {
+      ...withSpread('code_round_trip_vs_password_sign_in'),
+      target: '',
+    },
+    'client_credentials / baseline A (req/s)': { ...withSpread('client_credentials_vs_bare'), target: '' },
     'service peak RSS (MB)': { value: peakRss, target: '<= 200 (PostgreSQL)' },
     'embedded first start peak RSS (MB)': { value: summary.embedded_peak_rss_mb, target: '<= 300' },
     'embedded restart peak RSS (MB)': { value: summary.embedded_restart_peak_rss_mb, target: '' },

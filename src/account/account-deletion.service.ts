@@ -12,6 +12,7 @@ import { SessionsRepository, invalidToken } from '../sessions/index.js';
 import { UsersRepository } from '../identity/index.js';
 import { Transactions } from '../infra/database/transactions.js';
 import { OneTimeCodes } from '../one-time-codes/index.js';
+import { accountAuditEntry } from './account-audit.js';
 
 /** One deletion: whose account, who asks, and what the asking side checks first. */
 export interface AccountDeletionRequest {
@@ -86,13 +87,6 @@ export class AccountDeletionService {
     });
     // Every instance drops its cached caller: the access token is refused at its next use.
     await this.versions.bumpUser(userId);
-    await this.audit.record({
-      type: request.auditType,
-      actorId: request.actor?.id ?? userId,
-      actorKind: request.actor?.kind,
-      targetType: 'user',
-      targetId: userId,
-      client: request.client,
-    });
+    await this.audit.record(accountAuditEntry(request, userId));
   }
 }

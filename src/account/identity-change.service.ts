@@ -9,6 +9,7 @@ import { MailService } from '../infra/messaging/mail.service.js';
 import { AuthzVersions, notFound } from '../rbac/index.js';
 import { Transactions } from '../infra/database/transactions.js';
 import type { Actor } from '../common/actor.js';
+import { accountAuditEntry } from './account-audit.js';
 
 /** The fields whose change ends what was issued to the old identity. */
 export type IdentityField = 'email' | 'mobile' | 'password';
@@ -82,15 +83,7 @@ export class IdentityChangeService {
     if (changed.length > 0) await this.versions.bumpUser(userId);
     const identityChanged = changed.filter(isIdentityField);
     if (identityChanged.length > 0) await this.notify(userId, previousEmail, identityChanged);
-    await this.audit.record({
-      type: request.auditType,
-      actorId: request.actor?.id ?? userId,
-      actorKind: request.actor?.kind,
-      targetType: 'user',
-      targetId: userId,
-      client: request.client,
-      details: { fields: changed },
-    });
+    await this.audit.record(accountAuditEntry(request, userId, { fields: changed }));
     return { userId, changed };
   }
 

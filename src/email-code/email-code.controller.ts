@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, HttpStatus, Post, Res } from '@nestjs/commo
 import type { FastifyReply } from 'fastify';
 import { Public } from '@auth-rbac/nest-guard';
 import { AppConfig } from '../config/app-config.js';
-import { withAuthCookies } from '../sessions/index.js';
+import { challengeOrSession } from '../sessions/index.js';
 import { EmailCodeRequestDto, VerifyEmailCodeDto } from './email-code.dto.js';
 import { EmailCodeService } from './email-code.service.js';
 import { Client, type ClientInfo } from '../common/client-info.js';
@@ -45,8 +45,6 @@ export class EmailCodeController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const outcome = await this.emailCodes.verify(dto.email, dto.code, client);
-    // A two-factor challenge carries a temp token only: no session, no cookies yet.
-    if ('challenge' in outcome) return outcome.challenge;
-    return withAuthCookies(reply, outcome, this.config);
+    return challengeOrSession(reply, outcome, this.config);
   }
 }

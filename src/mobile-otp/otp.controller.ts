@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, HttpStatus, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { withAuthCookies } from '../sessions/index.js';
+import { challengeOrSession, withAuthCookies } from '../sessions/index.js';
 import { Public } from '@auth-rbac/nest-guard';
 import { AppConfig } from '../config/app-config.js';
 import { MobileOtpService } from './mobile-otp.service.js';
@@ -46,8 +46,7 @@ export class OtpController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const outcome = await this.mobileOtp.verify(dto.mobile, dto.otp, client);
-    // An account with a second factor gets a challenge (a temp token only): no session, no cookies yet.
-    return 'challenge' in outcome ? outcome.challenge : withAuthCookies(reply, outcome, this.config);
+    return challengeOrSession(reply, outcome, this.config);
   }
 
   @Post('otp/send-2fa')

@@ -5,3 +5,4 @@ export { principalOfSession } from './principal-of-session.js';
 export { OAuthError } from './oauth-error.js';
 export { parameter } from './oauth-clients.js';
 export { TokenGrants, type TokenGrantContext, type TokenGrantHandler, type TokenResponse } from './token-grants.js';
+export { rotateRefreshToken } from './refresh-rotation.js';

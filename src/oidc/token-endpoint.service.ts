@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { AppException } from '../common/app-exception.js';
 import type { FastifyRequest } from 'fastify';
 import { AuditLog } from '../audit/index.js';
 import { ClientsService } from '../clients/index.js';
@@ -8,6 +7,7 @@ import { SessionService } from '../sessions/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { OAuthClients, parameter } from './oauth-clients.js';
 import { OAuthError } from './oauth-error.js';
+import { rotateRefreshToken } from './refresh-rotation.js';
 import { TokenGrants, type TokenResponse } from './token-grants.js';
 
 export type { TokenResponse };
@@ -84,26 +84,6 @@ export class TokenEndpointService {
   private async refresh(request: FastifyRequest): Promise<TokenResponse> {
     const refreshToken = parameter(request, 'refresh_token');
     if (refreshToken === undefined) throw new OAuthError(400, 'invalid_request', 'refresh_token is required.');
-    try {
-      const { tokens } = await this.sessions.rotate(refreshToken);
-      return {
-        access_token: tokens.accessToken,
-        token_type: 'Bearer',
-        expires_in: this.config.jwt.accessTokenTtl,
-        refresh_token: tokens.refreshToken,
-      };
-    } catch (error) {
-      if (error instanceof AppException && error.getStatus() === 401) {
-        const reused = error.code === 'REFRESH_TOKEN_REUSED';
-        throw new OAuthError(
-          400,
-          'invalid_grant',
-          reused
-            ? 'This refresh token was already used; the session has been revoked. Sign in again.'
-            : 'The refresh token is invalid, expired or revoked.',
-        );
-      }
-      throw error;
-    }
+    return rotateRefreshToken(this.sessions, refreshToken, this.config.jwt.accessTokenTtl);
   }
 }

@@ -2,12 +2,18 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import { AuditLog } from '../audit/index.js';
-import { AppException } from '../common/app-exception.js';
 import { clientOf } from '../common/client-info.js';
 import { sha256Hex } from '../common/token-hash.js';
 import { AppConfig } from '../config/app-config.js';
 import { UsersRepository } from '../identity/index.js';
-import { OAuthError, parameter, TokenGrants, type TokenGrantContext, type TokenResponse } from '../oidc/index.js';
+import {
+  OAuthError,
+  parameter,
+  rotateRefreshToken,
+  TokenGrants,
+  type TokenGrantContext,
+  type TokenResponse,
+} from '../oidc/index.js';
 import { isUuid, methodsOf, SessionService, SessionsRepository, TokenService } from '../sessions/index.js';
 import { OrganizationTokensService } from '../organizations/index.js';
 import { IdTokens } from './id-tokens.js';
@@ -155,25 +161,10 @@ export class CodeExchangeService implements OnModuleInit {
       (!state || !isUuid(organizationId) || !(await this.organizations.isMember(organizationId, state.userId)))
     )
       throw new OAuthError(400, 'invalid_request', 'organization_id names no organization of this user.');
-    try {
-      const { tokens } = await this.sessions.rotate(refreshToken, organizationId);
-      return {
-        access_token: tokens.accessToken,
-        token_type: 'Bearer',
-        expires_in: this.config.jwt.accessTokenTtl,
-        refresh_token: tokens.refreshToken,
-        ...(state?.scope ? { scope: state.scope } : {}),
-      };
-    } catch (error) {
-      if (error instanceof AppException && error.getStatus() === 401) {
-        throw invalidGrant(
-          error.code === 'REFRESH_TOKEN_REUSED'
-            ? 'This refresh token was already used; the session has been revoked. Sign in again.'
-            : 'The refresh token is invalid, expired or revoked.',
-        );
-      }
-      throw error;
-    }
+    return {
+      ...(await rotateRefreshToken(this.sessions, refreshToken, this.config.jwt.accessTokenTtl, organizationId)),
+      ...(state?.scope ? { scope: state.scope } : {}),
+    };
   }
 
   /**

@@ -16,6 +16,17 @@ import { SecretBox } from './secret-box.js';
 import { TotpService } from './totp.service.js';
 import { TwoFactorService } from './two-factor.service.js';
 
+/** What the module makes and lends to its importers (the secret box stays inside). */
+const EXPORTED = [
+  SecondFactorsRepository,
+  TotpService,
+  RecoveryCodesService,
+  PasskeysRepository,
+  PasskeysService,
+  TwoFactorService,
+  PrincipalRules,
+];
+
 /** Challenges and their answers: app codes, recovery codes, SMS and email codes, passkeys. */
 @Module({
   imports: [
@@ -28,24 +39,7 @@ import { TwoFactorService } from './two-factor.service.js';
     OidcModule,
     MessagingModule,
   ],
-  providers: [
-    SecondFactorsRepository,
-    SecretBox,
-    TotpService,
-    RecoveryCodesService,
-    PasskeysRepository,
-    PasskeysService,
-    TwoFactorService,
-    PrincipalRules,
-  ],
-  exports: [
-    SecondFactorsRepository,
-    TotpService,
-    RecoveryCodesService,
-    PasskeysRepository,
-    PasskeysService,
-    TwoFactorService,
-    PrincipalRules,
-  ],
+  providers: [...EXPORTED, SecretBox],
+  exports: EXPORTED,
 })
 export class SecondFactorModule {}

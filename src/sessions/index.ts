@@ -3,6 +3,7 @@ export {
   READS_REFRESH_COOKIE_KEY,
   REFRESH_TOKEN_COOKIE,
   ReadsRefreshCookie,
+  challengeOrSession,
   clearAuthCookies,
   withAuthCookies,
 } from './auth-cookies.js';

@@ -11,29 +11,23 @@ import { PublishedKeys } from './published-keys.js';
 import { SigningKeys } from './signing-keys.js';
 import { TokenService } from './token.service.js';
 
+/** What the module makes and every importer may use: the same list. */
+const SESSION_PARTS = [
+  SigningKeys,
+  PublishedKeys,
+  TokenService,
+  AnyAudienceVerifier,
+  SessionService,
+  SessionsRepository,
+  SessionEndings,
+  PasswordResetTokensRepository,
+];
+
 /** Keys, signed tokens, and the rows behind them: sessions (refresh tokens) and reset tokens. */
 @Module({
   imports: [IdentityModule, RbacModule],
   controllers: [JwksController],
-  providers: [
-    SigningKeys,
-    PublishedKeys,
-    TokenService,
-    AnyAudienceVerifier,
-    SessionService,
-    SessionsRepository,
-    SessionEndings,
-    PasswordResetTokensRepository,
-  ],
-  exports: [
-    SigningKeys,
-    PublishedKeys,
-    TokenService,
-    AnyAudienceVerifier,
-    SessionService,
-    SessionsRepository,
-    SessionEndings,
-    PasswordResetTokensRepository,
-  ],
+  providers: SESSION_PARTS,
+  exports: SESSION_PARTS,
 })
 export class SessionsModule {}

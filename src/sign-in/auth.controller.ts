@@ -7,6 +7,7 @@ import type { AuthUser } from '@auth-rbac/nest-guard';
 import { PrincipalService } from '../rbac/index.js';
 import { OrganizationTokensService } from '../organizations/index.js';
 import {
+  challengeOrSession,
   clearAuthCookies,
   ReadsRefreshCookie,
   REFRESH_TOKEN_COOKIE,
@@ -63,8 +64,7 @@ export class AuthController {
   })
   async login(@Body() dto: LoginDto, @Client() client: ClientInfo, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.auth.login(dto, client);
-    // A two-factor challenge carries a temp token only: no session, no cookies yet.
-    return 'challenge' in outcome ? outcome.challenge : withAuthCookies(reply, outcome, this.config);
+    return challengeOrSession(reply, outcome, this.config);
   }
 
   @Public()

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, query, type AuditEvent, type Page, type User } from './api';
-import { Notice, Pager, Screen, useLoad, when } from './ui';
+import { Field, Notice, Pager, Screen, Table, useLoad, when } from './ui';
 
 const PAGE_SIZE = 25;
 
@@ -46,19 +46,15 @@ export function AuditScreen() {
       ),
     [page, filters],
   );
-  const field = (name: keyof Filters, label: string, time = false) => {
-    const props = {
-      id: `audit-${name}`,
-      value: draft[name],
-      onInput: (event: Event) => setDraft({ ...draft, [name]: (event.currentTarget as HTMLInputElement).value }),
-    };
-    return (
-      <div class="field">
-        <label for={`audit-${name}`}>{label}</label>
-        {time ? <input type="datetime-local" {...props} /> : <input type="text" {...props} />}
-      </div>
-    );
-  };
+  const field = (name: keyof Filters, label: string, time = false) => (
+    <Field
+      id={`audit-${name}`}
+      label={label}
+      type={time ? 'datetime-local' : 'text'}
+      value={draft[name]}
+      onValue={(value) => setDraft({ ...draft, [name]: value })}
+    />
+  );
   return (
     <Screen title="Audit events">
       <form
@@ -93,40 +89,25 @@ export function AuditScreen() {
       <Notice error={events.error} />
       {events.data && (
         <>
-          <div class="table-wrap">
-            <table>
-              <caption class="visually-hidden">Audit events</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Actor</th>
-                  <th scope="col">Target</th>
-                  <th scope="col">Address</th>
-                  <th scope="col">Details</th>
-                </tr>
-              </thead>
-              <tbody>
-                {events.data.items.map((event) => (
-                  <tr key={event.id}>
-                    <td>{when(event.created_at)}</td>
-                    <td>
-                      <code>{event.type}</code>
-                    </td>
-                    <td>{person(event.actor_id, event.actor_email, 'user')}</td>
-                    <td>
-                      {event.target_type && event.target_type !== 'user' ? `${event.target_type} ` : ''}
-                      {person(event.target_id, event.target_email, event.target_type)}
-                    </td>
-                    <td>{event.ip ?? '—'}</td>
-                    <td class="clip">
-                      <code>{Object.keys(event.details ?? {}).length > 0 ? JSON.stringify(event.details) : ''}</code>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption="Audit events" columns={['When', 'Type', 'Actor', 'Target', 'Address', 'Details']}>
+            {events.data.items.map((event) => (
+              <tr key={event.id}>
+                <td>{when(event.created_at)}</td>
+                <td>
+                  <code>{event.type}</code>
+                </td>
+                <td>{person(event.actor_id, event.actor_email, 'user')}</td>
+                <td>
+                  {event.target_type && event.target_type !== 'user' ? `${event.target_type} ` : ''}
+                  {person(event.target_id, event.target_email, event.target_type)}
+                </td>
+                <td>{event.ip ?? '—'}</td>
+                <td class="clip">
+                  <code>{Object.keys(event.details ?? {}).length > 0 ? JSON.stringify(event.details) : ''}</code>
+                </td>
+              </tr>
+            ))}
+          </Table>
           <Pager label="Audit events" page={page} limit={PAGE_SIZE} total={events.data.total} onPage={setPage} />
         </>
       )}

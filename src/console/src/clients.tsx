@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, query, type Page } from './api';
 import { useAdmin } from './admin';
-import { ConfirmButton, Notice, Pager, Screen, useAction, useLoad, when } from './ui';
+import { ConfirmButton, LabelledInput, Notice, Pager, Screen, Table, useAction, useLoad, when } from './ui';
 
 const PAGE_SIZE = 20;
 
@@ -70,38 +70,24 @@ export function ClientsScreen() {
       <Notice error={clients.error} />
       {clients.data && (
         <>
-          <div class="table-wrap">
-            <table>
-              <caption class="visually-hidden">Clients</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Client id</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Grant types</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {clients.data.items.map((client) => (
-                  <tr key={client.client_id}>
-                    <td>
-                      {client.source === 'environment' ? (
-                        <code>{client.client_id}</code>
-                      ) : (
-                        <a href={`#/clients/${encodeURIComponent(client.client_id)}`}>{client.client_id}</a>
-                      )}
-                      {client.source === 'environment' ? <span class="badge">SERVICE_CLIENTS</span> : null}
-                    </td>
-                    <td>{client.name}</td>
-                    <td>{client.type}</td>
-                    <td>{client.grant_types.join(', ')}</td>
-                    <td>{when(client.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption="Clients" columns={['Client id', 'Name', 'Type', 'Grant types', 'Created']}>
+            {clients.data.items.map((client) => (
+              <tr key={client.client_id}>
+                <td>
+                  {client.source === 'environment' ? (
+                    <code>{client.client_id}</code>
+                  ) : (
+                    <a href={`#/clients/${encodeURIComponent(client.client_id)}`}>{client.client_id}</a>
+                  )}
+                  {client.source === 'environment' ? <span class="badge">SERVICE_CLIENTS</span> : null}
+                </td>
+                <td>{client.name}</td>
+                <td>{client.type}</td>
+                <td>{client.grant_types.join(', ')}</td>
+                <td>{when(client.created_at)}</td>
+              </tr>
+            ))}
+          </Table>
           {clients.data.items.length === 0 && <p>No client yet.</p>}
           <Pager label="Clients" page={page} limit={PAGE_SIZE} total={clients.data.total} onPage={setPage} />
         </>
@@ -258,8 +244,12 @@ function CreateClient({ onCreated }: { onCreated: () => void }) {
     <section aria-labelledby="create-client-title">
       <h2 id="create-client-title">New client</h2>
       <form onSubmit={submit}>
-        <label for="new-client-id">Client id (optional: one is made)</label>
-        <input id="new-client-id" value={clientId} onInput={(event) => setClientId(event.currentTarget.value)} />
+        <LabelledInput
+          id="new-client-id"
+          label="Client id (optional: one is made)"
+          value={clientId}
+          onValue={setClientId}
+        />
         <ClientFields draft={draft} setDraft={setDraft} prefix="new-client" typeFixed={false} />
         <button type="submit" disabled={action.busy}>
           Create client

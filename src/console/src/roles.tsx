@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, listPermissions, listRoles, type Permission, type Role } from './api';
 import { useAdmin } from './admin';
-import { ConfirmButton, Notice, Pager, Screen, useAction, useLoad } from './ui';
+import { DefinitionFields, draftOf, newDefinitionBody } from './definitions';
+import { ConfirmButton, Notice, Pager, Screen, Table, useAction, useLoad } from './ui';
 
 const PAGE_SIZE = 25;
 
@@ -105,30 +106,18 @@ export function RolesScreen() {
     <Screen title="Roles">
       <Notice error={roles.error} />
       {roles.data && (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Roles</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Display name</th>
-                <th scope="col">Permissions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((role) => (
-                <tr key={role.id}>
-                  <td>
-                    <a href={`#/roles/${role.id}`}>{role.name}</a>
-                    {role.is_system && <span class="badge">system</span>}
-                  </td>
-                  <td>{role.display_name ?? '—'}</td>
-                  <td>{role.permissions.map((permission) => permission.name).join(', ') || '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Roles" columns={['Name', 'Display name', 'Permissions']}>
+          {shown.map((role) => (
+            <tr key={role.id}>
+              <td>
+                <a href={`#/roles/${role.id}`}>{role.name}</a>
+                {role.is_system && <span class="badge">system</span>}
+              </td>
+              <td>{role.display_name ?? '—'}</td>
+              <td>{role.permissions.map((permission) => permission.name).join(', ') || '—'}</td>
+            </tr>
+          ))}
+        </Table>
       )}
       {roles.data && <Pager label="Roles" page={page} limit={PAGE_SIZE} total={roles.data.length} onPage={setPage} />}
       {admin.can('roles.create') && <CreateRole onCreated={roles.reload} />}
@@ -138,9 +127,7 @@ export function RolesScreen() {
 
 function CreateRole({ onCreated }: { onCreated: () => void }) {
   const permissions = useLoad(() => listPermissions(), []);
-  const [name, setName] = useState('');
-  const [displayName, setDisplayName] = useState('');
-  const [description, setDescription] = useState('');
+  const [draft, setDraft] = useState(draftOf());
   const [chosen, setChosen] = useState(new Set<string>());
   const action = useAction();
   const submit = (event: Event) => {
@@ -149,18 +136,14 @@ function CreateRole({ onCreated }: { onCreated: () => void }) {
       .run(
         () =>
           api('POST', '/admin/roles', {
-            name: name.trim(),
-            ...(displayName.trim() ? { display_name: displayName.trim() } : {}),
-            ...(description.trim() ? { description: description.trim() } : {}),
+            ...newDefinitionBody(draft),
             permission_ids: [...chosen],
           }),
-        `Role ${name.trim()} created.`,
+        `Role ${draft.name.trim()} created.`,
       )
       .then((ok) => {
         if (!ok) return;
-        setName('');
-        setDisplayName('');
-        setDescription('');
+        setDraft(draftOf());
         setChosen(new Set());
         onCreated();
       });
@@ -169,20 +152,7 @@ function CreateRole({ onCreated }: { onCreated: () => void }) {
     <section aria-labelledby="create-role-title">
       <h2 id="create-role-title">New role</h2>
       <form onSubmit={submit}>
-        <label for="role-name">Name</label>
-        <input id="role-name" required value={name} onInput={(event) => setName(event.currentTarget.value)} />
-        <label for="role-display-name">Display name</label>
-        <input
-          id="role-display-name"
-          value={displayName}
-          onInput={(event) => setDisplayName(event.currentTarget.value)}
-        />
-        <label for="role-description">Description</label>
-        <input
-          id="role-description"
-          value={description}
-          onInput={(event) => setDescription(event.currentTarget.value)}
-        />
+        <DefinitionFields prefix="role" draft={draft} onDraft={setDraft} />
         <h3>Permissions</h3>
         <Notice error={permissions.error} />
         {permissions.data && (
@@ -233,21 +203,19 @@ function RoleEditor({
   mayDelete: boolean;
   onSaved: () => void;
 }) {
-  const [name, setName] = useState(role.name);
-  const [displayName, setDisplayName] = useState(role.display_name ?? '');
-  const [description, setDescription] = useState(role.description ?? '');
+  const [draft, setDraft] = useState(draftOf(role));
   const [chosen, setChosen] = useState(new Set(role.permissions.map((permission) => permission.id)));
   const action = useAction();
   const save = (event: Event) => {
     event.preventDefault();
-    const renamed = name.trim() !== role.name;
+    const renamed = draft.name.trim() !== role.name;
     void action
       .run(
         () =>
           api('PUT', `/admin/roles/${role.id}`, {
-            ...(renamed ? { name: name.trim() } : {}),
-            display_name: displayName.trim(),
-            description: description.trim(),
+            ...(renamed ? { name: draft.name.trim() } : {}),
+            display_name: draft.displayName.trim(),
+            description: draft.description.trim(),
             permission_ids: [...chosen],
           }),
         'Role saved.',
@@ -269,27 +237,12 @@ function RoleEditor({
         </p>
       )}
       <form onSubmit={save}>
-        <label for="role-name">Name</label>
-        <input
-          id="role-name"
-          required
-          readOnly={!mayEdit || role.is_system}
-          value={name}
-          onInput={(event) => setName(event.currentTarget.value)}
-        />
-        <label for="role-display-name">Display name</label>
-        <input
-          id="role-display-name"
+        <DefinitionFields
+          prefix="role"
+          draft={draft}
+          onDraft={setDraft}
           readOnly={!mayEdit}
-          value={displayName}
-          onInput={(event) => setDisplayName(event.currentTarget.value)}
-        />
-        <label for="role-description">Description</label>
-        <input
-          id="role-description"
-          readOnly={!mayEdit}
-          value={description}
-          onInput={(event) => setDescription(event.currentTarget.value)}
+          nameFixed={role.is_system}
         />
         <h2>Permissions</h2>
         <PermissionMatrix permissions={permissions} chosen={chosen} onChange={setChosen} readOnly={!mayEdit} />

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, offeredOperations, type Challenge, type SecondFactor } from './api';
-import { Notice, useAction, useLoad } from './ui';
+import { LabelledInput, Notice, useAction, useLoad } from './ui';
 
 const FACTOR_LABELS: Record<SecondFactor, string> = {
   sms: 'Code sent by SMS',
@@ -137,25 +137,25 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
     <main class="sign-in">
       <h1>Admin console</h1>
       <form onSubmit={submitPassword}>
-        <label for="email">Email</label>
-        <input
+        <LabelledInput
           id="email"
+          label="Email"
           name="email"
           type="email"
           autocomplete="username"
           required
           value={email}
-          onInput={(event) => setEmail(event.currentTarget.value)}
+          onValue={setEmail}
         />
-        <label for="password">Password</label>
-        <input
+        <LabelledInput
           id="password"
+          label="Password"
           name="password"
           type="password"
           autocomplete="current-password"
           required
           value={password}
-          onInput={(event) => setPassword(event.currentTarget.value)}
+          onValue={setPassword}
         />
         <button type="submit" disabled={action.busy}>
           Sign in

@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, InputHTMLAttributes, PartialInputHTMLAttributes } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
 
@@ -193,5 +193,90 @@ export function ConfirmButton({
         </span>
       )}
     </>
+  );
+}
+
+type BoundInputProps = {
+  id: string;
+  label: ComponentChildren;
+  value: string;
+  /** The input's new text, on every keystroke. */
+  onValue: (value: string) => void;
+} & Omit<PartialInputHTMLAttributes<HTMLInputElement>, 'id' | 'value' | 'onInput'>;
+
+/** A text input and the label that names it, bound to a piece of state. */
+export function LabelledInput({ id, label, value, onValue, ...input }: BoundInputProps) {
+  return (
+    <>
+      <label for={id}>{label}</label>
+      <input
+        {...(input as InputHTMLAttributes<HTMLInputElement>)}
+        id={id}
+        value={value}
+        onInput={(event) => onValue(event.currentTarget.value)}
+      />
+    </>
+  );
+}
+
+/** A labelled input as one cell of a grid form. */
+export function Field(props: BoundInputProps) {
+  return (
+    <div class="field">
+      <LabelledInput {...props} />
+    </div>
+  );
+}
+
+/** A grid form's submit button, in a cell of its own. */
+export function SubmitField({
+  busy,
+  class: className,
+  children,
+}: {
+  busy: boolean;
+  class?: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="field actions">
+      <button type="submit" class={className} disabled={busy}>
+        {children}
+      </button>
+    </div>
+  );
+}
+
+/** The heading of a column of row actions: read by screen readers, not shown. */
+export function ActionsHeading() {
+  return <span class="visually-hidden">Actions</span>;
+}
+
+/** A table of records: a caption for screen readers, a heading per column, then the rows. */
+export function Table({
+  caption,
+  columns,
+  children,
+}: {
+  caption?: string;
+  columns: ComponentChildren[];
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="table-wrap">
+      <table>
+        {caption && <caption class="visually-hidden">{caption}</caption>}
+        <thead>
+          <tr>
+            {columns.map((column, index) => (
+              <th scope="col" key={index}>
+                {column}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
   );
 }

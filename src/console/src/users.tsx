@@ -11,7 +11,20 @@ import {
   type User,
 } from './api';
 import { useAdmin } from './admin';
-import { ConfirmButton, Notice, Pager, Screen, useAction, useLoad, when } from './ui';
+import {
+  ActionsHeading,
+  ConfirmButton,
+  Field,
+  LabelledInput,
+  Notice,
+  Pager,
+  Screen,
+  SubmitField,
+  Table,
+  useAction,
+  useLoad,
+  when,
+} from './ui';
 
 const PAGE_SIZE = 20;
 
@@ -35,46 +48,32 @@ export function UsersScreen() {
           setApplied(search.trim());
         }}
       >
-        <label for="user-search">Search by name, email or mobile</label>
-        <input
+        <LabelledInput
           id="user-search"
+          label="Search by name, email or mobile"
           type="search"
           value={search}
-          onInput={(event) => setSearch(event.currentTarget.value)}
+          onValue={setSearch}
         />
         <button type="submit">Search</button>
       </form>
       <Notice error={users.error} />
       {users.data && (
         <>
-          <div class="table-wrap">
-            <table>
-              <caption class="visually-hidden">Users</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Mobile</th>
-                  <th scope="col">Roles</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {users.data.items.map((user) => (
-                  <tr key={user.id}>
-                    <td>
-                      <a href={`#/users/${user.id}`}>{user.name}</a>
-                      {user.disabled_at ? <span class="badge">disabled</span> : null}
-                    </td>
-                    <td>{user.email}</td>
-                    <td>{user.mobile ?? '—'}</td>
-                    <td>{(user.roles ?? []).map((role) => role.name).join(', ') || '—'}</td>
-                    <td>{when(user.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption="Users" columns={['Name', 'Email', 'Mobile', 'Roles', 'Created']}>
+            {users.data.items.map((user) => (
+              <tr key={user.id}>
+                <td>
+                  <a href={`#/users/${user.id}`}>{user.name}</a>
+                  {user.disabled_at ? <span class="badge">disabled</span> : null}
+                </td>
+                <td>{user.email}</td>
+                <td>{user.mobile ?? '—'}</td>
+                <td>{(user.roles ?? []).map((role) => role.name).join(', ') || '—'}</td>
+                <td>{when(user.created_at)}</td>
+              </tr>
+            ))}
+          </Table>
           <Pager label="Users" page={page} limit={PAGE_SIZE} total={users.data.total} onPage={setPage} />
         </>
       )}
@@ -115,47 +114,34 @@ function CreateUser({ onCreated }: { onCreated: () => void }) {
     <section aria-labelledby="create-user-title">
       <h2 id="create-user-title">New user</h2>
       <form class="filters grid" onSubmit={submit}>
-        <div class="field">
-          <label for="new-user-name">Name</label>
-          <input id="new-user-name" required value={name} onInput={(event) => setName(event.currentTarget.value)} />
-        </div>
-        <div class="field">
-          <label for="new-user-email">Email</label>
-          <input
-            id="new-user-email"
-            type="email"
-            required
-            autoComplete="off"
-            value={email}
-            onInput={(event) => setEmail(event.currentTarget.value)}
-          />
-        </div>
-        <div class="field">
-          <label for="new-user-mobile">Mobile (optional)</label>
-          <input
-            id="new-user-mobile"
-            type="tel"
-            autoComplete="off"
-            value={mobile}
-            onInput={(event) => setMobile(event.currentTarget.value)}
-          />
-        </div>
-        <div class="field">
-          <label for="new-user-password">Password</label>
-          <input
-            id="new-user-password"
-            type="password"
-            required
-            autoComplete="new-password"
-            value={password}
-            onInput={(event) => setPassword(event.currentTarget.value)}
-          />
-        </div>
-        <div class="field actions">
-          <button type="submit" disabled={action.busy}>
-            Create user
-          </button>
-        </div>
+        <Field id="new-user-name" label="Name" required value={name} onValue={setName} />
+        <Field
+          id="new-user-email"
+          label="Email"
+          type="email"
+          required
+          autoComplete="off"
+          value={email}
+          onValue={setEmail}
+        />
+        <Field
+          id="new-user-mobile"
+          label="Mobile (optional)"
+          type="tel"
+          autoComplete="off"
+          value={mobile}
+          onValue={setMobile}
+        />
+        <Field
+          id="new-user-password"
+          label="Password"
+          type="password"
+          required
+          autoComplete="new-password"
+          value={password}
+          onValue={setPassword}
+        />
+        <SubmitField busy={action.busy}>Create user</SubmitField>
       </form>
       <Notice error={action.error} done={action.done} />
       {created && action.done && (
@@ -263,29 +249,17 @@ function Lifecycle({ user, reload }: { user: User; reload: () => void }) {
         </button>
       ) : (
         <form class="filters grid" onSubmit={disable}>
-          <div class="field">
-            <label for="disable-reason">Reason (optional)</label>
-            <input
-              id="disable-reason"
-              type="text"
-              value={reason}
-              onInput={(event) => setReason(event.currentTarget.value)}
-            />
-          </div>
-          <div class="field">
-            <label for="disable-until">Until (optional)</label>
-            <input
-              id="disable-until"
-              type="datetime-local"
-              value={untilLocal}
-              onInput={(event) => setUntilLocal(event.currentTarget.value)}
-            />
-          </div>
-          <div class="field actions">
-            <button type="submit" class="danger" disabled={action.busy}>
-              Disable user
-            </button>
-          </div>
+          <Field id="disable-reason" label="Reason (optional)" type="text" value={reason} onValue={setReason} />
+          <Field
+            id="disable-until"
+            label="Until (optional)"
+            type="datetime-local"
+            value={untilLocal}
+            onValue={setUntilLocal}
+          />
+          <SubmitField busy={action.busy} class="danger">
+            Disable user
+          </SubmitField>
         </form>
       )}
       <Notice error={action.error} done={action.done} />
@@ -392,45 +366,30 @@ function UserSessions({ userId }: { userId: string }) {
       {sessions.data && items.length === 0 && <p>No open session.</p>}
       {items.length > 0 && (
         <>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Started</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Address</th>
-                  <th scope="col">Browser</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((session) => (
-                  <tr key={session.id}>
-                    <td>
-                      {when(session.created_at)}
-                      {session.current ? <span class="badge">this session</span> : null}
-                    </td>
-                    <td>{when(session.last_used_at)}</td>
-                    <td>{session.ip ?? '—'}</td>
-                    <td class="clip">{session.user_agent ?? '—'}</td>
-                    <td>
-                      <button
-                        type="button"
-                        class="danger"
-                        disabled={action.busy}
-                        aria-label={`Revoke the session started ${when(session.created_at)}`}
-                        onClick={() => revoke(session.id)}
-                      >
-                        Revoke
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={['Started', 'Last used', 'Address', 'Browser', <ActionsHeading />]}>
+            {items.map((session) => (
+              <tr key={session.id}>
+                <td>
+                  {when(session.created_at)}
+                  {session.current ? <span class="badge">this session</span> : null}
+                </td>
+                <td>{when(session.last_used_at)}</td>
+                <td>{session.ip ?? '—'}</td>
+                <td class="clip">{session.user_agent ?? '—'}</td>
+                <td>
+                  <button
+                    type="button"
+                    class="danger"
+                    disabled={action.busy}
+                    aria-label={`Revoke the session started ${when(session.created_at)}`}
+                    onClick={() => revoke(session.id)}
+                  >
+                    Revoke
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </Table>
           <button type="button" class="danger" disabled={action.busy} onClick={() => revoke()}>
             Revoke every session
           </button>
@@ -462,44 +421,18 @@ function EditUser({ user, reload }: { user: User; reload: () => void }) {
     <section aria-labelledby="edit-user-title">
       <h2 id="edit-user-title">Details</h2>
       <form class="filters grid" onSubmit={submit}>
-        <div class="field">
-          <label for="edit-user-name">Name</label>
-          <input id="edit-user-name" required value={name} onInput={(event) => setName(event.currentTarget.value)} />
-        </div>
-        <div class="field">
-          <label for="edit-user-email">Email</label>
-          <input
-            id="edit-user-email"
-            type="email"
-            required
-            value={email}
-            onInput={(event) => setEmail(event.currentTarget.value)}
-          />
-        </div>
-        <div class="field">
-          <label for="edit-user-mobile">Mobile (empty: none)</label>
-          <input
-            id="edit-user-mobile"
-            type="tel"
-            value={mobile}
-            onInput={(event) => setMobile(event.currentTarget.value)}
-          />
-        </div>
-        <div class="field">
-          <label for="edit-user-password">New password (optional)</label>
-          <input
-            id="edit-user-password"
-            type="password"
-            autoComplete="new-password"
-            value={password}
-            onInput={(event) => setPassword(event.currentTarget.value)}
-          />
-        </div>
-        <div class="field actions">
-          <button type="submit" disabled={action.busy}>
-            Save user
-          </button>
-        </div>
+        <Field id="edit-user-name" label="Name" required value={name} onValue={setName} />
+        <Field id="edit-user-email" label="Email" type="email" required value={email} onValue={setEmail} />
+        <Field id="edit-user-mobile" label="Mobile (empty: none)" type="tel" value={mobile} onValue={setMobile} />
+        <Field
+          id="edit-user-password"
+          label="New password (optional)"
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onValue={setPassword}
+        />
+        <SubmitField busy={action.busy}>Save user</SubmitField>
       </form>
       <Notice error={action.error} done={action.done} />
     </section>

@@ -2,16 +2,9 @@ import { Controller, Get, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Public } from '@auth-rbac/nest-guard';
 import { RESET_PAGE_CSP } from './reset-page.js';
-import { CANCEL_EMAIL_CHANGE_PAGE, CONFIRM_EMAIL_PAGE, type LinkPage } from './email-change-pages.js';
+import { CANCEL_EMAIL_CHANGE_PAGE, CONFIRM_EMAIL_PAGE } from './email-change-pages.js';
 import { DocumentRoute } from '../../common/route-doc.js';
-
-function sendPage(reply: FastifyReply, page: LinkPage): FastifyReply {
-  return reply.header('content-security-policy', RESET_PAGE_CSP).type('text/html; charset=utf-8').send(page.html);
-}
-
-function sendScript(reply: FastifyReply, page: LinkPage): FastifyReply {
-  return reply.type('application/javascript; charset=utf-8').send(page.script);
-}
+import { sendPage, sendScript, scriptDoc } from './page-replies.js';
 
 /** The page of the email-change link (see email-change-pages.ts); a page, not the API, so no envelope. */
 @Public()
@@ -28,17 +21,13 @@ export class ConfirmEmailPageController {
     noDatabase: true,
   })
   page(@Res() reply: FastifyReply): FastifyReply {
-    return sendPage(reply, CONFIRM_EMAIL_PAGE);
+    return sendPage(reply, RESET_PAGE_CSP, CONFIRM_EMAIL_PAGE.html);
   }
 
   @Get('page.js')
-  @DocumentRoute({
-    summary: "The email-change page's script",
-    page: { produces: 'application/javascript', description: "The page's script." },
-    noDatabase: true,
-  })
+  @DocumentRoute(scriptDoc("The email-change page's", "The page's script."))
   script(@Res() reply: FastifyReply): FastifyReply {
-    return sendScript(reply, CONFIRM_EMAIL_PAGE);
+    return sendScript(reply, CONFIRM_EMAIL_PAGE.script);
   }
 }
 
@@ -57,16 +46,12 @@ export class CancelEmailChangePageController {
     noDatabase: true,
   })
   page(@Res() reply: FastifyReply): FastifyReply {
-    return sendPage(reply, CANCEL_EMAIL_CHANGE_PAGE);
+    return sendPage(reply, RESET_PAGE_CSP, CANCEL_EMAIL_CHANGE_PAGE.html);
   }
 
   @Get('page.js')
-  @DocumentRoute({
-    summary: "The cancel page's script",
-    page: { produces: 'application/javascript', description: "The page's script." },
-    noDatabase: true,
-  })
+  @DocumentRoute(scriptDoc("The cancel page's", "The page's script."))
   script(@Res() reply: FastifyReply): FastifyReply {
-    return sendScript(reply, CANCEL_EMAIL_CHANGE_PAGE);
+    return sendScript(reply, CANCEL_EMAIL_CHANGE_PAGE.script);
   }
 }

@@ -9,6 +9,7 @@ import {
   webauthnBrowserBundle,
 } from './passkey-page.js';
 import { DocumentRoute } from '../../common/route-doc.js';
+import { sendPage, sendScript, sendStyle, scriptDoc, styleDoc } from './page-replies.js';
 
 /** The account's security page (see passkey-page.ts); a page, not the API, so no envelope. */
 @Public()
@@ -25,20 +26,13 @@ export class PasskeyPageController {
     noDatabase: true,
   })
   page(@Res() reply: FastifyReply): FastifyReply {
-    return reply
-      .header('content-security-policy', PASSKEY_PAGE_CSP)
-      .type('text/html; charset=utf-8')
-      .send(PASSKEY_PAGE_HTML);
+    return sendPage(reply, PASSKEY_PAGE_CSP, PASSKEY_PAGE_HTML);
   }
 
   @Get('page.js')
-  @DocumentRoute({
-    summary: "The security page's script",
-    page: { produces: 'application/javascript', description: "The security page's script." },
-    noDatabase: true,
-  })
+  @DocumentRoute(scriptDoc("The security page's"))
   script(@Res() reply: FastifyReply): FastifyReply {
-    return reply.type('application/javascript; charset=utf-8').send(PASSKEY_PAGE_SCRIPT);
+    return sendScript(reply, PASSKEY_PAGE_SCRIPT);
   }
 
   @Get('webauthn.js')
@@ -51,16 +45,12 @@ export class PasskeyPageController {
     noDatabase: true,
   })
   webauthn(@Res() reply: FastifyReply): FastifyReply {
-    return reply.type('application/javascript; charset=utf-8').send(webauthnBrowserBundle());
+    return sendScript(reply, webauthnBrowserBundle());
   }
 
   @Get('page.css')
-  @DocumentRoute({
-    summary: "The security page's style sheet",
-    page: { produces: 'text/css', description: "The security page's style sheet." },
-    noDatabase: true,
-  })
+  @DocumentRoute(styleDoc("The security page's"))
   style(@Res() reply: FastifyReply): FastifyReply {
-    return reply.type('text/css; charset=utf-8').send(PASSKEY_PAGE_CSS);
+    return sendStyle(reply, PASSKEY_PAGE_CSS);
   }
 }

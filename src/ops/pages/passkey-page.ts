@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
+import { pageStyle } from './page-style.js';
 /**
  * The account's security page, `/account/security`: sign in with a passkey (or a password and
  * a second factor), then list, add, rename and remove passkeys. No framework and nothing inline:
@@ -70,15 +71,13 @@ export const PASSKEY_PAGE_HTML = `<!doctype html>
 </html>
 `;
 
-export const PASSKEY_PAGE_CSS = `body { font-family: system-ui, sans-serif; margin: 0; background: #f5f5f5; }
-main { max-width: 28rem; margin: 4rem auto; padding: 2rem; background: #fff; border-radius: 8px; }
-label { display: block; margin-top: 1rem; }
-input { width: 100%; box-sizing: border-box; padding: .5rem; margin-top: .25rem; }
-button { margin-top: 1rem; padding: .5rem 1rem; }
-ul { padding-left: 1.2rem; }
+export const PASSKEY_PAGE_CSS = pageStyle(
+  '28rem',
+  '1rem',
+  `ul { padding-left: 1.2rem; }
 li button { margin: 0 0 0 .5rem; padding: .2rem .5rem; }
-#outcome { margin-top: 1rem; }
-`;
+`,
+);
 
 export const PASSKEY_PAGE_SCRIPT = `'use strict';
 (function () {

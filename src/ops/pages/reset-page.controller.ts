@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { Public } from '@auth-rbac/nest-guard';
 import { RESET_PAGE_CSP, RESET_PAGE_CSS, RESET_PAGE_HTML, RESET_PAGE_SCRIPT } from './reset-page.js';
 import { DocumentRoute } from '../../common/route-doc.js';
+import { sendPage, sendScript, sendStyle, scriptDoc, styleDoc } from './page-replies.js';
 
 /** The HTML page of the reset link (see reset-page.ts); a page, not the API, so no envelope. */
 @Public()
@@ -18,29 +19,18 @@ export class ResetPageController {
     noDatabase: true,
   })
   page(@Res() reply: FastifyReply): FastifyReply {
-    return reply
-      .header('content-security-policy', RESET_PAGE_CSP)
-      .type('text/html; charset=utf-8')
-      .send(RESET_PAGE_HTML);
+    return sendPage(reply, RESET_PAGE_CSP, RESET_PAGE_HTML);
   }
 
   @Get('page.js')
-  @DocumentRoute({
-    summary: "The reset page's script",
-    page: { produces: 'application/javascript', description: "The reset page's script." },
-    noDatabase: true,
-  })
+  @DocumentRoute(scriptDoc("The reset page's"))
   script(@Res() reply: FastifyReply): FastifyReply {
-    return reply.type('application/javascript; charset=utf-8').send(RESET_PAGE_SCRIPT);
+    return sendScript(reply, RESET_PAGE_SCRIPT);
   }
 
   @Get('page.css')
-  @DocumentRoute({
-    summary: "The reset page's style sheet",
-    page: { produces: 'text/css', description: "The reset page's style sheet." },
-    noDatabase: true,
-  })
+  @DocumentRoute(styleDoc("The reset page's"))
   style(@Res() reply: FastifyReply): FastifyReply {
-    return reply.type('text/css; charset=utf-8').send(RESET_PAGE_CSS);
+    return sendStyle(reply, RESET_PAGE_CSS);
   }
 }

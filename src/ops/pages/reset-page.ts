@@ -1,3 +1,5 @@
+import { pageStyle } from './page-style.js';
+
 /**
  * The page `${APP_URL}/reset-password?token=...` opens by default: a form that posts the new
  * password to `POST /api/auth/reset-password` and shows the outcome. No framework, nothing inline:
@@ -41,13 +43,7 @@ export const RESET_PAGE_HTML = `<!doctype html>
 </html>
 `;
 
-export const RESET_PAGE_CSS = `body { font-family: system-ui, sans-serif; margin: 0; background: #f5f5f5; }
-main { max-width: 24rem; margin: 4rem auto; padding: 2rem; background: #fff; border-radius: 8px; }
-label { display: block; margin-top: 1rem; }
-input { width: 100%; box-sizing: border-box; padding: .5rem; margin-top: .25rem; }
-button { margin-top: 1.5rem; padding: .5rem 1rem; }
-#outcome { margin-top: 1rem; }
-`;
+export const RESET_PAGE_CSS = pageStyle('24rem', '1.5rem');
 
 export const RESET_PAGE_SCRIPT = `'use strict';
 (function () {

@@ -8,6 +8,7 @@ import {
   VERIFY_EMAIL_PAGE_SCRIPT,
 } from './verify-email-page.js';
 import { DocumentRoute } from '../../common/route-doc.js';
+import { sendPage, sendScript, sendStyle, scriptDoc, styleDoc } from './page-replies.js';
 
 /** The HTML page of the verification link (see verify-email-page.ts); a page, not the API. */
 @Public()
@@ -23,29 +24,18 @@ export class VerifyEmailPageController {
     noDatabase: true,
   })
   page(@Res() reply: FastifyReply): FastifyReply {
-    return reply
-      .header('content-security-policy', VERIFY_EMAIL_PAGE_CSP)
-      .type('text/html; charset=utf-8')
-      .send(VERIFY_EMAIL_PAGE_HTML);
+    return sendPage(reply, VERIFY_EMAIL_PAGE_CSP, VERIFY_EMAIL_PAGE_HTML);
   }
 
   @Get('page.js')
-  @DocumentRoute({
-    summary: "The verification page's script",
-    page: { produces: 'application/javascript', description: "The verification page's script." },
-    noDatabase: true,
-  })
+  @DocumentRoute(scriptDoc("The verification page's"))
   script(@Res() reply: FastifyReply): FastifyReply {
-    return reply.type('application/javascript; charset=utf-8').send(VERIFY_EMAIL_PAGE_SCRIPT);
+    return sendScript(reply, VERIFY_EMAIL_PAGE_SCRIPT);
   }
 
   @Get('page.css')
-  @DocumentRoute({
-    summary: "The verification page's style sheet",
-    page: { produces: 'text/css', description: "The verification page's style sheet." },
-    noDatabase: true,
-  })
+  @DocumentRoute(styleDoc("The verification page's"))
   style(@Res() reply: FastifyReply): FastifyReply {
-    return reply.type('text/css; charset=utf-8').send(VERIFY_EMAIL_PAGE_CSS);
+    return sendStyle(reply, VERIFY_EMAIL_PAGE_CSS);
   }
 }
