@@ -34,6 +34,7 @@ const CAPABILITIES = [
   'sessions',
   'settings',
   'sign-in',
+  'upstream',
   'users',
 ];
 

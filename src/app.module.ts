@@ -17,6 +17,7 @@ import { MobileOtpModule } from './mobile-otp/index.js';
 import { ClientsModule } from './clients/index.js';
 import { OidcModule } from './oidc/index.js';
 import { ProviderModule } from './provider/index.js';
+import { UpstreamModule } from './upstream/index.js';
 import { OpsModule } from './ops/index.js';
 import { PasswordResetModule } from './password-reset/index.js';
 import { FirstStartSeeder, RbacModule } from './rbac/index.js';
@@ -67,6 +68,7 @@ import { AppValidationPipe } from './middleware/validation.pipe.js';
     ClientsModule,
     OidcModule,
     ProviderModule,
+    UpstreamModule,
     IntrospectionModule,
     ContentsModule,
     OrganizationsModule,

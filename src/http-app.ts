@@ -6,10 +6,11 @@ import fastifyCors from '@fastify/cors';
 import fastifyHelmet from '@fastify/helmet';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { frameworkErrorHandler, useIntrospectionFormParser, useStrictJsonParser } from './common/request-parsing.js';
 import { AppConfig } from './config/app-config.js';
+import { BrowserOrigins } from './clients/index.js';
 import { setUpOpenApi } from './ops/index.js';
 import { countRequest } from './infra/telemetry/request-metrics.js';
 
@@ -43,6 +44,45 @@ function trustProxyHops(hops: number | undefined): false | ((address: string, ho
 }
 
 /**
+ * The endpoints a browser app signing people in through the OpenID provider calls with `fetch`
+ * (discovery, JWKS, token, userinfo, revocation): CORS for the origins of public clients'
+ * registered redirect URIs, without credentials.
+ */
+const BROWSER_APP_PATHS = new Set([
+  '/.well-known/openid-configuration',
+  '/.well-known/oauth-authorization-server',
+  '/.well-known/jwks.json',
+  '/api/auth/token',
+  '/api/auth/userinfo',
+  '/api/auth/revoke',
+]);
+
+/**
+ * The CORS answer for a request, one mechanism for both cases: CORS_ORIGINS get it with
+ * credentials (cookies) on every route, as before; a browser app's registered origin only on the
+ * endpoints it calls, without credentials; any other origin nothing (no Access-Control-Allow-Origin).
+ */
+function corsOf(config: AppConfig, browserOrigins: BrowserOrigins) {
+  const withCredentials = { origin: config.http.corsOrigins, credentials: true };
+  return async (request: FastifyRequest): Promise<Record<string, unknown>> => {
+    const origin = request.headers.origin;
+    if (typeof origin !== 'string') return { origin: false };
+    if (config.http.corsOrigins.includes(origin)) return withCredentials;
+    const path = request.url.split('?', 1)[0];
+    if (BROWSER_APP_PATHS.has(path) && (await browserOrigins.allows(origin))) {
+      return {
+        origin,
+        credentials: false,
+        methods: ['GET', 'POST'],
+        allowedHeaders: ['authorization', 'content-type'],
+        maxAge: 600,
+      };
+    }
+    return { origin: false };
+  };
+}
+
+/**
  * Everything about the HTTP layer that lives outside Nest's modules, shared by `main.ts` and the
  * tests so both serve exactly the same thing.
  */
@@ -57,14 +97,7 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
       hsts: { maxAge: 31_536_000, includeSubDomains: true },
     } as never,
   );
-  await app.register(
-    fastifyCors as never,
-    {
-      // Credentials (cookies) only ever for the configured origins; none by default.
-      origin: config.http.corsOrigins.length > 0 ? config.http.corsOrigins : false,
-      credentials: true,
-    } as never,
-  );
+  await app.register(fastifyCors as never, { delegator: corsOf(config, app.get(BrowserOrigins)) } as never);
   app.setGlobalPrefix('api', {
     exclude: [
       { path: 'health', method: RequestMethod.ALL },

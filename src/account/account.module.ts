@@ -63,6 +63,7 @@ import { TotpEnrolmentService } from './totp-enrolment.service.js';
     IdentityChangeService,
     EmailVerificationService,
     AccountRecoveryService,
+    SignInMethodNotices,
   ],
 })
 export class AccountModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditLog } from '../audit/index.js';
 import type { ClientInfo } from '../common/client-info.js';
-import { PasswordHasher, UsersRepository } from '../identity/index.js';
+import { PasswordHasher, UpstreamIdentitiesRepository, UsersRepository } from '../identity/index.js';
 import { Transactions } from '../infra/database/transactions.js';
 import { PasskeysRepository, SecondFactorsRepository } from '../second-factor/index.js';
 import { IdentityChangeService } from './identity-change.service.js';
@@ -12,8 +12,8 @@ import { IdentityChangeService } from './identity-change.service.js';
  * an address nobody had proved may not be its holder: when someone signs in by proving they read
  * it, every session started before ends (announced as `credential-change`), the password set
  * before stops working (a reset sets a new one), outstanding reset links and pending email and
- * mobile changes end, and the authenticator app, recovery codes and passkeys added before are
- * removed, all in one transaction with the address's verification. The registration's own
+ * mobile changes end, and the authenticator app, recovery codes, passkeys and upstream identities
+ * added before are removed, all in one transaction with the address's verification. The registration's own
  * verification link is not such a proof: it keeps the password (EmailVerificationService).
  */
 @Injectable()
@@ -25,6 +25,7 @@ export class AddressProofService {
     private readonly identityChange: IdentityChangeService,
     private readonly secondFactors: SecondFactorsRepository,
     private readonly passkeys: PasskeysRepository,
+    private readonly identities: UpstreamIdentitiesRepository,
     private readonly audit: AuditLog,
   ) {}
 
@@ -43,10 +44,11 @@ export class AddressProofService {
       const marked = await this.users.markEmailVerified(manager, userId, email);
       if (marked !== 'verified') return marked;
       await this.identityChange.endIssued(manager, userId, 'address_proof');
-      await this.users.updateAccount(manager, userId, { passwordHash: voidedPassword });
+      await this.users.updateAccount(manager, userId, { passwordHash: voidedPassword, passwordSet: false });
       const app = await this.secondFactors.deleteTotp(manager, userId);
       const passkeys = await this.passkeys.deleteAllOfUser(manager, userId);
-      return { app, passkeys };
+      const identities = await this.identities.deleteAllOfUser(manager, userId);
+      return { app, passkeys, identities };
     });
     if (typeof outcome === 'string') return outcome;
     await this.identityChange.endedAfterCommit(userId);
@@ -56,7 +58,7 @@ export class AddressProofService {
       targetType: 'user',
       targetId: userId,
       client,
-      details: { removed_app: outcome.app, removed_passkeys: outcome.passkeys },
+      details: { removed_app: outcome.app, removed_passkeys: outcome.passkeys, removed_identities: outcome.identities },
     });
     return 'first';
   }

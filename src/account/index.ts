@@ -5,3 +5,4 @@ export { AccountSessionsService, type SessionResponse } from './account-sessions
 export { AccountModule } from './account.module.js';
 export { EmailVerificationService } from './email-verification.service.js';
 export { IdentityChangeService } from './identity-change.service.js';
+export { SignInMethodNotices, type SignInMethodChange } from './sign-in-method-notices.js';

@@ -5,7 +5,13 @@ import { MailService } from '../infra/messaging/mail.service.js';
 
 /** A way into the account that was added or removed. */
 export type SignInMethodChange =
-  'passkey-added' | 'passkey-removed' | 'app-added' | 'app-removed' | 'recovery-codes-made';
+  | 'passkey-added'
+  | 'passkey-removed'
+  | 'app-added'
+  | 'app-removed'
+  | 'recovery-codes-made'
+  | 'identity-linked'
+  | 'identity-unlinked';
 
 const WHAT: Record<SignInMethodChange, { subject: string; sentence: string }> = {
   'passkey-added': { subject: 'A passkey was added to your account', sentence: 'A passkey was added to your account' },
@@ -20,6 +26,14 @@ const WHAT: Record<SignInMethodChange, { subject: string; sentence: string }> = 
   'app-removed': {
     subject: 'The authenticator app was removed from your account',
     sentence: 'The authenticator app and its recovery codes were removed from your account',
+  },
+  'identity-linked': {
+    subject: 'A sign-in with another provider was linked to your account',
+    sentence: 'An identity at an outside sign-in provider was linked to your account, and can now sign in to it',
+  },
+  'identity-unlinked': {
+    subject: 'A sign-in with another provider was removed from your account',
+    sentence: 'An identity at an outside sign-in provider was unlinked from your account',
   },
   'recovery-codes-made': {
     subject: 'New recovery codes were made for your account',

@@ -82,6 +82,15 @@ export type AuditEventType =
   | 'provider.consent_revoke'
   | 'provider.token'
   | 'provider.code_reuse'
+  | 'identity_provider.create'
+  | 'identity_provider.update'
+  | 'identity_provider.delete'
+  | 'upstream.sign_in'
+  | 'upstream.sign_up'
+  | 'upstream.failure'
+  | 'upstream.link'
+  | 'upstream.link_required'
+  | 'upstream.unlink'
   | 'organization.create'
   | 'organization.update'
   | 'organization.delete'
@@ -119,7 +128,8 @@ export interface AuditEntry {
     | 'organization_role'
     | 'organization_permission'
     | 'membership'
-    | 'invitation';
+    | 'invitation'
+    | 'identity_provider';
   targetId?: string | null;
   client?: { ip?: string; userAgent?: string };
   /** Plain facts only (names, counts, reasons); never a secret. */

@@ -10,6 +10,7 @@ import { DatabaseModule } from '../infra/database/database.module.js';
 import { ClientsModule } from '../clients/index.js';
 import { OidcModule } from '../oidc/index.js';
 import { ProviderModule } from '../provider/index.js';
+import { UpstreamModule } from '../upstream/index.js';
 import { RevokeSessionsCommand, ResetSecondFactorCommand } from './account-recovery.commands.js';
 import { RbacModule } from '../rbac/index.js';
 import { RedisModule } from '../infra/redis/redis.module.js';
@@ -64,6 +65,7 @@ const MIGRATION_COMMAND_CLASSES: Type[] = [MigrateCommand, MigrateStatusCommand]
     RbacModule,
     OidcModule,
     ProviderModule,
+    UpstreamModule,
     ClientsModule,
     AccountModule,
     UsersModule,

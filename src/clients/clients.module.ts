@@ -7,6 +7,7 @@ import { ClientsAdminService } from './clients-admin.service.js';
 import { ClientsController } from './clients.controller.js';
 import { ClientsRepository } from './clients.repository.js';
 import { ClientsService } from './clients.service.js';
+import { BrowserOrigins } from './browser-origins.js';
 
 /**
  * The one client registry (`service_clients`) and the roles given to clients (`client_roles`):
@@ -15,7 +16,14 @@ import { ClientsService } from './clients.service.js';
 @Module({
   imports: [RbacModule],
   controllers: [ClientsController, ClientRolesController],
-  providers: [ClientsRepository, ClientsService, ClientsAdminService, ClientRolesRepository, ClientRolesService],
-  exports: [ClientsService, ClientRolesService],
+  providers: [
+    ClientsRepository,
+    ClientsService,
+    ClientsAdminService,
+    ClientRolesRepository,
+    ClientRolesService,
+    BrowserOrigins,
+  ],
+  exports: [ClientsService, ClientRolesService, BrowserOrigins],
 })
 export class ClientsModule {}

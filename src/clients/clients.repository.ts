@@ -69,6 +69,14 @@ export class ClientsRepository {
     return { rows, total };
   }
 
+  /** Every redirect URI registered for a public client (the browser apps' origins come from them). */
+  async findPublicRedirectUris(): Promise<string[]> {
+    const rows: { uri: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT unnest(redirect_uris) AS uri FROM service_clients WHERE type = 'public'`,
+    );
+    return rows.map((row) => row.uri);
+  }
+
   /** Inserts a client; null when the id is taken (nothing is changed then). */
   async insert(client: NewClientRow, manager: EntityManager = this.dataSource.manager): Promise<ClientRow | null> {
     const rows: ClientRow[] = await manager.query(

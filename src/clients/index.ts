@@ -1,4 +1,5 @@
 export { ClientsModule } from './clients.module.js';
+export { BrowserOrigins } from './browser-origins.js';
 export { ClientRolesService } from './client-roles.service.js';
 export {
   ClientFieldsError,

@@ -52,6 +52,8 @@ export const FORM_BODY_ROUTES: ReadonlySet<string> = new Set([
   '/api/auth/authorize/verify',
   '/api/auth/authorize/consent',
   '/api/auth/authorize/end-session',
+  // A button "Continue with <name>" (the route's pattern, as Fastify names it).
+  '/api/auth/authorize/upstream/:slug',
 ]);
 
 /**

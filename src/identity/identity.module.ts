@@ -1,3 +1,4 @@
+import { UpstreamIdentitiesRepository } from './upstream-identities.repository.js';
 import { Module } from '@nestjs/common';
 import { AccountChangesRepository } from './account-changes.repository.js';
 import { PasswordHasher } from './password-hasher.js';
@@ -5,7 +6,7 @@ import { UsersRepository } from './users.repository.js';
 
 /** The account record: the users table, its pending changes, and how passwords are hashed. */
 @Module({
-  providers: [UsersRepository, AccountChangesRepository, PasswordHasher],
-  exports: [UsersRepository, AccountChangesRepository, PasswordHasher],
+  providers: [UsersRepository, AccountChangesRepository, PasswordHasher, UpstreamIdentitiesRepository],
+  exports: [UsersRepository, AccountChangesRepository, PasswordHasher, UpstreamIdentitiesRepository],
 })
 export class IdentityModule {}

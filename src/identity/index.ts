@@ -14,3 +14,8 @@ export {
   type UserIdentityRow,
   type UserWithPassword,
 } from './users.repository.js';
+export {
+  UpstreamIdentitiesRepository,
+  type UpstreamIdentityListing,
+  type UpstreamIdentityRow,
+} from './upstream-identities.repository.js';

@@ -48,6 +48,8 @@ export interface NewUser {
   passwordHash: string;
   /** Set for addresses someone vouched for (an administrator, the operator); a registration proves its own. */
   emailVerified?: boolean;
+  /** False for an account made by an upstream sign-in: its hash is of a password nobody knows. */
+  passwordSet?: boolean;
 }
 
 /** What a user may do: role names and the union of their roles' permissions. */
@@ -58,6 +60,8 @@ export interface AccountChanges {
   /** `null` removes the number. */
   mobile?: string | null;
   passwordHash?: string;
+  /** With `passwordHash`: false when the new hash is of a password nobody knows (a voided one). */
+  passwordSet?: boolean;
 }
 
 /** The caller's own record, as `/api/auth/me` and `GET /api/account` show it. */
@@ -113,10 +117,10 @@ export class UsersRepository {
   /** Inserts the user, in the caller's transaction (its roles: rbac's UserRolesRepository). */
   async insert(manager: EntityManager, user: NewUser): Promise<SignInAccount> {
     const [row] = await manager.query(
-      `INSERT INTO users (name, email, mobile, password_hash, email_verified_at)
-       VALUES ($1, $2, $3, $4, CASE WHEN $5::boolean THEN now() END)
+      `INSERT INTO users (name, email, mobile, password_hash, email_verified_at, password_set)
+       VALUES ($1, $2, $3, $4, CASE WHEN $5::boolean THEN now() END, $6)
        RETURNING id, name, email, mobile, ${accountStatusColumns('users')}`,
-      [user.name, user.email, user.mobile, user.passwordHash, user.emailVerified === true],
+      [user.name, user.email, user.mobile, user.passwordHash, user.emailVerified === true, user.passwordSet !== false],
     );
     return row as SignInAccount;
   }
@@ -220,6 +224,7 @@ export class UsersRepository {
       ['email', changes.email],
       ['mobile', changes.mobile],
       ['password_hash', changes.passwordHash],
+      ['password_set', changes.passwordHash === undefined ? undefined : changes.passwordSet !== false],
     ];
     // Every new address was proved or vouched for: the holder confirmed its link, or an
     // administrator typed it.
@@ -232,6 +237,12 @@ export class UsersRepository {
         return `${column} = $${params.length}`;
       });
     await manager.query(`UPDATE users SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1`, params);
+  }
+
+  /** Whether the holder set the account's password (an account made by an upstream sign-in has none). */
+  async hasPasswordSet(userId: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    const [row] = await manager.query(`SELECT password_set AS "passwordSet" FROM users WHERE id = $1`, [userId]);
+    return row?.passwordSet === true;
   }
 
   /** The user's email as it is now, read in the caller's transaction. */

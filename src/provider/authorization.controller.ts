@@ -6,6 +6,7 @@ import { Client, type ClientInfo } from '../common/client-info.js';
 import { DocumentRoute } from '../common/route-doc.js';
 import { AuthorizationService, type BrowserState, type Outcome } from './authorization.service.js';
 import { EndSessionService, type EndSessionOutcome } from './end-session.service.js';
+import { UPSTREAM_COOKIE_OPTIONS, UPSTREAM_LINK_COOKIE } from '../upstream/index.js';
 
 /** The single sign-on cookie and the forms' CSRF cookie travel only to the provider's paths. */
 const PROVIDER_PATH = '/api/auth/authorize';
@@ -142,7 +143,7 @@ function formOf(request: FastifyRequest): Record<string, unknown> {
 }
 
 /** The browser's cookies; a CSRF token is made for a browser that has none yet. */
-function browserState(request: FastifyRequest): BrowserState & { newCsrf: boolean } {
+export function browserState(request: FastifyRequest): BrowserState & { newCsrf: boolean } {
   const cookies = request.cookies ?? {};
   const csrf = cookies[CSRF_COOKIE];
   const valid = typeof csrf === 'string' && /^[A-Za-z0-9_-]{43}$/.test(csrf);
@@ -150,10 +151,11 @@ function browserState(request: FastifyRequest): BrowserState & { newCsrf: boolea
     sso: cookies[SSO_COOKIE],
     csrf: valid ? csrf : randomBytes(32).toString('base64url'),
     newCsrf: !valid,
+    linkProof: cookies[UPSTREAM_LINK_COOKIE],
   };
 }
 
-function answer(
+export function answer(
   reply: FastifyReply,
   browser: BrowserState & { newCsrf: boolean },
   outcome: Outcome | EndSessionOutcome,
@@ -161,6 +163,10 @@ function answer(
   if (browser.newCsrf) void reply.setCookie(CSRF_COOKIE, browser.csrf, COOKIE);
   if ('signedOut' in outcome && outcome.signedOut) void reply.clearCookie(SSO_COOKIE, COOKIE);
   if (outcome.signedIn) void reply.setCookie(SSO_COOKIE, outcome.signedIn, COOKIE);
+  for (const cookie of ('cookies' in outcome ? outcome.cookies : undefined) ?? []) {
+    if (cookie.value === null) void reply.clearCookie(cookie.name, UPSTREAM_COOKIE_OPTIONS);
+    else void reply.setCookie(cookie.name, cookie.value, UPSTREAM_COOKIE_OPTIONS);
+  }
   if (outcome.kind === 'redirect') {
     void reply.status(302).header('location', outcome.location).send();
     return;

@@ -10,6 +10,7 @@ import { AppConfig } from '../config/app-config.js';
 import { TwoFactorService, type TwoFactorChallenge } from '../second-factor/index.js';
 import type { IssuedSession } from '../sessions/index.js';
 import { AuthService, LoginDto } from '../sign-in/index.js';
+import { UPSTREAM_LINK_COOKIE, UpstreamSignInService } from '../upstream/index.js';
 import {
   AuthorizationPageError,
   AuthorizationRedirectError,
@@ -27,17 +28,23 @@ import { RelyingParties } from './relying-parties.js';
 export const CODE_TTL_SECONDS = 60;
 
 /** What the browser is answered: a redirect, or a page with its status and policy. */
-export type Outcome =
+export type Outcome = (
   | { kind: 'redirect'; location: string; signedIn?: string }
-  | { kind: 'page'; status: number; html: string; csp: string; signedIn?: string };
+  | { kind: 'page'; status: number; html: string; csp: string; signedIn?: string }
+) & {
+  /** Cookies of an upstream flow to set (or clear, with `null`) with the answer. */
+  cookies?: { name: string; value: string | null }[];
+};
 
 /** The cookies the provider reads: its single sign-on session and the forms' CSRF token. */
 export interface BrowserState {
   sso: string | undefined;
   csrf: string;
+  /** A link proof from an upstream sign-in, spent by the next sign-in on these pages. */
+  linkProof?: string;
 }
 
-type Resolved = { parameters: AuthorizationParameters; request: AuthorizationRequest };
+export type Resolved = { parameters: AuthorizationParameters; request: AuthorizationRequest };
 
 /**
  * The authorization endpoint and its pages (OpenID Connect Core §3.1.2, RFC 6749 §4.1, RFC 7636,
@@ -54,6 +61,7 @@ export class AuthorizationService {
     private readonly twoFactor: TwoFactorService,
     private readonly audit: AuditLog,
     private readonly config: AppConfig,
+    private readonly upstream: UpstreamSignInService,
   ) {}
 
   /** GET or POST of the authorization endpoint. */
@@ -72,18 +80,8 @@ export class AuthorizationService {
     if ('kind' in resolved) return resolved;
     const email = typeof form.email === 'string' ? form.email : '';
     const password = typeof form.password === 'string' ? form.password : '';
-    const showAgain = (error: AppException): Outcome =>
-      this.page(
-        error.getStatus(),
-        signInPage({
-          clientName: resolved.request.client.name,
-          parameters: resolved.parameters,
-          csrf: browser.csrf,
-          error: error.message,
-          email,
-        }),
-        resolved.request.redirectUri,
-      );
+    const showAgain = (error: AppException): Promise<Outcome> =>
+      this.signInPageOutcome(error.getStatus(), resolved, browser, { error: error.message, email });
     const dto = plainToInstance(LoginDto, email.includes('@') ? { email, password } : { mobile: email, password });
     if ((await validate(dto, { whitelist: true, forbidNonWhitelisted: true })).length > 0) {
       return showAgain(new AppException('INVALID_CREDENTIALS', 'Invalid credentials.'));
@@ -108,7 +106,7 @@ export class AuthorizationService {
         resolved.request.redirectUri,
       );
     }
-    return this.signedIn(resolved, outcome, browser);
+    return this.signedIn(resolved, outcome, browser, client);
   }
 
   /** The second-factor page's form: a code of the challenge (app, SMS, or a recovery code). */
@@ -138,7 +136,7 @@ export class AuthorizationService {
         resolved.request.redirectUri,
       );
     }
-    return this.signedIn(resolved, session, browser);
+    return this.signedIn(resolved, session, browser, client);
   }
 
   /** The consent page's form: Allow (remembered for this person and client) or Deny. */
@@ -168,7 +166,7 @@ export class AuthorizationService {
   }
 
   /** The request's client, redirect URI and parameters, or the answer that refuses it. */
-  private async resolve(source: unknown): Promise<Resolved | Outcome> {
+  async resolve(source: unknown): Promise<Resolved | Outcome> {
     const { parameters, problem } = parametersOf(source);
     const client = parameters.client_id ? await this.clients.find(parameters.client_id) : null;
     const matches = Boolean(
@@ -193,13 +191,60 @@ export class AuthorizationService {
     }
   }
 
-  /** After a sign-in on the pages: the browser's single sign-on cookie, then the request goes on. */
-  private async signedIn(resolved: Resolved, issued: IssuedSession, browser: BrowserState): Promise<Outcome> {
+  /**
+   * After a sign-in on the pages: the browser's single sign-on cookie, then the request goes on.
+   * A link proof the browser holds (an upstream identity waiting for this account) is spent now.
+   */
+  async signedIn(
+    resolved: Resolved,
+    issued: IssuedSession,
+    browser: BrowserState,
+    client: ClientInfo,
+  ): Promise<Outcome> {
     const sso = randomBytes(32).toString('base64url');
     await this.repository.insertBrowserSession(sha256Hex(sso), issued.tokens.sessionId);
     const session = await this.repository.findLiveBrowserSession(sha256Hex(sso));
+    let spent: Outcome['cookies'];
+    if (browser.linkProof !== undefined) {
+      await this.upstream.useLinkProof(browser.linkProof, issued.response.user.id, client);
+      spent = [{ name: UPSTREAM_LINK_COOKIE, value: null }];
+    }
     const outcome = await this.proceed(resolved, session, { ...browser, sso }, { fresh: true, consented: false });
-    return { ...outcome, signedIn: sso };
+    return { ...outcome, signedIn: sso, cookies: spent };
+  }
+
+  /** The sign-in page, with a button "Continue with <name>" per enabled upstream provider. */
+  async signInPageOutcome(
+    status: number,
+    { parameters, request }: Resolved,
+    browser: BrowserState,
+    extra: { error?: string; email?: string; notice?: string },
+  ): Promise<Outcome> {
+    const upstreams = await this.upstream.buttons();
+    return {
+      kind: 'page',
+      status,
+      html: signInPage({ clientName: request.client.name, parameters, csrf: browser.csrf, upstreams, ...extra }),
+      csp: pageCsp(
+        request.redirectUri,
+        upstreams.map((upstream) => upstream.origin),
+      ),
+    };
+  }
+
+  /** The second-factor page of a challenge that followed a first factor. */
+  challengePage({ parameters, request }: Resolved, browser: BrowserState, challenge: TwoFactorChallenge): Outcome {
+    return this.page(
+      200,
+      secondFactorPage({
+        clientName: request.client.name,
+        parameters,
+        csrf: browser.csrf,
+        tempToken: challenge.temp_token,
+        hint: challengeHint(challenge),
+      }),
+      request.redirectUri,
+    );
   }
 
   private async proceed(
@@ -209,16 +254,7 @@ export class AuthorizationService {
     step: { fresh: boolean; consented: boolean },
   ): Promise<Outcome> {
     const signInAgain = () =>
-      this.page(
-        200,
-        signInPage({
-          clientName: request.client.name,
-          parameters,
-          csrf: browser.csrf,
-          email: request.loginHint,
-        }),
-        request.redirectUri,
-      );
+      this.signInPageOutcome(200, { parameters, request }, browser, { email: request.loginHint });
     if (!session) {
       if (request.prompt.none) return this.errorRedirect(request, 'login_required', 'No one is signed in.');
       return signInAgain();
@@ -292,13 +328,13 @@ export class AuthorizationService {
   }
 
   /** A form of these pages must carry the CSRF cookie's value (a cross-site post carries no cookie). */
-  private checkCsrf(form: Record<string, unknown>, browser: BrowserState): Outcome | null {
+  checkCsrf(form: Record<string, unknown>, browser: BrowserState): Outcome | null {
     const posted = typeof form.csrf === 'string' ? form.csrf : '';
     if (posted.length > 0 && digestsEqual(sha256Hex(posted), sha256Hex(browser.csrf))) return null;
     return this.page(400, errorPage('This form has expired. Go back to the application and sign in again.'));
   }
 
-  private page(status: number, html: string, redirectUri?: string): Outcome {
+  page(status: number, html: string, redirectUri?: string): Outcome {
     return { kind: 'page', status, html, csp: pageCsp(redirectUri) };
   }
 }

@@ -10,9 +10,11 @@ export function escapeHtml(value: string): string {
  * may frame them, and a form may post only here, or go on to the one redirect URI the request was
  * validated for (browsers apply `form-action` to the redirect that follows a form).
  */
-export function pageCsp(redirectTarget?: string): string {
+export function pageCsp(redirectTarget?: string, upstreamOrigins: readonly string[] = []): string {
   const formAction = ["'self'"];
   if (redirectTarget) formAction.push(cspSourceOf(redirectTarget));
+  // A button "Continue with <name>" posts here and goes on to that upstream's authorization endpoint.
+  for (const origin of upstreamOrigins) if (!formAction.includes(origin)) formAction.push(origin);
   return [
     "default-src 'none'",
     "base-uri 'none'",
@@ -69,12 +71,16 @@ export function signInPage(options: {
   csrf: string;
   error?: string;
   email?: string;
+  /** The enabled upstream providers: one button "Continue with <name>" each. */
+  upstreams?: readonly { slug: string; name: string }[];
+  /** A line above the form that is no error (a link waiting for this sign-in). */
+  notice?: string;
 }): string {
   return layout(
     'Sign in',
     `<h1>Sign in</h1>
 <p>to continue to ${escapeHtml(options.clientName)}</p>
-${alert(options.error)}
+${options.notice ? `<p role="status">${escapeHtml(options.notice)}</p>` : ''}${alert(options.error)}
 <form method="post" action="${FORM_BASE}/login">
 ${hiddenFields(options.parameters, options.csrf)}
 <p><label for="email">Email</label><br>
@@ -82,7 +88,32 @@ ${hiddenFields(options.parameters, options.csrf)}
 <p><label for="password">Password</label><br>
 <input id="password" name="password" type="password" autocomplete="current-password" required></p>
 <p><button type="submit">Sign in</button></p>
+</form>${upstreamButtons(options)}`,
+  );
+}
+
+/** One form per upstream provider, carrying the request on: its button is named "Continue with <name>". */
+function upstreamButtons(options: {
+  parameters: AuthorizationParameters;
+  csrf: string;
+  upstreams?: readonly { slug: string; name: string }[];
+}): string {
+  return (options.upstreams ?? [])
+    .map(
+      (upstream) => `
+<form method="post" action="${FORM_BASE}/upstream/${encodeURIComponent(upstream.slug)}">
+${hiddenFields(options.parameters, options.csrf)}
+<p><button type="submit">Continue with ${escapeHtml(upstream.name)}</button></p>
 </form>`,
+    )
+    .join('');
+}
+
+/** After a link started from the account: nothing to go back to but the application that started it. */
+export function linkedPage(providerName: string): string {
+  return layout(
+    'Linked',
+    `<h1>Linked</h1>\n<p role="status">Your ${escapeHtml(providerName)} identity is linked to your account. You can close this window.</p>`,
   );
 }
 

@@ -23,6 +23,9 @@ import { OrganizationsModule } from '../organizations/index.js';
 import { ProviderRepository } from './provider.repository.js';
 import { RelyingParties } from './relying-parties.js';
 import { ProviderSigningKeysRepository } from './signing-keys.repository.js';
+import { UpstreamPagesController } from './upstream-pages.controller.js';
+import { UpstreamPagesService } from './upstream-pages.service.js';
+import { UpstreamModule } from '../upstream/index.js';
 
 /** The OpenID provider: authorization, its pages, code exchange, ID tokens and their keys, consents. */
 @Module({
@@ -36,8 +39,9 @@ import { ProviderSigningKeysRepository } from './signing-keys.repository.js';
     RbacModule,
     MessagingModule,
     OrganizationsModule,
+    UpstreamModule,
   ],
-  controllers: [AuthorizationController, ApplicationsController, RegistrationController],
+  controllers: [AuthorizationController, ApplicationsController, RegistrationController, UpstreamPagesController],
   providers: [
     AuthorizationService,
     ApplicationsService,
@@ -51,6 +55,7 @@ import { ProviderSigningKeysRepository } from './signing-keys.repository.js';
     ProviderRepository,
     ProviderSigningKeysRepository,
     RelyingParties,
+    UpstreamPagesService,
   ],
   exports: [IdTokenKeys],
 })

@@ -212,7 +212,7 @@ export class TwoFactorService {
     const claims = await this.tokens.verifyTwoFactor(tempToken);
     // Temp tokens from before the first factor was carried in them were all password sign-ins.
     const opened = claims.amr?.[0];
-    const firstFactor: FirstFactor | 'otp' = opened === 'sms' || opened === 'otp' ? opened : 'pwd';
+    const firstFactor: FirstFactor | 'otp' = opened === 'sms' || opened === 'otp' || opened === 'fed' ? opened : 'pwd';
     const method =
       requested ??
       (answer.assertion !== undefined ? 'passkey' : (await this.totp.isEnrolled(claims.sub)) ? 'totp' : 'sms');

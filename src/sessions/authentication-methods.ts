@@ -1,10 +1,11 @@
 /**
  * How a session's holder proved presence, as RFC 8176 Authentication Method Reference values:
  * `pwd` a password, `otp` an authenticator-app or recovery code, `sms` a code sent by SMS, `hwk`
- * a passkey, `user` the passkey verified its user (PIN or biometrics), and `mfa` when two factors
- * were used. The first entry is the first factor.
+ * a passkey, `user` the passkey verified its user (PIN or biometrics), `fed` a sign-in at an
+ * upstream identity provider (one factor, whatever the upstream asked), and `mfa` when two
+ * factors were used. The first entry is the first factor.
  */
-export type AuthenticationMethod = 'pwd' | 'otp' | 'sms' | 'hwk' | 'user' | 'mfa';
+export type AuthenticationMethod = 'pwd' | 'otp' | 'sms' | 'hwk' | 'user' | 'fed' | 'mfa';
 
 /** A proof of presence: when (the tokens' `auth_time`) and how (their `amr`). */
 export interface Authentication {
@@ -60,6 +61,12 @@ export function epochSeconds(time: Date): number {
 
 function isMethod(value: unknown): value is AuthenticationMethod {
   return (
-    value === 'pwd' || value === 'otp' || value === 'sms' || value === 'hwk' || value === 'user' || value === 'mfa'
+    value === 'pwd' ||
+    value === 'otp' ||
+    value === 'sms' ||
+    value === 'hwk' ||
+    value === 'user' ||
+    value === 'fed' ||
+    value === 'mfa'
   );
 }

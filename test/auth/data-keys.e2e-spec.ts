@@ -8,6 +8,7 @@ import { registerUser, sleep, type RegisteredUser } from '../support/auth-factor
 import { createTestApp } from '../support/test-app.js';
 import { fileDatabase, testDataSource } from '../support/test-database.js';
 import { IdTokenKeys } from '../../src/provider/index.js';
+import { IdentityProvidersService } from '../../src/upstream/index.js';
 
 const CLI = path.resolve(import.meta.dirname, '../../dist/src/cli/main.js');
 const STEP_MS = 30_000;
@@ -110,6 +111,14 @@ describe('key rotation leaves every second factor working', () => {
     expect(recoveryCodes).toHaveLength(10);
     // The provider's ID-token key is made (and sealed) when first needed: the JWKS asks for it.
     expect((await request(first.getHttpServer()).get('/.well-known/jwks.json')).status).toBe(200);
+    // An upstream provider's client secret, sealed under the ring as the admin API seals it.
+    await first.get(IdentityProvidersService).create({ id: user.id, kind: 'user' } as never, {
+      slug: `gh-${user.id.slice(0, 8)}`,
+      name: 'GitHub',
+      type: 'github',
+      client_id: 'gh-client',
+      client_secret: 'an-upstream-client-secret',
+    });
   });
 
   it('after JWT_SECRET is rotated as rotate-keys says, the app code and a recovery code sign in', async () => {
@@ -131,6 +140,7 @@ describe('key rotation leaves every second factor working', () => {
     expect(underJwt.code).toBe(0);
     expect(underJwt.output).toMatch(/authenticator apps: 1 re-sealed, 0 already current, 0 unreadable/);
     expect(underJwt.output).toMatch(/ID-token keys: +[1-9]\d* re-sealed, 0 already current, 0 unreadable/);
+    expect(underJwt.output).toMatch(/upstream secrets: +1 re-sealed, 0 already current, 0 unreadable/);
     await start({ JWT_SECRET: s2 });
     expect(await signInWith('totp')).toBe(200);
 
@@ -138,6 +148,7 @@ describe('key rotation leaves every second factor working', () => {
     const ring = await cli(['rotate-data-key'], { JWT_SECRET: s2, DATA_KEYS: `${dataKey},${s2}` });
     expect(ring.code).toBe(0);
     expect(ring.output).toMatch(/authenticator apps: 1 re-sealed, 0 already current, 0 unreadable/);
+    expect(ring.output).toMatch(/upstream secrets: +1 re-sealed, 0 already current, 0 unreadable/);
     // The data key ring is now independent of JWT_SECRET: rotating it again, without any previous secret, loses nothing.
     const last = await start({ JWT_SECRET: s3, DATA_KEYS: dataKey });
     expect(await signInWith('totp')).toBe(200);
@@ -159,6 +170,7 @@ describe('key rotation leaves every second factor working', () => {
     expect(lost.code).toBe(1);
     expect(lost.output).toMatch(/authenticator apps: 0 re-sealed, 0 already current, 1 unreadable/);
     expect(lost.output).toMatch(/ID-token keys: +0 re-sealed, 0 already current, [1-9]\d* unreadable/);
+    expect(lost.output).toMatch(/upstream secrets: +0 re-sealed, 0 already current, 1 unreadable/);
     expect(lost.output).toMatch(/open under no key of the ring/);
   });
 });

@@ -270,6 +270,18 @@ const TESTED_ROUTES = {
     'DELETE /api/account/applications/{clientId}',
     'POST /api/auth/register-client',
   ],
+  upstream: [
+    'GET /api/admin/identity-providers',
+    'POST /api/admin/identity-providers',
+    'GET /api/admin/identity-providers/{slug}',
+    'PUT /api/admin/identity-providers/{slug}',
+    'DELETE /api/admin/identity-providers/{slug}',
+    'POST /api/auth/authorize/upstream/{slug}',
+    'GET /api/auth/authorize/upstream/{slug}/callback',
+    'GET /api/account/identities',
+    'POST /api/account/identities/{id}',
+    'DELETE /api/account/identities/{id}',
+  ],
 } satisfies Record<string, string[]>;
 
 /**
@@ -1146,6 +1158,90 @@ describe('the OpenAPI document against the answers of the running service', () =
     });
     await hit('DELETE /api/admin/organization-permissions/{id}', permissionPath, { token });
     await hit('DELETE /api/admin/organization-permissions/{id}', permissionPath, { token });
+    answeredAsDocumented();
+  });
+
+  it('upstream identity providers, their buttons, and the holder’s identities', async () => {
+    const { hit, answeredAsDocumented } = calls(TESTED_ROUTES.upstream);
+    const token = admin.token;
+    const provider = {
+      slug: 'contract-gh',
+      name: 'GitHub',
+      type: 'github',
+      client_id: 'gh',
+      client_secret: 'gh-secret',
+    };
+    await hit('POST /api/admin/identity-providers', '/api/admin/identity-providers', { token, body: provider });
+    await hit('POST /api/admin/identity-providers', '/api/admin/identity-providers', { token, body: provider });
+    await hit('POST /api/admin/identity-providers', '/api/admin/identity-providers', {
+      token,
+      body: { ...provider, slug: 'contract-oidc', type: 'oidc', issuer: 'http://idp.example.test' },
+    });
+    await hit('POST /api/admin/identity-providers', '/api/admin/identity-providers', { body: provider });
+    await hit('GET /api/admin/identity-providers', '/api/admin/identity-providers', { token });
+    await hit('GET /api/admin/identity-providers', '/api/admin/identity-providers', {
+      token: user.tokens.access_token,
+    });
+    await hit('GET /api/admin/identity-providers/{slug}', '/api/admin/identity-providers/contract-gh', { token });
+    await hit('GET /api/admin/identity-providers/{slug}', '/api/admin/identity-providers/nobody', { token });
+    await hit('PUT /api/admin/identity-providers/{slug}', '/api/admin/identity-providers/contract-gh', {
+      token,
+      body: { name: 'GitHub.com' },
+    });
+    await hit('PUT /api/admin/identity-providers/{slug}', '/api/admin/identity-providers/nobody', {
+      token,
+      body: { name: 'x' },
+    });
+
+    const redirectUri = 'https://rp.example.test/upstream-cb';
+    await fixture.app.get(ClientsService).register(
+      'contract-upstream-rp',
+      {
+        name: 'Contract RP',
+        type: 'public',
+        redirectUris: [redirectUri],
+        postLogoutRedirectUris: [],
+        firstParty: true,
+        backchannelLogoutUri: null,
+      },
+      'admin',
+    );
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: 'contract-upstream-rp',
+      redirect_uri: redirectUri,
+      scope: 'openid',
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+    });
+    const page = await request(fixture.app.getHttpServer()).get(`/api/auth/authorize?${query}`);
+    const csrf = /auth_sso_csrf=([^;]+)/.exec(String(page.headers['set-cookie']))![1];
+    const { fields } = formFields(page.text, '/upstream/contract-gh');
+    const form = { 'content-type': 'application/x-www-form-urlencoded', cookie: `auth_sso_csrf=${csrf}` };
+    const body = new URLSearchParams(fields).toString();
+    await hit('POST /api/auth/authorize/upstream/{slug}', '/api/auth/authorize/upstream/contract-gh', {
+      headers: form,
+      body,
+    });
+    await hit('POST /api/auth/authorize/upstream/{slug}', '/api/auth/authorize/upstream/nobody', {
+      headers: form,
+      body,
+    });
+    await hit('GET /api/auth/authorize/upstream/{slug}/callback', '/api/auth/authorize/upstream/contract-gh/callback');
+    await hit(
+      'GET /api/auth/authorize/upstream/{slug}/callback',
+      '/api/auth/authorize/upstream/contract-gh/callback?state=unknown&code=x',
+    );
+
+    const own = user.tokens.access_token;
+    await hit('GET /api/account/identities', '/api/account/identities', { token: own });
+    await hit('GET /api/account/identities', '/api/account/identities');
+    await hit('POST /api/account/identities/{id}', '/api/account/identities/contract-gh', { token: own });
+    await hit('POST /api/account/identities/{id}', '/api/account/identities/nobody', { token: own });
+    await hit('DELETE /api/account/identities/{id}', `/api/account/identities/${randomUUID()}`, { token: own });
+    await hit('DELETE /api/account/identities/{id}', '/api/account/identities/not-a-uuid', { token: own });
+    await hit('DELETE /api/admin/identity-providers/{slug}', '/api/admin/identity-providers/contract-gh', { token });
+    await hit('DELETE /api/admin/identity-providers/{slug}', '/api/admin/identity-providers/contract-gh', { token });
     answeredAsDocumented();
   });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SignJWT, decodeProtectedHeader } from 'jose';
 import { TOTP, URI } from 'otpauth';
@@ -51,6 +52,8 @@ describe('proof of presence against a stolen access token', () => {
     ['post', '/api/account/totp', () => ({})],
     ['post', '/api/account/totp/confirm', () => ({ code: '123456' })],
     ['delete', '/api/account/totp', () => ({})],
+    ['post', '/api/account/identities/any-provider', () => ({})],
+    ['delete', `/api/account/identities/${randomUUID()}`, () => ({})],
   ];
 
   it.each(sensitive)(

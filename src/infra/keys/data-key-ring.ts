@@ -19,6 +19,8 @@ const PURPOSE_LABELS = {
   'one-time-code-hash': 'otp-code-hash',
   /** AES-256-GCM of the OpenID provider's private signing keys (provider/key-sealing.ts, through sealed-text.ts). */
   'provider-signing-key': 'openid-provider-signing-keys',
+  /** AES-256-GCM of upstream identity providers' client secrets (upstream/client-secrets.ts). */
+  'upstream-client-secret': 'upstream-provider-client-secret',
   /** HMAC-SHA-256 of recovery codes made before they were hashed with Argon2id; they still verify. */
   'legacy-recovery-code-hash': 'recovery-code-hash',
 } as const;

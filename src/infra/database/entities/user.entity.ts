@@ -37,6 +37,10 @@ export class User {
   @Column({ name: 'password_hash', type: 'varchar', length: 255, select: false })
   passwordHash!: string;
 
+  /** False for an account whose holder never set a password (made by an upstream sign-in). */
+  @Column({ name: 'password_set', type: 'boolean', default: true })
+  passwordSet!: boolean;
+
   /** When the address was proved (a verification link, a confirmed change); null until then. */
   @Column({ name: 'email_verified_at', type: 'timestamptz', nullable: true })
   emailVerifiedAt!: Date | null;

@@ -24,6 +24,7 @@ import { OneTimeCodeAskedSends1771100000000 } from './1771100000000-one-time-cod
 import { SessionLastUsed1771200000000 } from './1771200000000-session-last-used.js';
 import { ClientRegistry1771300000000 } from './1771300000000-client-registry.js';
 import { OpenidProvider1771400000000 } from './1771400000000-openid-provider.js';
+import { UpstreamProviders1771600000000 } from './1771600000000-upstream-providers.js';
 import { Organizations1771700000000 } from './1771700000000-organizations.js';
 
 /** In order of application. Listed explicitly so the build and the tests load the same set. */
@@ -54,5 +55,6 @@ export const migrations = [
   SessionLastUsed1771200000000,
   ClientRegistry1771300000000,
   OpenidProvider1771400000000,
+  UpstreamProviders1771600000000,
   Organizations1771700000000,
 ];
