@@ -30,6 +30,8 @@ import { PermissionsExportCommand } from './permissions-export.command.js';
 import { RotateKeysCommand } from './rotate-keys.command.js';
 import { RotateDataKeyCommand } from './rotate-data-key.command.js';
 import { SeedCommand } from './seed.command.js';
+import { AddMemberCommand, CreateOrganizationCommand } from './organization.commands.js';
+import { OrganizationsModule } from '../organizations/index.js';
 
 /**
  * The commands on the database (CliModule): a new command is added here, and so appears in
@@ -49,6 +51,8 @@ const DATABASE_COMMANDS: Type[] = [
   PermissionsExportCommand,
   DisableUserCommand,
   EnableUserCommand,
+  CreateOrganizationCommand,
+  AddMemberCommand,
 ];
 
 /** The migration commands (MigrationCliModule). */
@@ -71,6 +75,7 @@ const MIGRATION_COMMAND_CLASSES: Type[] = [MigrateCommand, MigrateStatusCommand]
     UsersModule,
     SecondFactorModule,
     MessagingModule,
+    OrganizationsModule,
   ],
   providers: [AdminAccountsService, ...DATABASE_COMMANDS],
 })

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { RolesRepository } from '../rbac/index.js';
+import { OrganizationRolesRepository } from '../organizations/index.js';
 
 interface ExportOptions {
   format?: string;
@@ -37,14 +38,19 @@ export function permissionsModule(names: readonly string[]): string {
   description: 'Print the permission names as a typed TypeScript module (--format ts), or write it with --out',
 })
 export class PermissionsExportCommand extends CommandRunner {
-  constructor(private readonly roles: RolesRepository) {
+  constructor(
+    private readonly roles: RolesRepository,
+    private readonly organizationRoles: OrganizationRolesRepository,
+  ) {
     super();
   }
 
   async run(_args: string[], options: ExportOptions): Promise<void> {
     const format = options.format ?? 'ts';
     if (format !== 'ts') throw new Error(`Unknown format "${format}": the one format is ts.`);
-    const text = permissionsModule((await this.roles.listPermissions()).map((permission) => permission.name));
+    // The instance's permissions and the organizations' alike: a consumer's decorators name either.
+    const names = [...(await this.roles.listPermissions()), ...(await this.organizationRoles.listPermissions())];
+    const text = permissionsModule(names.map((permission) => permission.name));
     if (options.out) await writeFile(options.out, text);
     else process.stdout.write(text);
   }

@@ -81,6 +81,24 @@ export class MembersService {
       throw new AppException('FORBIDDEN', 'Only an instance administrator adds people directly; members invite them.', [
         { permission: 'organizations.edit' },
       ]);
+    const roles = await this.insert(organizationId, userId, roleIds);
+    await this.record(caller, actor, 'organization.member_add', organizationId, userId, roles);
+    return { roles: refs(roles) };
+  }
+
+  /** The CLI's `add-member`: the operator at the command line is trusted, as for `create-admin`. */
+  async addByOperator(organizationId: string, userId: string, roleIds: string[]): Promise<{ roles: RoleRef[] }> {
+    const roles = await this.insert(organizationId, userId, roleIds);
+    await this.audit.record({
+      type: 'organization.member_add',
+      targetType: 'organization',
+      targetId: organizationId,
+      details: { user_id: userId, roles: roles.map((role) => role.name).sort(), by: 'cli' },
+    });
+    return { roles: refs(roles) };
+  }
+
+  private async insert(organizationId: string, userId: string, roleIds: string[]): Promise<OrganizationRoleRow[]> {
     const roles = await this.transactions.run(async (manager) => {
       if (!(await this.organizations.lock(manager, organizationId))) throw organizationNotFound();
       if (!(await this.users.lockUserRow(manager, userId))) throw notFound('User');
@@ -92,8 +110,7 @@ export class MembersService {
       return given;
     });
     await this.changes.published([{ organizationId, userId }]);
-    await this.record(caller, actor, 'organization.member_add', organizationId, userId, roles);
-    return { roles: refs(roles) };
+    return roles;
   }
 
   async setRoles(

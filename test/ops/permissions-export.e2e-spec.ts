@@ -35,6 +35,9 @@ describe('permissions:export', () => {
     ]);
     expect(stdout).toContain('  "contents.view",\n');
     expect(stdout).toContain('  "users.edit",\n');
+    // The organization permissions too: a consumer's routes guarded per organization name them.
+    expect(stdout).toContain('  "members.view",\n');
+    expect(stdout).toContain('  "organization.edit",\n');
     expect(stdout).toContain('] as const;\n\nexport type AppPermission = (typeof PERMISSIONS)[number];\n');
     expect(stdout).toContain(
       "declare module '@auth-rbac/nest-guard' {\n  interface PermissionRegistry extends Record<AppPermission, true> {}\n}\n",

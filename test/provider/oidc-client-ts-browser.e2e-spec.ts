@@ -53,7 +53,7 @@ describe('oidc-client-ts in Chromium as a public client (the docs recipe)', () =
     });
     await new Promise<void>((resolve) => site.listen(sitePort, '127.0.0.1', resolve));
 
-    app = await createTestApp({ env: { ISSUER: issuer, CORS_ORIGINS: origin } });
+    app = await createTestApp({ env: { ISSUER: issuer } });
     await app.listen(issuerPort, '127.0.0.1');
     await app.get(ClientsService).register(
       CLIENT_ID,

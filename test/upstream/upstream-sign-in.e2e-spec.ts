@@ -8,7 +8,14 @@ import { useTestApp } from '../support/fixture.js';
 import { call, callerWithPermissions, type Caller } from '../support/rbac-factory.js';
 import { ClientsService } from '../../src/clients/index.js';
 import { formFields, pkce, ProviderBrowser, redirectParameters } from '../provider/provider-browser.js';
-import { answerAt, continueWith, MockUpstream, pressContinueWith, type UpstreamPerson } from './mock-upstream.js';
+import {
+  answerAt,
+  continueWith,
+  followUpstream,
+  MockUpstream,
+  pressContinueWith,
+  type UpstreamPerson,
+} from './mock-upstream.js';
 
 const ISSUER = 'https://auth.example.test';
 const WEB = 'https://web.example.test/callback';
@@ -165,6 +172,42 @@ describe('signing in through an upstream identity provider, and the linking rule
     expect(byPassword.status).toBe(401);
     expect(byPassword.body.error.code).toBe('INVALID_CREDENTIALS');
     expect(await identitiesOf(attacker.id)).toEqual([{ subject: victim.sub }]);
+  });
+
+  it('trojan identifier: an identity the pre-hijacker linked before the first proof of the address is removed by it', async () => {
+    const email = emailOf();
+    const attacker = await registerUser(app, { email });
+    // The attacker links their own upstream identity to the account they registered with the victim's address.
+    const trojan: UpstreamPerson = { sub: `sub-${randomUUID()}`, email: emailOf(), email_verified: true };
+    upstream.person = trojan;
+    const started = await call(app, 'post', '/api/account/identities/plain', attacker.tokens.access_token, {});
+    const browser = new ProviderBrowser(app);
+    browser.cookies.set('auth_upstream', /auth_upstream=([^;]+)/.exec(String(started.headers['set-cookie']))![1]);
+    expect((await followUpstream(browser, started.body.data.authorization_url)).status).toBe(200);
+    expect(await identitiesOf(attacker.id)).toEqual([{ subject: trojan.sub }]);
+
+    // The holder proves the address through a trusted upstream: what came before ends, the trojan included.
+    const victim = person(email);
+    const { back, verifier } = await viaUpstream(victim);
+    expect((await idTokenOf(back, verifier)).claims.sub).toBe(attacker.id);
+    expect(await identitiesOf(attacker.id)).toEqual([{ subject: victim.sub }]);
+    const again = await viaUpstream(trojan, 'plain');
+    expect((await idTokenOf(again.back, again.verifier)).claims.sub).not.toBe(attacker.id);
+  });
+
+  it('unexpired email change: a change to the victim’s address asked before the victim signs up never completes', async () => {
+    const attacker = await registerUser(app, { email: emailOf() });
+    const email = emailOf();
+    const asked = await call(app, 'post', '/api/account/email', attacker.tokens.access_token, { email });
+    expect(asked.status).toBe(200);
+    const mail = await fixture.smtp!.waitForMail(email);
+    const token = /token=([A-Za-z0-9_-]+)/.exec(mail.text)![1];
+    const { back, verifier } = await viaUpstream(person(email));
+    const victimId = (await idTokenOf(back, verifier)).claims.sub;
+    expect(victimId).not.toBe(attacker.id);
+    const confirmed = await call(app, 'post', '/api/account/email/confirm', undefined, { token });
+    expect(confirmed.status).not.toBe(200);
+    expect((await userByEmail(email)).id).toBe(victimId);
   });
 
   it('rule 3: trusted, verified upstream and a verified account: linked at once, the holder is mailed, the password stays', async () => {
