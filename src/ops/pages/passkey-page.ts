@@ -10,15 +10,7 @@ import { pageStyle } from './page-style.js';
  * runs under the reset page's policy (`script-src 'self'`). The access token lives in the
  * script's memory only; the page calls the API with it as a bearer token.
  */
-export const PASSKEY_PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export { RESET_PAGE_CSP as PASSKEY_PAGE_CSP } from './reset-page.js';
 
 export const PASSKEY_PAGE_PATH = '/account/security';
 
