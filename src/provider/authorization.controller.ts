@@ -6,6 +6,7 @@ import { Client, type ClientInfo } from '../common/client-info.js';
 import { DocumentRoute } from '../common/route-doc.js';
 import { AuthorizationService, type BrowserState, type Outcome } from './authorization.service.js';
 import { EndSessionService, type EndSessionOutcome } from './end-session.service.js';
+import { PASSKEY_SCRIPT } from './pages.js';
 import { UPSTREAM_COOKIE_OPTIONS, UPSTREAM_LINK_COOKIE } from '../upstream/index.js';
 
 /** The single sign-on cookie and the forms' CSRF cookie travel only to the provider's paths. */
@@ -89,6 +90,16 @@ export class AuthorizationController {
   ): Promise<void> {
     const browser = browserState(request);
     answer(reply, browser, await this.authorization.verify(formOf(request), browser, client));
+  }
+
+  @Get('passkey.js')
+  @DocumentRoute({
+    summary: 'The second-factor page\'s script for the button "Use a passkey"',
+    page: { produces: 'application/javascript', description: 'The script, the same for every page.' },
+    noDatabase: true,
+  })
+  passkeyScript(@Res() reply: FastifyReply): void {
+    void reply.type('application/javascript; charset=utf-8').send(PASSKEY_SCRIPT);
   }
 
   @Post('consent')

@@ -3,7 +3,9 @@ import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { createHmac, randomBytes } from 'node:crypto';
 import { AuditLog } from '../audit/index.js';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { AppException } from '../common/app-exception.js';
+import { AuthenticationResponseDto } from '../common/webauthn-json.dto.js';
 import type { ClientInfo } from '../common/client-info.js';
 import { digestsEqual, sha256Hex } from '../common/token-hash.js';
 import { AppConfig } from '../config/app-config.js';
@@ -93,23 +95,14 @@ export class AuthorizationService {
       if (error instanceof AppException) return showAgain(error);
       throw error;
     }
-    if ('challenge' in outcome) {
-      return this.page(
-        200,
-        secondFactorPage({
-          clientName: resolved.request.client.name,
-          parameters: resolved.parameters,
-          csrf: browser.csrf,
-          tempToken: outcome.challenge.temp_token,
-          hint: challengeHint(outcome.challenge),
-        }),
-        resolved.request.redirectUri,
-      );
-    }
+    if ('challenge' in outcome) return this.challengePage(resolved, browser, outcome.challenge);
     return this.signedIn(resolved, outcome, browser, client);
   }
 
-  /** The second-factor page's form: a code of the challenge (app, SMS, or a recovery code). */
+  /**
+   * The second-factor page's forms: a code of the challenge (app, SMS, or a recovery code), or the
+   * answer of a passkey ("Use a passkey"), judged as the API's `verify-2fa` judges them.
+   */
   async verify(form: Record<string, unknown>, browser: BrowserState, client: ClientInfo): Promise<Outcome> {
     const refused = this.checkCsrf(form, browser);
     if (refused) return refused;
@@ -119,8 +112,12 @@ export class AuthorizationService {
     const code = typeof form.code === 'string' ? form.code.trim() : '';
     let session: IssuedSession;
     try {
-      // Digits are an app's or an SMS code; anything else can only be a recovery code.
-      session = await this.twoFactor.verify(tempToken, { code }, client, /^\d+$/.test(code) ? undefined : 'recovery');
+      const assertion = typeof form.assertion === 'string' && form.assertion !== '' ? form.assertion : undefined;
+      session =
+        assertion !== undefined
+          ? await this.twoFactor.verify(tempToken, { assertion: await passkeyAnswer(assertion) }, client, 'passkey')
+          : // Digits are an app's or an SMS code; anything else can only be a recovery code.
+            await this.twoFactor.verify(tempToken, { code }, client, /^\d+$/.test(code) ? undefined : 'recovery');
     } catch (error) {
       if (!(error instanceof AppException)) throw error;
       return this.page(
@@ -242,8 +239,10 @@ export class AuthorizationService {
         csrf: browser.csrf,
         tempToken: challenge.temp_token,
         hint: challengeHint(challenge),
+        passkeyOptions: challenge.passkey_options,
       }),
       request.redirectUri,
+      { scripts: challenge.passkey_options !== undefined },
     );
   }
 
@@ -334,9 +333,27 @@ export class AuthorizationService {
     return this.page(400, errorPage('This form has expired. Go back to the application and sign in again.'));
   }
 
-  page(status: number, html: string, redirectUri?: string): Outcome {
-    return { kind: 'page', status, html, csp: pageCsp(redirectUri) };
+  page(status: number, html: string, redirectUri?: string, csp: { scripts?: boolean } = {}): Outcome {
+    return { kind: 'page', status, html, csp: pageCsp(redirectUri, [], csp) };
   }
+}
+
+/**
+ * The passkey's answer as the page posted it (JSON of SimpleWebAuthn's browser library), held to
+ * the API's own shape; anything else is the wrong answer the API would give (INVALID_OTP).
+ */
+async function passkeyAnswer(posted: string): Promise<AuthenticationResponseJSON> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(posted);
+  } catch {
+    parsed = null;
+  }
+  const dto = plainToInstance(AuthenticationResponseDto, typeof parsed === 'object' && parsed !== null ? parsed : {});
+  if ((await validate(dto, { whitelist: true, forbidNonWhitelisted: true })).length > 0) {
+    throw new AppException('INVALID_OTP', 'The code is wrong.');
+  }
+  return dto as unknown as AuthenticationResponseJSON;
 }
 
 /** Proof, carried through the consent page, that the sign-in just happened (prompt=login, max_age). */

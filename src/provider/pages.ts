@@ -10,18 +10,56 @@ export function escapeHtml(value: string): string {
  * may frame them, and a form may post only here, or go on to the one redirect URI the request was
  * validated for (browsers apply `form-action` to the redirect that follows a form).
  */
-export function pageCsp(redirectTarget?: string, upstreamOrigins: readonly string[] = []): string {
+export function pageCsp(
+  redirectTarget?: string,
+  upstreamOrigins: readonly string[] = [],
+  options: { scripts?: boolean } = {},
+): string {
   const formAction = ["'self'"];
   if (redirectTarget) formAction.push(cspSourceOf(redirectTarget));
   // A button "Continue with <name>" posts here and goes on to that upstream's authorization endpoint.
   for (const origin of upstreamOrigins) if (!formAction.includes(origin)) formAction.push(origin);
   return [
     "default-src 'none'",
+    // Only the second-factor page with "Use a passkey" runs script: two same-origin files, no inline code.
+    ...(options.scripts ? ["script-src 'self'"] : []),
     "base-uri 'none'",
     `form-action ${formAction.join(' ')}`,
     "frame-ancestors 'none'",
   ].join('; ');
 }
+
+/** The provider's own script for the button "Use a passkey" (the controller serves it at this path). */
+export const PASSKEY_SCRIPT_PATH = '/api/auth/authorize/passkey.js';
+/** SimpleWebAuthn's browser bundle, as the account security page already serves it. */
+const WEBAUTHN_BUNDLE_PATH = '/account/security/webauthn.js';
+
+/**
+ * Asks the authenticator with the challenge's own request options (in the button's `data-options`)
+ * and posts its answer with the second-factor form; the server judges it as the API's
+ * `verify-2fa` with `method: passkey` does. A refusal in the browser leaves the code form usable.
+ */
+export const PASSKEY_SCRIPT = `(function () {
+  var button = document.getElementById('use-passkey');
+  var form = document.getElementById('passkey-form');
+  var problem = document.getElementById('passkey-problem');
+  if (!button || !form) return;
+  button.addEventListener('click', function () {
+    button.disabled = true;
+    var options = JSON.parse(button.getAttribute('data-options'));
+    window.SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: options }).then(
+      function (answer) {
+        form.elements.namedItem('assertion').value = JSON.stringify(answer);
+        form.submit();
+      },
+      function () {
+        button.disabled = false;
+        problem.textContent = 'The passkey did not answer. Try again, or enter a code.';
+      },
+    );
+  });
+})();
+`;
 
 function cspSourceOf(uri: string): string {
   const url = new URL(uri);
@@ -124,6 +162,8 @@ export function secondFactorPage(options: {
   tempToken: string;
   hint: string;
   error?: string;
+  /** The challenge's request options when the account has a passkey: the button "Use a passkey". */
+  passkeyOptions?: object;
 }): string {
   return layout(
     'Verify',
@@ -135,8 +175,23 @@ ${hiddenFields(options.parameters, options.csrf, { temp_token: options.tempToken
 <p><label for="code">Code</label><br>
 <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required></p>
 <p><button type="submit">Verify</button></p>
-</form>`,
+</form>${options.passkeyOptions ? passkeyButton(options, options.passkeyOptions) : ''}`,
   );
+}
+
+function passkeyButton(
+  options: { parameters: AuthorizationParameters; csrf: string; tempToken: string },
+  requestOptions: object,
+): string {
+  return `
+<form method="post" action="${FORM_BASE}/verify" id="passkey-form">
+${hiddenFields(options.parameters, options.csrf, { temp_token: options.tempToken })}
+<input type="hidden" name="assertion" value="">
+<p><button type="button" id="use-passkey" data-options="${escapeHtml(JSON.stringify(requestOptions))}">Use a passkey</button></p>
+<p id="passkey-problem" role="alert"></p>
+</form>
+<script src="${WEBAUTHN_BUNDLE_PATH}"></script>
+<script src="${PASSKEY_SCRIPT_PATH}"></script>`;
 }
 
 const SCOPE_TEXT: Record<string, string> = {
