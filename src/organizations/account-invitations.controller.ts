@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Post } from '@nestjs/common';
 import { CurrentUser, type AuthUser } from '@auth-rbac/nest-guard';
-import { DocumentRoute } from '../common/route-doc.js';
+import { DocumentRoute, list, ref } from '../common/route-doc.js';
 import { InvitationsService } from './invitations.service.js';
 import { AcceptInvitationDto } from './organizations.dto.js';
 
@@ -10,7 +10,10 @@ export class AccountInvitationsController {
   constructor(private readonly invitations: InvitationsService) {}
 
   @Get()
-  @DocumentRoute({ summary: "Pending invitations to the caller's verified email" })
+  @DocumentRoute({
+    summary: "Pending invitations to the caller's verified email",
+    data: list(ref('ReceivedInvitation')),
+  })
   list(@CurrentUser() user: AuthUser) {
     return this.invitations.received(user);
   }
@@ -19,6 +22,7 @@ export class AccountInvitationsController {
   @HttpCode(HttpStatus.OK)
   @DocumentRoute({
     summary: "Join an organization with an invitation sent to the caller's verified email",
+    data: ref('AcceptedInvitation'),
     statuses: {
       400: 'CONFIRMATION_TOKEN_INVALID: the invitation is unknown, expired or used.',
       403: 'EMAIL_NOT_VERIFIED: the address is not verified yet; FORBIDDEN: the invitation is to another address.',

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Post, Put } from '@nestjs/common';
 import { CurrentUser, Permissions, RequirePermissions, type AuthUser } from '@auth-rbac/nest-guard';
-import { DocumentRoute, empty } from '../common/route-doc.js';
+import { DocumentRoute, empty, list, ref } from '../common/route-doc.js';
 import { UuidParam } from '../common/uuid-param.js';
 import { CreatePermissionDto, CreateRoleDto, UpdatePermissionDto, UpdateRoleDto } from '../rbac/index.js';
 import { OrganizationTemplateService } from './organization-template.service.js';
@@ -15,21 +15,25 @@ export class OrganizationTemplateController {
 
   @Get('organization-roles')
   @RequirePermissions(Permissions.RolesView)
-  @DocumentRoute({ summary: 'The organization roles' })
+  @DocumentRoute({ summary: 'The organization roles', data: list(ref('Role')) })
   listRoles() {
     return this.template.listRoles();
   }
 
   @Get('organization-roles/:id')
   @RequirePermissions(Permissions.RolesView)
-  @DocumentRoute({ summary: 'One organization role', statuses: { 404: NO_ROLE } })
+  @DocumentRoute({ summary: 'One organization role', data: ref('Role'), statuses: { 404: NO_ROLE } })
   getRole(@UuidParam() id: string) {
     return this.template.getRole(id);
   }
 
   @Post('organization-roles')
   @RequirePermissions(Permissions.RolesCreate)
-  @DocumentRoute({ summary: 'Create an organization role', statuses: { 409: 'CONFLICT: the name is taken.' } })
+  @DocumentRoute({
+    summary: 'Create an organization role',
+    data: ref('Role'),
+    statuses: { 409: 'CONFLICT: the name is taken.' },
+  })
   createRole(@CurrentUser() user: AuthUser, @Body() dto: CreateRoleDto) {
     return this.template.createRole(user, dto);
   }
@@ -38,6 +42,7 @@ export class OrganizationTemplateController {
   @RequirePermissions(Permissions.RolesEdit)
   @DocumentRoute({
     summary: 'Change an organization role (permission_ids replaces its set)',
+    data: ref('Role'),
     statuses: {
       403: 'SYSTEM_PROTECTED: a system role renamed, or owner losing a permission.',
       404: NO_ROLE,
@@ -61,14 +66,14 @@ export class OrganizationTemplateController {
 
   @Get('organization-permissions')
   @RequirePermissions(Permissions.RolesView)
-  @DocumentRoute({ summary: 'The organization permissions' })
+  @DocumentRoute({ summary: 'The organization permissions', data: list(ref('Permission')) })
   listPermissions() {
     return this.template.listPermissions();
   }
 
   @Get('organization-permissions/:id')
   @RequirePermissions(Permissions.RolesView)
-  @DocumentRoute({ summary: 'One organization permission', statuses: { 404: NO_PERMISSION } })
+  @DocumentRoute({ summary: 'One organization permission', data: ref('Permission'), statuses: { 404: NO_PERMISSION } })
   getPermission(@UuidParam() id: string) {
     return this.template.getPermission(id);
   }
@@ -77,6 +82,7 @@ export class OrganizationTemplateController {
   @RequirePermissions(Permissions.RolesCreate)
   @DocumentRoute({
     summary: 'Create an organization permission (owner receives it at once)',
+    data: ref('Permission'),
     statuses: { 409: 'CONFLICT: the name is taken.' },
   })
   createPermission(@CurrentUser() user: AuthUser, @Body() dto: CreatePermissionDto) {
@@ -87,6 +93,7 @@ export class OrganizationTemplateController {
   @RequirePermissions(Permissions.RolesEdit)
   @DocumentRoute({
     summary: 'Change an organization permission',
+    data: ref('Permission'),
     statuses: {
       403: 'SYSTEM_PROTECTED: a system permission renamed.',
       404: NO_PERMISSION,

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Patch, Post, Put, Query } from '@nestjs/common';
 import { CurrentUser, RequireFreshAuth, type AuthUser } from '@auth-rbac/nest-guard';
 import { PageQuery } from '../common/pagination.dto.js';
-import { DocumentRoute, empty } from '../common/route-doc.js';
+import { DocumentRoute, empty, list, page, ref } from '../common/route-doc.js';
 import { UuidParam } from '../common/uuid-param.js';
 import { InvitationsService } from './invitations.service.js';
 import { MembersService } from './members.service.js';
@@ -33,6 +33,7 @@ export class OrganizationsController {
   @Post()
   @DocumentRoute({
     summary: 'Create an organization; the caller becomes its owner',
+    data: ref('Organization'),
     statuses: {
       403: 'FORBIDDEN: self-service is off and the caller lacks organizations.create.',
       409: 'CONFLICT: the slug is taken.',
@@ -43,13 +44,20 @@ export class OrganizationsController {
   }
 
   @Get()
-  @DocumentRoute({ summary: "The caller's organizations, with the caller's roles in each" })
+  @DocumentRoute({
+    summary: "The caller's organizations, with the caller's roles in each",
+    data: list(ref('MyOrganization')),
+  })
   list(@CurrentUser() user: AuthUser) {
     return this.organizations.listMine(user);
   }
 
   @Get(':id')
-  @DocumentRoute({ summary: 'One organization (organization.view)', statuses: { 403: REFUSED, 404: NOT_A_MEMBER } })
+  @DocumentRoute({
+    summary: 'One organization (organization.view)',
+    data: ref('Organization'),
+    statuses: { 403: REFUSED, 404: NOT_A_MEMBER },
+  })
   get(@CurrentUser() user: AuthUser, @UuidParam() id: string) {
     return this.organizations.get(user, id);
   }
@@ -57,6 +65,7 @@ export class OrganizationsController {
   @Patch(':id')
   @DocumentRoute({
     summary: 'Rename an organization or change its slug (organization.edit)',
+    data: ref('Organization'),
     statuses: { 403: REFUSED, 404: NOT_A_MEMBER, 409: 'CONFLICT: the slug is taken.' },
   })
   update(@CurrentUser() user: AuthUser, @UuidParam() id: string, @Body() dto: UpdateOrganizationDto) {
@@ -77,6 +86,7 @@ export class OrganizationsController {
   @Get(':id/members')
   @DocumentRoute({
     summary: 'The members and their roles (members.view)',
+    data: page(ref('OrganizationMember')),
     statuses: { 403: REFUSED, 404: NOT_A_MEMBER },
   })
   listMembers(@CurrentUser() user: AuthUser, @UuidParam() id: string, @Query() query: PageQuery) {
@@ -86,6 +96,7 @@ export class OrganizationsController {
   @Post(':id/members')
   @DocumentRoute({
     summary: 'Add a person directly (instance administrators with organizations.edit)',
+    data: ref('MemberRoles'),
     statuses: {
       403: REFUSED,
       404: NOT_A_MEMBER,
@@ -99,6 +110,7 @@ export class OrganizationsController {
   @Put(':id/members/:user_id/roles')
   @DocumentRoute({
     summary: "Replace a member's organization roles (members.edit, within the caller's own permissions)",
+    data: ref('MemberRoles'),
     statuses: {
       403: REFUSED,
       404: NOT_A_MEMBER,
@@ -127,6 +139,7 @@ export class OrganizationsController {
   @Post(':id/invitations')
   @DocumentRoute({
     summary: 'Invite an address with organization roles (members.invite); mails a single-use link',
+    data: ref('Invitation'),
     statuses: { 403: REFUSED, 404: NOT_A_MEMBER },
   })
   invite(@CurrentUser() user: AuthUser, @UuidParam() id: string, @Body() dto: InviteDto) {
@@ -134,7 +147,11 @@ export class OrganizationsController {
   }
 
   @Get(':id/invitations')
-  @DocumentRoute({ summary: 'Pending invitations (members.invite)', statuses: { 403: REFUSED, 404: NOT_A_MEMBER } })
+  @DocumentRoute({
+    summary: 'Pending invitations (members.invite)',
+    data: list(ref('Invitation')),
+    statuses: { 403: REFUSED, 404: NOT_A_MEMBER },
+  })
   listInvitations(@CurrentUser() user: AuthUser, @UuidParam() id: string) {
     return this.invitations.pending(user, id);
   }

@@ -264,6 +264,7 @@ const TESTED_ROUTES = {
     'POST /api/auth/authorize/login',
     'POST /api/auth/authorize/verify',
     'POST /api/auth/authorize/consent',
+    'GET /api/auth/authorize/passkey.js',
     'GET /api/auth/authorize/end-session',
     'POST /api/auth/authorize/end-session',
     'GET /api/account/applications',
@@ -977,6 +978,7 @@ describe('the OpenAPI document against the answers of the running service', () =
     const page = await hit('GET /api/auth/authorize', `/api/auth/authorize?${query}`);
     await hit('GET /api/auth/authorize', `/api/auth/authorize?${query}&response_type=token`);
     await hit('GET /api/auth/authorize', '/api/auth/authorize?client_id=nobody');
+    await hit('GET /api/auth/authorize/passkey.js', '/api/auth/authorize/passkey.js');
     await hit('POST /api/auth/authorize', '/api/auth/authorize', { headers: form, body: query.toString() });
     await hit('POST /api/auth/authorize', '/api/auth/authorize', { headers: form, body: 'client_id=nobody' });
     const csrf = /auth_sso_csrf=([^;]+)/.exec(String(page.headers['set-cookie']))![1];

@@ -116,6 +116,42 @@ export const RESPONSE_COMPONENTS: Record<string, SchemaObject> = {
     created_at: timestamp,
     updated_at: timestamp,
   }),
+  Organization: object({ id: uuid, slug: string(), name: string(), created_at: timestamp, updated_at: timestamp }),
+  MyOrganization: {
+    allOf: [
+      ref('Organization'),
+      object({ roles: { type: 'array', items: ref('RoleRef'), description: "the caller's organization roles" } }),
+    ],
+  },
+  OrganizationRef: object({ id: uuid, slug: string(), name: string() }),
+  OrganizationMember: object({
+    user_id: uuid,
+    name: string(),
+    email: string({ format: 'email' }),
+    roles: { type: 'array', items: ref('RoleRef') },
+    joined_at: timestamp,
+  }),
+  MemberRoles: object({ roles: { type: 'array', items: ref('RoleRef'), description: "the member's roles now" } }),
+  Invitation: object({
+    id: uuid,
+    organization_id: uuid,
+    email: string({ format: 'email' }),
+    roles: { type: 'array', items: ref('RoleRef') },
+    expires_at: timestamp,
+    created_at: timestamp,
+  }),
+  ReceivedInvitation: {
+    allOf: [ref('Invitation'), object({ organization: ref('OrganizationRef') })],
+  },
+  AcceptedInvitation: object({
+    organization: { ...ref('OrganizationRef'), nullable: true },
+    roles: { type: 'array', items: ref('RoleRef') },
+  }),
+  OrganizationToken: object({
+    access_token: string({ description: 'JWT of the same session, with `org_id`' }),
+    token_type: string({ enum: ['Bearer'] }),
+    expires_in: { type: 'integer', description: "seconds until the access token's expiry" },
+  }),
   User: object({
     id: uuid,
     name: string(),
