@@ -50,6 +50,7 @@ export const FORM_BODY_ROUTES: ReadonlySet<string> = new Set([
   '/api/auth/authorize',
   '/api/auth/authorize/login',
   '/api/auth/authorize/verify',
+  '/api/auth/authorize/send-sms',
   '/api/auth/authorize/consent',
   '/api/auth/authorize/end-session',
   // A button "Continue with <name>" (the route's pattern, as Fastify names it).

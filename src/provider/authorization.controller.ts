@@ -92,6 +92,21 @@ export class AuthorizationController {
     answer(reply, browser, await this.authorization.verify(formOf(request), browser, client));
   }
 
+  @Post('send-sms')
+  @DocumentRoute({
+    summary: 'The second-factor page\'s button "Text me a code" (the account\'s own mobile, as send-2fa)',
+    page: PAGE('The second-factor page, its Code form now answered by the texted code.'),
+    statuses: {
+      400: `${UNKNOWN_CLIENT} Or the page again: this sign-in offers no SMS code (VALIDATION_FAILED).`,
+      401: 'The second-factor page again: the sign-in has expired (UNAUTHENTICATED, OTP_EXPIRED).',
+      429: 'The second-factor page again: the account is locked, or 3 codes were already texted (RATE_LIMITED).',
+    },
+  })
+  async sendSms(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const browser = browserState(request);
+    answer(reply, browser, await this.authorization.sendSms(formOf(request), browser));
+  }
+
   @Get('passkey.js')
   @DocumentRoute({
     summary: 'The second-factor page\'s script for the button "Use a passkey"',

@@ -116,8 +116,9 @@ export class AuthorizationService {
       session =
         assertion !== undefined
           ? await this.twoFactor.verify(tempToken, { assertion: await passkeyAnswer(assertion) }, client, 'passkey')
-          : // Digits are an app's or an SMS code; anything else can only be a recovery code.
-            await this.twoFactor.verify(tempToken, { code }, client, /^\d+$/.test(code) ? undefined : 'recovery');
+          : // After "Text me a code" the code is the SMS one; otherwise digits are the app's (or the
+            // SMS code of an SMS-only challenge) and anything else can only be a recovery code.
+            await this.twoFactor.verify(tempToken, { code }, client, codeMethod(code, form.method === 'sms'));
     } catch (error) {
       if (!(error instanceof AppException)) throw error;
       return this.page(
@@ -229,6 +230,45 @@ export class AuthorizationService {
     };
   }
 
+  /**
+   * The button "Text me a code": the API's `send-2fa` for this challenge (its limits and lockout),
+   * then the Code form again, now answered as the SMS code.
+   */
+  async sendSms(form: Record<string, unknown>, browser: BrowserState): Promise<Outcome> {
+    const refused = this.checkCsrf(form, browser);
+    if (refused) return refused;
+    const resolved = await this.resolve(form);
+    if ('kind' in resolved) return resolved;
+    const tempToken = typeof form.temp_token === 'string' ? form.temp_token : '';
+    const page = (status: number, text: { hint: string; error?: string }, sent: boolean) =>
+      this.page(
+        status,
+        secondFactorPage({
+          clientName: resolved.request.client.name,
+          parameters: resolved.parameters,
+          csrf: browser.csrf,
+          tempToken,
+          smsOnRequest: true,
+          smsSent: sent,
+          ...text,
+        }),
+        resolved.request.redirectUri,
+      );
+    try {
+      const sent = await this.twoFactor.sendSms(tempToken);
+      return page(200, { hint: `Enter the code sent to ${sent.mobile_masked}.` }, true);
+    } catch (error) {
+      if (!(error instanceof AppException)) throw error;
+      // A code texted before this refusal is still the one the Code form answers.
+      const sentBefore = form.method === 'sms';
+      return page(
+        error.getStatus(),
+        { hint: 'Enter the code of your second factor.', error: error.message },
+        sentBefore,
+      );
+    }
+  }
+
   /** The second-factor page of a challenge that followed a first factor. */
   challengePage({ parameters, request }: Resolved, browser: BrowserState, challenge: TwoFactorChallenge): Outcome {
     return this.page(
@@ -240,6 +280,7 @@ export class AuthorizationService {
         tempToken: challenge.temp_token,
         hint: challengeHint(challenge),
         passkeyOptions: challenge.passkey_options,
+        smsOnRequest: offersSmsOnRequest(challenge),
       }),
       request.redirectUri,
       { scripts: challenge.passkey_options !== undefined },
@@ -359,6 +400,18 @@ async function passkeyAnswer(posted: string): Promise<AuthenticationResponseJSON
 /** Proof, carried through the consent page, that the sign-in just happened (prompt=login, max_age). */
 function freshMark(sso: string): string {
   return createHmac('sha256', sso).update('fresh sign-in').digest('base64url');
+}
+
+/** Which method a typed code answers: the SMS code once one was texted on request, else by its form. */
+function codeMethod(code: string, smsRequested: boolean): 'sms' | 'recovery' | undefined {
+  if (smsRequested) return 'sms';
+  return /^\d+$/.test(code) ? undefined : 'recovery';
+}
+
+/** An SMS code is offered beside an app or a passkey, texted only when asked for (`send-2fa`). */
+function offersSmsOnRequest(challenge: TwoFactorChallenge): boolean {
+  const methods = challenge.methods ?? [];
+  return methods.includes('sms') && (methods.includes('totp') || methods.includes('passkey'));
 }
 
 function challengeHint(challenge: TwoFactorChallenge): string {

@@ -164,18 +164,31 @@ export function secondFactorPage(options: {
   error?: string;
   /** The challenge's request options when the account has a passkey: the button "Use a passkey". */
   passkeyOptions?: object;
+  /** The challenge offers an SMS code it has not texted yet: the button "Text me a code". */
+  smsOnRequest?: boolean;
+  /** A code was texted on request: the Code form answers it as the SMS code (not the app's). */
+  smsSent?: boolean;
 }): string {
+  const codeFields = { temp_token: options.tempToken, ...(options.smsSent ? { method: 'sms' } : {}) };
   return layout(
     'Verify',
     `<h1>Verify it is you</h1>
 <p>${escapeHtml(options.hint)}</p>
 ${alert(options.error)}
 <form method="post" action="${FORM_BASE}/verify">
-${hiddenFields(options.parameters, options.csrf, { temp_token: options.tempToken })}
+${hiddenFields(options.parameters, options.csrf, codeFields)}
 <p><label for="code">Code</label><br>
 <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required></p>
 <p><button type="submit">Verify</button></p>
-</form>${options.passkeyOptions ? passkeyButton(options, options.passkeyOptions) : ''}`,
+</form>${options.passkeyOptions ? passkeyButton(options, options.passkeyOptions) : ''}${
+      options.smsOnRequest
+        ? `
+<form method="post" action="${FORM_BASE}/send-sms">
+${hiddenFields(options.parameters, options.csrf, codeFields)}
+<p><button type="submit">Text me a code</button></p>
+</form>`
+        : ''
+    }`,
   );
 }
 

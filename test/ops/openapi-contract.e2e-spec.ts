@@ -265,6 +265,7 @@ const TESTED_ROUTES = {
     'POST /api/auth/authorize/verify',
     'POST /api/auth/authorize/consent',
     'GET /api/auth/authorize/passkey.js',
+    'POST /api/auth/authorize/send-sms',
     'GET /api/auth/authorize/end-session',
     'POST /api/auth/authorize/end-session',
     'GET /api/account/applications',
@@ -981,6 +982,10 @@ describe('the OpenAPI document against the answers of the running service', () =
     await hit('GET /api/auth/authorize/passkey.js', '/api/auth/authorize/passkey.js');
     await hit('POST /api/auth/authorize', '/api/auth/authorize', { headers: form, body: query.toString() });
     await hit('POST /api/auth/authorize', '/api/auth/authorize', { headers: form, body: 'client_id=nobody' });
+    await hit('POST /api/auth/authorize/send-sms', '/api/auth/authorize/send-sms', {
+      headers: form,
+      body: 'client_id=nobody',
+    });
     const csrf = /auth_sso_csrf=([^;]+)/.exec(String(page.headers['set-cookie']))![1];
     const cookie = { ...form, cookie: `auth_sso_csrf=${csrf}` };
     const { fields } = formFields(page.text, '/login');
