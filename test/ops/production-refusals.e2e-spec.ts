@@ -88,15 +88,23 @@ describe('a retired HS256 secret verifies nothing after REFRESH_TOKEN_EXPIRY fro
       env: { JWT_SECRET: newSecret, JWT_PREVIOUS_SECRETS: `${oldSecret}@${now() - 604_800 - 5}` },
     });
     // A short REFRESH_TOKEN_EXPIRY: the secret ends while the process runs, not only at a restart.
+    // The window is long enough for a loaded machine to start the app and ask once inside it; the
+    // second question waits for the window's end as the retirement stamp writes it.
+    const windowSeconds = 15;
+    const retiredAt = now();
     const shortWindow = await createTestApp({
-      env: { JWT_SECRET: newSecret, JWT_PREVIOUS_SECRETS: `${oldSecret}@${now()}`, REFRESH_TOKEN_EXPIRY: '3' },
+      env: {
+        JWT_SECRET: newSecret,
+        JWT_PREVIOUS_SECRETS: `${oldSecret}@${retiredAt}`,
+        REFRESH_TOKEN_EXPIRY: String(windowSeconds),
+      },
     });
     try {
       const user = await registerUser(before);
       expect((await me(retiredNow, user.tokens.access_token)).status).toBe(200);
       expect((await me(retiredLongAgo, user.tokens.access_token)).status).toBe(401);
       expect((await me(shortWindow, user.tokens.access_token)).status).toBe(200);
-      await sleep(4_000);
+      await sleep(Math.max(0, (retiredAt + windowSeconds + 1) * 1000 - Date.now()));
       expect((await me(shortWindow, user.tokens.access_token)).status).toBe(401);
       expect((await me(retiredNow, user.tokens.access_token)).status).toBe(200);
     } finally {
