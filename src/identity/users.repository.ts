@@ -181,9 +181,9 @@ export class UsersRepository {
     return rows.length > 0 ? 'already' : 'mismatch';
   }
 
-  /** The caller's own record, as `/api/auth/me` and `GET /api/account` show it. */
-  async findCallerProfile(userId: string): Promise<CallerProfileRow | null> {
-    const [row]: CallerProfileRow[] = await this.dataSource.query(
+  /** The caller's own record, as `/api/auth/me` and `GET /api/account` show it; in the caller's transaction when given one. */
+  async findCallerProfile(userId: string, manager?: EntityManager): Promise<CallerProfileRow | null> {
+    const [row]: CallerProfileRow[] = await (manager ?? this.dataSource).query(
       `SELECT id, name, email, mobile, email_verified_at IS NOT NULL AS "emailVerified" FROM users WHERE id = $1`,
       [userId],
     );

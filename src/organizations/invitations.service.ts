@@ -158,7 +158,7 @@ export class InvitationsService {
     const joined = await this.transactions.run(async (manager) => {
       const invitation = await this.invitations.lockPending(manager, sha256Hex(token));
       if (!invitation) throw invalidInvitation();
-      const profile = await this.users.findCallerProfile(caller.id);
+      const profile = await this.users.findCallerProfile(caller.id, manager);
       if (!profile || profile.email !== invitation.email)
         throw new AppException('FORBIDDEN', 'This invitation was sent to another address.');
       if (!profile.emailVerified)
