@@ -3,6 +3,7 @@ import { AdminContext, type Admin } from './admin';
 import { api, whenSignedOut, type Me } from './api';
 import { AuditScreen } from './audit';
 import { ClientScreen, ClientsScreen } from './clients';
+import { IdentityProviderScreen, IdentityProvidersScreen } from './identity-providers';
 import { PermissionsScreen } from './permissions';
 import { RoleScreen, RolesScreen } from './roles';
 import { SettingsScreen } from './settings';
@@ -26,6 +27,7 @@ const SCREENS = [
   { path: 'roles', label: 'Roles', permission: 'roles.view' },
   { path: 'permissions', label: 'Permissions', permission: 'roles.view' },
   { path: 'clients', label: 'Clients', permission: 'clients.view' },
+  { path: 'identity-providers', label: 'Identity providers', permission: 'settings.view' },
   { path: 'audit', label: 'Audit events', permission: 'audit.view' },
   { path: 'settings', label: 'Settings', permission: 'settings.view' },
 ];
@@ -104,6 +106,8 @@ function screenFor(path: string | undefined, id: string | undefined, admin: Admi
       return <PermissionsScreen />;
     case 'clients':
       return id ? <ClientScreen id={id} key={id} /> : <ClientsScreen />;
+    case 'identity-providers':
+      return id ? <IdentityProviderScreen id={id} key={id} /> : <IdentityProvidersScreen />;
     case 'audit':
       return <AuditScreen />;
     default:
