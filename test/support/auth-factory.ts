@@ -47,42 +47,43 @@ export function registrationBody(overrides: Record<string, unknown> = {}): Recor
   };
 }
 
+/** An app made in the test's process, or the base URL of a service running elsewhere. */
+export type Target = NestFastifyApplication | string;
+
+function server(target: Target) {
+  return typeof target === 'string' ? target : target.getHttpServer();
+}
+
 /** Registers through the API and returns the new account with the token pair it received. */
-export async function registerUser(
-  app: NestFastifyApplication,
-  overrides: Record<string, unknown> = {},
-): Promise<RegisteredUser> {
+export async function registerUser(app: Target, overrides: Record<string, unknown> = {}): Promise<RegisteredUser> {
   const body = registrationBody(overrides);
-  const res = await request(app.getHttpServer()).post('/api/auth/register').send(body);
+  const res = await request(server(app)).post('/api/auth/register').send(body);
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
   const tokens = res.body.data as TokenPair;
   return { ...tokens.user, password: String(body.password), tokens };
 }
 
-export function login(app: NestFastifyApplication, body: Record<string, unknown>): Promise<Response> {
-  return request(app.getHttpServer()).post('/api/auth/login').send(body);
+export function login(app: Target, body: Record<string, unknown>): Promise<Response> {
+  return request(server(app)).post('/api/auth/login').send(body);
 }
 
 /** A new session of an existing account, by email and password. */
-export async function loginTokens(
-  app: NestFastifyApplication,
-  user: { email: string; password: string },
-): Promise<TokenPair> {
+export async function loginTokens(app: Target, user: { email: string; password: string }): Promise<TokenPair> {
   const res = await login(app, { email: user.email, password: user.password });
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data as TokenPair;
 }
 
-export function refresh(app: NestFastifyApplication, refreshToken: string): Promise<Response> {
-  return request(app.getHttpServer()).post('/api/auth/refresh').send({ refresh_token: refreshToken });
+export function refresh(app: Target, refreshToken: string): Promise<Response> {
+  return request(server(app)).post('/api/auth/refresh').send({ refresh_token: refreshToken });
 }
 
-export function me(app: NestFastifyApplication, accessToken: string): Promise<Response> {
-  return request(app.getHttpServer()).get('/api/auth/me').set('authorization', `Bearer ${accessToken}`);
+export function me(app: Target, accessToken: string): Promise<Response> {
+  return request(server(app)).get('/api/auth/me').set('authorization', `Bearer ${accessToken}`);
 }
 
-export function logout(app: NestFastifyApplication, accessToken: string): Promise<Response> {
-  return request(app.getHttpServer()).post('/api/auth/logout').set('authorization', `Bearer ${accessToken}`);
+export function logout(app: Target, accessToken: string): Promise<Response> {
+  return request(server(app)).post('/api/auth/logout').set('authorization', `Bearer ${accessToken}`);
 }
 
 export interface DecodedJwt {
