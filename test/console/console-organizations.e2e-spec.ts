@@ -235,7 +235,10 @@ describe('the admin console’s organizations in headless Chromium', () => {
       expect(await page.getByRole('region', { name: 'New organization' }).count()).toBe(0);
       await page.goto(`${baseUrl}/admin#/organizations/${owned.body.data.id}`);
       await page.getByRole('heading', { name: 'Read Only Co', level: 1 }).waitFor();
-      await page.getByRole('region', { name: 'Members' }).getByRole('cell', { name: admin.email, exact: true }).waitFor();
+      await page
+        .getByRole('region', { name: 'Members' })
+        .getByRole('cell', { name: admin.email, exact: true })
+        .waitFor();
       expect(await page.getByRole('region', { name: 'Invitations' }).count()).toBe(0);
       expect(await page.getByRole('button', { name: /remove|roles|save|delete|send|withdraw/i }).count()).toBe(0);
       expect(problems).toEqual([]);
@@ -258,7 +261,10 @@ describe('the admin console’s organizations in headless Chromium', () => {
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
       await page.goto(`${baseUrl}/admin#/organizations/${created.body.data.id}`);
       await page.getByRole('heading', { name: 'Pocket Organization', level: 1 }).waitFor();
-      await page.getByRole('region', { name: 'Members' }).getByRole('cell', { name: admin.email, exact: true }).waitFor();
+      await page
+        .getByRole('region', { name: 'Members' })
+        .getByRole('cell', { name: admin.email, exact: true })
+        .waitFor();
       await page.getByRole('region', { name: 'Invitations' }).getByLabel('Member', { exact: true }).waitFor();
       await page.screenshot({ path: path.join(ARTIFACTS, 'console-organization-phone.png'), fullPage: true });
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
