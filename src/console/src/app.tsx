@@ -4,6 +4,8 @@ import { api, whenSignedOut, type Me } from './api';
 import { AuditScreen } from './audit';
 import { ClientScreen, ClientsScreen } from './clients';
 import { IdentityProviderScreen, IdentityProvidersScreen } from './identity-providers';
+import { ORGANIZATION } from './kinds';
+import { OrganizationScreen, OrganizationsScreen } from './organizations';
 import { PermissionsScreen } from './permissions';
 import { RoleScreen, RolesScreen } from './roles';
 import { SettingsScreen } from './settings';
@@ -28,6 +30,9 @@ const SCREENS = [
   { path: 'permissions', label: 'Permissions', permission: 'roles.view' },
   { path: 'clients', label: 'Clients', permission: 'clients.view' },
   { path: 'identity-providers', label: 'Identity providers', permission: 'settings.view' },
+  { path: 'organizations', label: 'Organizations', permission: 'organizations.view' },
+  { path: 'organization-roles', label: 'Organization roles', permission: 'roles.view' },
+  { path: 'organization-permissions', label: 'Organization permissions', permission: 'roles.view' },
   { path: 'audit', label: 'Audit events', permission: 'audit.view' },
   { path: 'settings', label: 'Settings', permission: 'settings.view' },
 ];
@@ -108,6 +113,16 @@ function screenFor(path: string | undefined, id: string | undefined, admin: Admi
       return id ? <ClientScreen id={id} key={id} /> : <ClientsScreen />;
     case 'identity-providers':
       return id ? <IdentityProviderScreen id={id} key={id} /> : <IdentityProvidersScreen />;
+    case 'organizations':
+      return id ? <OrganizationScreen id={id} key={id} /> : <OrganizationsScreen />;
+    case 'organization-roles':
+      return id ? (
+        <RoleScreen id={id} key={id} kind={ORGANIZATION} />
+      ) : (
+        <RolesScreen kind={ORGANIZATION} key="organization-roles" />
+      );
+    case 'organization-permissions':
+      return <PermissionsScreen kind={ORGANIZATION} key="organization-permissions" />;
     case 'audit':
       return <AuditScreen />;
     default:
