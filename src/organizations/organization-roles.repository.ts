@@ -1,30 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { PermissionRow, RoleRow } from '../rbac/index.js';
 import type { RoleRef } from './memberships.repository.js';
 
-/** A row of `organization_permissions`. */
-export interface OrganizationPermissionRow {
-  id: string;
-  name: string;
-  displayName: string | null;
-  description: string | null;
-  groupName: string | null;
-  isSystem: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** A row of `organization_permissions`: the columns of the instance's `permissions`. */
+export type OrganizationPermissionRow = PermissionRow;
 
-/** A row of `organization_roles`, with its permissions. */
-export interface OrganizationRoleRow {
-  id: string;
-  name: string;
-  displayName: string | null;
-  description: string | null;
-  isSystem: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-  permissions: RoleRef[];
-}
+/** A row of `organization_roles` (the columns of the instance's `roles`), with its permissions. */
+export type OrganizationRoleRow = RoleRow & { permissions: RoleRef[] };
 
 const PERMISSION_COLUMNS = `id, name, display_name AS "displayName", description, group_name AS "groupName",
   is_system AS "isSystem", created_at AS "createdAt", updated_at AS "updatedAt"`;

@@ -1,5 +1,16 @@
-import { ArrayMaxSize, ArrayUnique, IsArray, IsString, IsUUID, Length, Matches } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Matches,
+  MaxLength,
+} from 'class-validator';
 import { IsAccountEmail, Trimmed } from '../common/contact-fields.js';
+import { PageQuery } from '../common/pagination.dto.js';
 import { UnlessAbsent } from '../common/unless-absent.js';
 
 /** 3 to 63 of a-z, 0-9 and `-`, taken as written (upper case is refused, not folded). */
@@ -59,4 +70,12 @@ export class AcceptInvitationDto {
 export class OrganizationTokenDto {
   @IsUUID('all')
   organization_id!: string;
+}
+
+/** The administrators' list: pages, and a fragment of the slug or the name. */
+export class ListOrganizationsQuery extends PageQuery {
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  search?: string;
 }

@@ -5,6 +5,7 @@ import { IdentityModule } from '../identity/index.js';
 import { MessagingModule } from '../infra/messaging/messaging.module.js';
 import { RbacModule } from '../rbac/index.js';
 import { SessionsModule } from '../sessions/index.js';
+import { AdminOrganizationsController } from './admin-organizations.controller.js';
 import { AccountInvitationsController } from './account-invitations.controller.js';
 import { InvitationsRepository } from './invitations.repository.js';
 import { InvitationsService } from './invitations.service.js';
@@ -29,6 +30,7 @@ import { OrganizationsService } from './organizations.service.js';
     AccountInvitationsController,
     OrganizationTemplateController,
     OrganizationTokenController,
+    AdminOrganizationsController,
   ],
   providers: [
     OrganizationsRepository,

@@ -67,18 +67,29 @@ export class OrganizationsRepository {
     await manager.query(`DELETE FROM organizations WHERE id = $1`, [id]);
   }
 
-  /** Every organization, newest first: the console's list for instance administrators. */
-  findPage(offset: number, limit: number): Promise<OrganizationRow[]> {
+  /** Every organization (or those whose slug or name holds `search`), newest first: the console's list. */
+  findPage(offset: number, limit: number, search?: string): Promise<OrganizationRow[]> {
+    const { where, params } = searchCondition(search);
     return this.dataSource.query(
-      `SELECT ${COLUMNS} FROM organizations ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`,
-      [limit, offset],
+      `SELECT ${COLUMNS} FROM organizations ${where}
+        ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, limit, offset],
     );
   }
 
-  async count(): Promise<number> {
+  async count(search?: string): Promise<number> {
+    const { where, params } = searchCondition(search);
     const [{ total }]: { total: number }[] = await this.dataSource.query(
-      `SELECT count(*)::int AS total FROM organizations`,
+      `SELECT count(*)::int AS total FROM organizations ${where}`,
+      params,
     );
     return total;
   }
+}
+
+/** A fragment of the slug or the name, case-insensitively; LIKE's wildcards in it are matched literally. */
+function searchCondition(search: string | undefined): { where: string; params: unknown[] } {
+  if (!search) return { where: '', params: [] };
+  const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return { where: `WHERE slug ILIKE $1 OR name ILIKE $1`, params: [pattern] };
 }

@@ -10,7 +10,8 @@ import { OrganizationAccess, organizationNotFound } from './organization-access.
 import { OrganizationChanges } from './organization-changes.js';
 import { OrganizationRolesRepository } from './organization-roles.repository.js';
 import { OrganizationsRepository, type OrganizationRow } from './organizations.repository.js';
-import type { CreateOrganizationDto, UpdateOrganizationDto } from './organizations.dto.js';
+import type { CreateOrganizationDto, ListOrganizationsQuery, UpdateOrganizationDto } from './organizations.dto.js';
+import { pageOf, pageOffset, type Page } from '../common/pagination.dto.js';
 import { OrganizationRoles } from '@auth-rbac/nest-guard/internal';
 
 export interface OrganizationResponse {
@@ -92,6 +93,16 @@ export class OrganizationsService {
     const visible = caller.organizationId === undefined ? rows : rows.filter((row) => row.id === caller.organizationId);
     const items = visible.map((row) => ({ ...toOrganizationResponse(row), roles: row.roles }));
     return { items, total: items.length };
+  }
+
+  /** Every organization, for instance administrators (`organizations.view`, checked by the route). */
+  async listAll(query: ListOrganizationsQuery): Promise<Page<OrganizationResponse>> {
+    const search = query.search?.trim() || undefined;
+    const [rows, total] = await Promise.all([
+      this.organizations.findPage(pageOffset(query), query.limit, search),
+      this.organizations.count(search),
+    ]);
+    return pageOf(query, rows.map(toOrganizationResponse), total);
   }
 
   async get(caller: AuthUser, id: string): Promise<OrganizationResponse> {

@@ -115,7 +115,7 @@ describe('the admin console in headless Chromium', () => {
       await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
 
       // A role with two permissions, from the matrix.
-      await page.getByRole('link', { name: 'Roles' }).click();
+      await page.getByRole('link', { name: 'Roles', exact: true }).click();
       await page.getByRole('heading', { name: 'Roles', level: 1 }).waitFor();
       const roleName = `editors-${Date.now()}`;
       await page.getByLabel('Name', { exact: true }).fill(roleName);
@@ -239,7 +239,7 @@ describe('the admin console in headless Chromium', () => {
       expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(15, 20, 25)');
       // Nothing wider than the screen but the tables' own scrolling boxes.
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
-      await page.getByRole('link', { name: 'Roles' }).click();
+      await page.getByRole('link', { name: 'Roles', exact: true }).click();
       await page.getByRole('heading', { name: 'Roles', level: 1 }).waitFor();
       await page.getByRole('link', { name: 'admin', exact: true }).waitFor();
       await page.locator('.matrix input').first().waitFor();

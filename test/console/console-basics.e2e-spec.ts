@@ -247,7 +247,10 @@ describe('the admin console’s everyday administration in headless Chromium', (
     expect(created.status).toBe(201);
     const page = await signedIn(admin);
     try {
-      await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Permissions' }).click();
+      await page
+        .getByRole('navigation', { name: 'Screens' })
+        .getByRole('link', { name: 'Permissions', exact: true })
+        .click();
       await page.getByRole('heading', { name: 'Permissions', level: 1 }).waitFor();
       await pageWith(page, `Edit permission ${name}`);
       await page.getByRole('button', { name: `Edit permission ${name}` }).click();

@@ -46,10 +46,15 @@ export async function installConsumer(nestMajor: 11 | 12): Promise<string> {
     packing,
     (await readdir(packing)).find((name) => name.endsWith('.tgz'))!,
   );
-  const digest = createHash('sha256')
-    .update(await readFile(packed))
-    .digest('hex')
-    .slice(0, 16);
+  // The folder is named for what it is built from: the packed package and the example's sources.
+  const hash = createHash('sha256').update(await readFile(packed));
+  for (const file of [
+    'package.json',
+    'tsconfig.json',
+    ...(await readdir(path.join(EXAMPLE, 'src'))).sort().map((name) => `src/${name}`),
+  ])
+    hash.update(file).update(await readFile(path.join(EXAMPLE, file)));
+  const digest = hash.digest('hex').slice(0, 16);
   const folder = path.join(os.tmpdir(), `nest-guard-consumer-${nestMajor}-${digest}`);
   // One install per folder at a time: the workers of a run that need the same consumer wait for
   // the first one's install instead of installing it again beside it (and replacing the folder

@@ -1,12 +1,14 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { registerUser, sleep } from '../support/auth-factory.js';
 import { callerWithRoles, type Caller } from '../support/rbac-factory.js';
 import { createTestApp } from '../support/test-app.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
-import { installConsumer, startConsumer, type RunningConsumer } from './consumer-support.js';
+import { installConsumer, ROOT, startConsumer, type RunningConsumer } from './consumer-support.js';
 
 const CLIENT = { id: 'invoices-service', secret: 'invoices-service-secret-0123456789-abcdef' };
 
@@ -29,6 +31,9 @@ describe('a packed Nest 12 consumer guarding a route per organization', () => {
   let consumer: RunningConsumer;
   let admin: Caller;
   let memberRoleId: string;
+  /** An organization role holding `invoices.view` only, as the docs' Globex example gives Ana. */
+  let readerRoleId: string;
+  let approverRoleId: string;
 
   beforeAll(async () => {
     const folder = await installConsumer(12);
@@ -47,6 +52,23 @@ describe('a packed Nest 12 consumer guarding a route per organization', () => {
     });
     admin = await callerWithRoles(auth, db, ['admin']);
     [{ id: memberRoleId }] = await db.query(`SELECT id FROM organization_roles WHERE name = 'member'`);
+    // The docs' set-up, through the admin API as docs/organizations.md writes it.
+    const permissionIds: Record<string, string> = {};
+    for (const name of ['invoices.view', 'invoices.approve']) {
+      const created = await api('post', '/api/admin/organization-permissions', admin.token, { name });
+      expect(created.status).toBe(201);
+      permissionIds[name] = created.body.data.id as string;
+    }
+    const role = async (name: string, permissions: string[]) => {
+      const created = await api('post', '/api/admin/organization-roles', admin.token, {
+        name,
+        permission_ids: permissions.map((permission) => permissionIds[permission]),
+      });
+      expect(created.status).toBe(201);
+      return created.body.data.id as string;
+    };
+    approverRoleId = await role('approver', ['invoices.view', 'invoices.approve']);
+    readerRoleId = await role('invoice-reader', ['invoices.view']);
   }, 900_000);
 
   afterAll(async () => {
@@ -60,7 +82,7 @@ describe('a packed Nest 12 consumer guarding a route per organization', () => {
       body: (await res.json()) as { error?: { code: string }; data?: Record<string, unknown> },
     }));
 
-  const api = (method: 'post' | 'delete', path: string, token: string, body?: object) => {
+  const api = (method: 'post' | 'put' | 'delete', path: string, token: string, body?: object) => {
     const req = request(auth.getHttpServer())[method](path).set('authorization', `Bearer ${token}`);
     return body ? req.send(body) : req;
   };
@@ -74,7 +96,7 @@ describe('a packed Nest 12 consumer guarding a route per organization', () => {
     const member = await registerUser(auth);
     const added = await api('post', `/api/organizations/${organizationId}/members`, admin.token, {
       user_id: member.id,
-      role_ids: [memberRoleId],
+      role_ids: [memberRoleId, readerRoleId],
     });
     expect(added.status).toBe(201);
     const issued = await api('post', '/api/auth/organization-token', member.tokens.access_token, {
@@ -83,11 +105,91 @@ describe('a packed Nest 12 consumer guarding a route per organization', () => {
     return { organizationId, member, orgToken: issued.body.data.access_token as string };
   }
 
+  it("the docs' page shows the example consumer's controller as it stands", async () => {
+    const page = await readFile(path.join(ROOT, 'docs/organizations.md'), 'utf8');
+    const shown = /## A product's routes guarded per organization[\s\S]*?```ts\n([\s\S]*?)```/.exec(page);
+    expect(shown).not.toBeNull();
+    expect(shown![1]).toBe(await readFile(path.join(ROOT, 'examples/consumer/src/invoices.controller.ts'), 'utf8'));
+  });
+
+  it("the docs' example: Ana approves invoices at Acme and only reads them at Globex", async () => {
+    const organization = async (name: string) => {
+      const created = await api('post', '/api/organizations', admin.token, {
+        slug: `${name.toLowerCase()}-${randomUUID().slice(0, 8)}`,
+        name,
+      });
+      expect(created.status).toBe(201);
+      return created.body.data.id as string;
+    };
+    const [acme, globex] = [await organization('Acme'), await organization('Globex')];
+    const ana = await registerUser(auth);
+    for (const [organizationId, roles] of [
+      [acme, [memberRoleId]],
+      [globex, [memberRoleId]],
+    ] as const) {
+      const added = await api('post', `/api/organizations/${organizationId}/members`, admin.token, {
+        user_id: ana.id,
+        role_ids: roles,
+      });
+      expect(added.status).toBe(201);
+    }
+    // As the docs write it: approver at Acme; member plus a role with invoices.view at Globex.
+    expect(
+      (
+        await api('put', `/api/organizations/${acme}/members/${ana.id}/roles`, admin.token, {
+          role_ids: [approverRoleId],
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await api('put', `/api/organizations/${globex}/members/${ana.id}/roles`, admin.token, {
+          role_ids: [memberRoleId, readerRoleId],
+        })
+      ).status,
+    ).toBe(200);
+    const tokenAt = async (organizationId: string) => {
+      const issued = await api('post', '/api/auth/organization-token', ana.tokens.access_token, {
+        organization_id: organizationId,
+      });
+      expect(issued.status).toBe(200);
+      return issued.body.data.access_token as string;
+    };
+    const [acmeToken, globexToken] = [await tokenAt(acme), await tokenAt(globex)];
+    const approve = (organizationId: string, token: string) =>
+      fetch(`${consumer.baseUrl}/orgs/${organizationId}/invoices/inv-1/approve`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+      }).then(async (res) => ({
+        status: res.status,
+        body: (await res.json()) as { error?: { code: string }; data?: unknown },
+      }));
+
+    const acmeList = await call(`/orgs/${acme}/invoices`, acmeToken);
+    expect(acmeList.status).toBe(200);
+    expect(acmeList.body.data).toMatchObject({ organization_id: acme });
+    const approved = await approve(acme, acmeToken);
+    expect(approved.status).toBe(201);
+    expect(approved.body.data).toEqual({ organization_id: acme, id: 'inv-1', approved_by: ana.id });
+
+    expect((await call(`/orgs/${globex}/invoices`, globexToken)).status).toBe(200);
+    const refused = await approve(globex, globexToken);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error?.code).toBe('FORBIDDEN');
+
+    const elsewhere = await approve(globex, acmeToken);
+    expect(elsewhere.status).toBe(403);
+    expect(elsewhere.body.error?.code).toBe('ORGANIZATION_MISMATCH');
+    const ordinary = await approve(acme, ana.tokens.access_token);
+    expect(ordinary.status).toBe(403);
+    expect(ordinary.body.error?.code).toBe('ORGANIZATION_REQUIRED');
+  });
+
   it("passes the organization's token and refuses an ordinary one and another organization's", async () => {
     const { organizationId, member, orgToken } = await organizationWithMember();
     const ok = await call(`/orgs/${organizationId}/invoices`, orgToken);
     expect(ok.status).toBe(200);
-    expect(ok.body.data).toMatchObject({ organization_id: organizationId, token_organization: organizationId });
+    expect(ok.body.data).toMatchObject({ organization_id: organizationId });
     const ordinary = await call(`/orgs/${organizationId}/invoices`, member.tokens.access_token);
     expect(ordinary.status).toBe(403);
     expect(ordinary.body.error?.code).toBe('ORGANIZATION_REQUIRED');

@@ -317,6 +317,15 @@ describe('typed permissions in a packed Nest 12 consumer', () => {
   beforeAll(async () => {
     folder = await installConsumer(12);
     auth = await startAuth({});
+    // The example's invoices routes name the organization permissions its docs have an administrator create.
+    const admin = await callerWithRoles(auth.app, auth.db, ['admin']);
+    for (const name of ['invoices.view', 'invoices.approve']) {
+      const created = await request(auth.app.getHttpServer())
+        .post('/api/admin/organization-permissions')
+        .set('authorization', `Bearer ${admin.token}`)
+        .send({ name });
+      expect(created.status).toBe(201);
+    }
   }, 900_000);
 
   afterAll(() => stopAuth(auth));

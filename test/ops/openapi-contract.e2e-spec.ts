@@ -234,6 +234,7 @@ const TESTED_ROUTES = {
   organizations: [
     'POST /api/organizations',
     'GET /api/organizations',
+    'GET /api/admin/organizations',
     'GET /api/organizations/{id}',
     'PATCH /api/organizations/{id}',
     'DELETE /api/organizations/{id}',
@@ -1047,6 +1048,9 @@ describe('the OpenAPI document against the answers of the running service', () =
     });
     await hit('POST /api/organizations', '/api/organizations', { token, body: { slug: 'UPPER', name: 'x' } });
     await hit('GET /api/organizations', '/api/organizations', { token });
+    await hit('GET /api/admin/organizations', '/api/admin/organizations?search=contract', { token });
+    await hit('GET /api/admin/organizations', '/api/admin/organizations', { token: other });
+    await hit('GET /api/admin/organizations', '/api/admin/organizations?limit=0', { token });
     await hit('GET /api/organizations/{id}', `/api/organizations/${id}`, { token });
     await hit('GET /api/organizations/{id}', `/api/organizations/${id}`, { token: other });
     await hit('GET /api/organizations/{id}', '/api/organizations/not-a-uuid', { token });

@@ -1,16 +1,15 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import request from 'supertest';
-import { ClientsService } from '../../src/clients/index.js';
-import { registerUser } from '../support/auth-factory.js';
-import { createTestApp } from '../support/test-app.js';
+import { me, registerUser } from '../support/auth-factory.js';
+import { launchChromium } from '../support/chromium.js';
 import { freePort } from '../support/free-port.js';
+import { startProviderService, type ProviderService } from '../support/provider-service.js';
 import { providerRecipe } from './doc-recipes.js';
 
 const APACHE = '/usr/sbin/apache2';
@@ -46,6 +45,8 @@ DocumentRoot ${folder}/www
   </Files>
 </Directory>
 Include ${folder}/auth_openidc.conf
+# Not the recipe's: the pages see the refresh token too, so the test can ask the service about it.
+OIDCPassRefreshToken On
 `;
 }
 
@@ -54,22 +55,27 @@ const PRIVATE_PAGE = `<!doctype html>
 <p id="email"><!--#echo var="OIDC_CLAIM_email" --></p>
 <p id="name"><!--#echo var="OIDC_CLAIM_name" --></p>
 <p id="remote-user"><!--#echo var="REMOTE_USER" --></p>
+<p id="access-token"><!--#echo var="OIDC_access_token" --></p>
+<p id="refresh-token"><!--#echo var="OIDC_refresh_token" --></p>
 `;
 
 /**
  * Debian's Apache with libapache2-mod-auth-openidc, a confidential client guarding /private with
- * the recipe of docs/openid-provider.md included as written: Chromium visits the page, signs in at
- * the provider's pages, sees the person's claims, and signs out through the module's logout URL,
- * which ends the sign-in at the service too. Apache missing is a failure, not a skip (.ci/run
+ * the recipe of docs/openid-provider.md included as written, against the service started as the
+ * README says (`npm start`, built) with the client registered by the recipe's CLI command: Chromium
+ * visits the page, signs in at the provider's pages, sees the person's claims, renews the tokens
+ * through the module's refresh URL, and signs out through the module's logout URL, which ends the
+ * sign-in at the service too. Apache missing is a failure, not a skip (.ci/run
  * installs it).
  */
 describe('Apache with mod_auth_openidc as a confidential client (the docs recipe)', () => {
-  let app: NestFastifyApplication;
+  let provider: ProviderService;
   let apache: ChildProcess | undefined;
   let browser: Browser;
   let folder: string;
   let issuer: string;
   let site: string;
+  let secret: string;
   let apacheOutput = '';
 
   beforeAll(async () => {
@@ -77,24 +83,17 @@ describe('Apache with mod_auth_openidc as a confidential client (the docs recipe
     expect(existsSync(path.join(MODULES, 'mod_auth_openidc.so'))).toBe(true);
     const files = providerRecipe('Recipe: Apache with `mod_auth_openidc`');
     expect(Object.keys(files)).toEqual(['auth_openidc.conf']);
-    const [issuerPort, sitePort] = [await freePort(), await freePort()];
-    issuer = `http://127.0.0.1:${issuerPort}`;
+    const sitePort = await freePort();
     site = `http://127.0.0.1:${sitePort}`;
 
-    app = await createTestApp({ env: { ISSUER: issuer } });
-    await app.listen(issuerPort, '127.0.0.1');
-    const { secret } = await app.get(ClientsService).register(
-      'intranet',
-      {
-        name: 'Intranet',
-        type: 'confidential',
-        redirectUris: [`${site}/private/redirect_uri`],
-        postLogoutRedirectUris: [`${site}/bye.html`],
-        firstParty: true,
-        backchannelLogoutUri: null,
-      },
-      'admin',
-    );
+    provider = await startProviderService();
+    issuer = provider.issuer;
+    secret = (await provider.createClient({
+      id: 'intranet',
+      name: 'Intranet',
+      redirectUris: [`${site}/private/redirect_uri`],
+      postLogoutRedirectUris: [`${site}/bye.html`],
+    }))!;
 
     folder = await mkdtemp(path.join(os.tmpdir(), 'mod-auth-openidc-'));
     await chmod(folder, 0o755);
@@ -110,7 +109,7 @@ describe('Apache with mod_auth_openidc as a confidential client (the docs recipe
         PATH: process.env.PATH,
         AUTH_ISSUER: issuer,
         SITE_URL: site,
-        OIDC_CLIENT_SECRET: secret!,
+        OIDC_CLIENT_SECRET: secret,
         OIDC_CRYPTO_PASSPHRASE: randomBytes(24).toString('base64url'),
       },
     });
@@ -127,8 +126,8 @@ describe('Apache with mod_auth_openidc as a confidential client (the docs recipe
       if (Date.now() > deadline) throw new Error(`apache2 did not answer:\n${apacheOutput}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
-  }, 60_000);
+    browser = await launchChromium();
+  }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -137,7 +136,7 @@ describe('Apache with mod_auth_openidc as a confidential client (the docs recipe
       apache.kill('SIGTERM');
       await exited;
     }
-    await app?.close();
+    await provider?.stop();
     if (folder) await rm(folder, { recursive: true, force: true });
   });
 
@@ -145,9 +144,10 @@ describe('Apache with mod_auth_openidc as a confidential client (the docs recipe
   const errorLog = async () =>
     `${apacheOutput}\n${await readFile(path.join(folder, 'error.log'), 'utf8').catch(() => '')}`;
 
-  it('signs in at the provider, shows the page with the claims, and signs out at both', async () => {
-    const user = await registerUser(app);
+  it('signs in at the provider, shows the page with the claims, refreshes, and signs out at both', async () => {
+    const user = await registerUser(issuer);
     const page = await browser.newPage();
+    const text = async (selector: string) => (await page.locator(selector).textContent()) ?? '';
     try {
       await page.goto(`${site}/private/index.html`);
       // Not signed in at Apache: the module sends the browser to the provider's sign-in page.
@@ -164,8 +164,22 @@ describe('Apache with mod_auth_openidc as a confidential client (the docs recipe
       expect(await page.locator('#email').textContent()).toBe(user.email);
       expect(await page.locator('#name').textContent()).toBe(user.name);
       expect(await page.locator('#remote-user').textContent()).toBe(user.email);
+      const first = { access: await text('#access-token'), refresh: await text('#refresh-token') };
+      expect(first.refresh).not.toBe('');
+      expect((await me(issuer, first.access)).status).toBe(200);
 
-      const sessions = await request(app.getHttpServer())
+      // The module's refresh URL: it spends its refresh token at the service and keeps the new pair.
+      const back = `${site}/private/index.html`;
+      await page.goto(
+        `${site}/private/redirect_uri?refresh=${encodeURIComponent(back)}&access_token=${encodeURIComponent(first.access)}`,
+      );
+      await page.waitForURL(back);
+      const renewed = { access: await text('#access-token'), refresh: await text('#refresh-token') };
+      expect(renewed.access).not.toBe(first.access);
+      expect(renewed.refresh).not.toBe(first.refresh);
+      expect((await me(issuer, renewed.access)).status).toBe(200);
+
+      const sessions = await request(issuer)
         .get('/api/account/sessions')
         .set('authorization', `Bearer ${user.tokens.access_token}`);
       expect(sessions.body.data.items).toEqual(
@@ -175,12 +189,22 @@ describe('Apache with mod_auth_openidc as a confidential client (the docs recipe
       await page.goto(`${site}/private/redirect_uri?logout=${encodeURIComponent(`${site}/bye.html`)}`);
       await page.waitForURL(`${site}/bye.html`);
       expect(await page.locator('p').textContent()).toBe('Signed out');
-      const after = await request(app.getHttpServer())
+      const after = await request(issuer)
         .get('/api/account/sessions')
         .set('authorization', `Bearer ${user.tokens.access_token}`);
       expect(after.body.data.items).not.toEqual(
         expect.arrayContaining([expect.objectContaining({ client_name: 'Intranet' })]),
       );
+
+      // The module's tokens are over at the service: the access token and the refresh token are refused.
+      expect((await me(issuer, renewed.access)).status).toBe(401);
+      const refused = await request(issuer)
+        .post('/api/auth/token')
+        .type('form')
+        .auth('intranet', secret)
+        .send({ grant_type: 'refresh_token', refresh_token: renewed.refresh });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toBe('invalid_grant');
 
       // Signed out at Apache and at the service: the private page asks for a sign-in again.
       await page.goto(`${site}/private/index.html`);

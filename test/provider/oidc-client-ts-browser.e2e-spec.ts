@@ -1,13 +1,12 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
-import { chromium, type Browser, type Page, type Response as PageResponse } from 'playwright-core';
+import type { Browser, Page, Response as PageResponse } from 'playwright-core';
 import request from 'supertest';
-import { ClientsService } from '../../src/clients/index.js';
 import { me, registerUser } from '../support/auth-factory.js';
-import { createTestApp } from '../support/test-app.js';
+import { launchChromium } from '../support/chromium.js';
 import { freePort } from '../support/free-port.js';
+import { startProviderService, type ProviderService } from '../support/provider-service.js';
 import { providerRecipe } from './doc-recipes.js';
 
 const MODULES = path.resolve(import.meta.dirname, '../../node_modules');
@@ -15,22 +14,24 @@ const CLIENT_ID = 'spa';
 
 /**
  * oidc-client-ts (the registry's package, its ES module build) in Debian's Chromium, as a public
- * client on another origin than the service: the recipe of docs/openid-provider.md, served as
+ * client on another origin than the service, which is started as the README says (`npm start`,
+ * built) with the client registered by the CLI command of the recipe: the recipe of docs/openid-provider.md, served as
  * written but for the issuer's address, signs in through the provider's pages with code and PKCE,
  * reads userinfo, renews with the refresh token and signs out with RP-initiated logout.
  */
-describe('oidc-client-ts in Chromium as a public client (the docs recipe)', () => {
-  let app: NestFastifyApplication;
+describe('oidc-client-ts in Chromium as a public client of the started service (the docs recipe)', () => {
+  let provider: ProviderService;
   let site: Server;
   let browser: Browser;
   let issuer: string;
   let origin: string;
 
   beforeAll(async () => {
+    provider = await startProviderService();
+    issuer = provider.issuer;
     const files = providerRecipe('Recipe: `oidc-client-ts` in a browser');
     expect(Object.keys(files).sort()).toEqual(['app.js', 'index.html']);
-    const [issuerPort, sitePort] = [await freePort(), await freePort()];
-    issuer = `http://127.0.0.1:${issuerPort}`;
+    const sitePort = await freePort();
     origin = `http://localhost:${sitePort}`;
     expect(files['app.js']).toContain("authority: 'https://auth.example.com'");
     const served: Record<string, [string, string]> = {
@@ -53,26 +54,19 @@ describe('oidc-client-ts in Chromium as a public client (the docs recipe)', () =
     });
     await new Promise<void>((resolve) => site.listen(sitePort, '127.0.0.1', resolve));
 
-    app = await createTestApp({ env: { ISSUER: issuer } });
-    await app.listen(issuerPort, '127.0.0.1');
-    await app.get(ClientsService).register(
-      CLIENT_ID,
-      {
-        name: 'Single-page app',
-        type: 'public',
-        redirectUris: [`${origin}/callback.html`],
-        postLogoutRedirectUris: [`${origin}/`],
-        firstParty: true,
-        backchannelLogoutUri: null,
-      },
-      'admin',
-    );
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
-  }, 60_000);
+    await provider.createClient({
+      id: CLIENT_ID,
+      name: 'Single-page app',
+      public: true,
+      redirectUris: [`${origin}/callback.html`],
+      postLogoutRedirectUris: [`${origin}/`],
+    });
+    browser = await launchChromium();
+  }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
-    await app?.close();
+    await provider?.stop();
     await new Promise((resolve) => site?.close(resolve));
   });
 
@@ -96,7 +90,7 @@ describe('oidc-client-ts in Chromium as a public client (the docs recipe)', () =
   }
 
   it('signs in with code and PKCE, reads userinfo, renews with the refresh token and signs out', async () => {
-    const user = await registerUser(app);
+    const user = await registerUser(issuer);
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
@@ -120,21 +114,21 @@ describe('oidc-client-ts in Chromium as a public client (the docs recipe)', () =
         ]),
       );
       const first = await storedUser(page);
-      expect((await me(app, first.access_token)).status).toBe(200);
+      expect((await me(issuer, first.access_token)).status).toBe(200);
 
       await page.getByRole('button', { name: 'Refresh' }).click();
       await page.locator('#status', { hasText: `Renewed for ${user.email}` }).waitFor();
       expect(calls).toContain('POST /api/auth/token refresh_token 200');
       const renewed = await storedUser(page);
       expect(renewed.refresh_token).not.toBe(first.refresh_token);
-      expect((await me(app, renewed.access_token)).status).toBe(200);
+      expect((await me(issuer, renewed.access_token)).status).toBe(200);
 
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.waitForURL(`${origin}/`);
       await page.locator('#status', { hasText: 'Signed out' }).waitFor();
       expect(calls.some((call) => call.startsWith('GET /api/auth/authorize/end-session 302'))).toBe(true);
-      expect((await me(app, renewed.access_token)).status).toBe(401);
-      const refused = await request(app.getHttpServer())
+      expect((await me(issuer, renewed.access_token)).status).toBe(401);
+      const refused = await request(issuer)
         .post('/api/auth/token')
         .type('form')
         .send({ grant_type: 'refresh_token', refresh_token: renewed.refresh_token, client_id: CLIENT_ID });

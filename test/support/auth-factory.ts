@@ -1,6 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { decodeProtectedHeader, SignJWT } from 'jose';
 import request, { type Response } from 'supertest';
+import { TEST_JWT_SECRET } from './test-config.js';
 
 /** Long enough, not on the common-password list; every factory user gets it unless told otherwise. */
 export const TEST_PASSWORD = 'Plum-Orbit-Lantern-42';
@@ -45,42 +47,43 @@ export function registrationBody(overrides: Record<string, unknown> = {}): Recor
   };
 }
 
+/** An app made in the test's process, or the base URL of a service running elsewhere. */
+export type Target = NestFastifyApplication | string;
+
+function server(target: Target) {
+  return typeof target === 'string' ? target : target.getHttpServer();
+}
+
 /** Registers through the API and returns the new account with the token pair it received. */
-export async function registerUser(
-  app: NestFastifyApplication,
-  overrides: Record<string, unknown> = {},
-): Promise<RegisteredUser> {
+export async function registerUser(app: Target, overrides: Record<string, unknown> = {}): Promise<RegisteredUser> {
   const body = registrationBody(overrides);
-  const res = await request(app.getHttpServer()).post('/api/auth/register').send(body);
+  const res = await request(server(app)).post('/api/auth/register').send(body);
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
   const tokens = res.body.data as TokenPair;
   return { ...tokens.user, password: String(body.password), tokens };
 }
 
-export function login(app: NestFastifyApplication, body: Record<string, unknown>): Promise<Response> {
-  return request(app.getHttpServer()).post('/api/auth/login').send(body);
+export function login(app: Target, body: Record<string, unknown>): Promise<Response> {
+  return request(server(app)).post('/api/auth/login').send(body);
 }
 
 /** A new session of an existing account, by email and password. */
-export async function loginTokens(
-  app: NestFastifyApplication,
-  user: { email: string; password: string },
-): Promise<TokenPair> {
+export async function loginTokens(app: Target, user: { email: string; password: string }): Promise<TokenPair> {
   const res = await login(app, { email: user.email, password: user.password });
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data as TokenPair;
 }
 
-export function refresh(app: NestFastifyApplication, refreshToken: string): Promise<Response> {
-  return request(app.getHttpServer()).post('/api/auth/refresh').send({ refresh_token: refreshToken });
+export function refresh(app: Target, refreshToken: string): Promise<Response> {
+  return request(server(app)).post('/api/auth/refresh').send({ refresh_token: refreshToken });
 }
 
-export function me(app: NestFastifyApplication, accessToken: string): Promise<Response> {
-  return request(app.getHttpServer()).get('/api/auth/me').set('authorization', `Bearer ${accessToken}`);
+export function me(app: Target, accessToken: string): Promise<Response> {
+  return request(server(app)).get('/api/auth/me').set('authorization', `Bearer ${accessToken}`);
 }
 
-export function logout(app: NestFastifyApplication, accessToken: string): Promise<Response> {
-  return request(app.getHttpServer()).post('/api/auth/logout').set('authorization', `Bearer ${accessToken}`);
+export function logout(app: Target, accessToken: string): Promise<Response> {
+  return request(server(app)).post('/api/auth/logout').set('authorization', `Bearer ${accessToken}`);
 }
 
 export interface DecodedJwt {
@@ -130,3 +133,15 @@ export function setCookies(res: Response): Record<string, SetCookie> {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A copy of a real access token whose `auth_time` lies `ageSeconds` in the past, signed with the
+ * test secret: everything else (session, expiry) is as valid as the original.
+ */
+export async function agedCopy(token: string, ageSeconds: number): Promise<string> {
+  const header = decodeProtectedHeader(token);
+  const { payload } = decodeJwt(token);
+  return new SignJWT({ ...payload, auth_time: Math.floor(Date.now() / 1000) - ageSeconds })
+    .setProtectedHeader({ alg: header.alg!, typ: 'at+jwt', ...(header.kid ? { kid: header.kid } : {}) })
+    .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+}

@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-export const MAIN = path.resolve(import.meta.dirname, '../../dist/src/main.js');
+const ROOT = path.resolve(import.meta.dirname, '../..');
+export const MAIN = path.join(ROOT, 'dist/src/main.js');
 
 export interface RunningService {
   child: ChildProcess;
@@ -21,7 +23,47 @@ export async function startService(
   env: Record<string, string>,
   startMs = 45_000,
 ): Promise<RunningService> {
-  const child = spawn(process.execPath, [MAIN], {
+  return launch([MAIN], cwd, env, startMs);
+}
+
+/**
+ * The node arguments of the README's run command, `npm start`, once the service is built: the
+ * README's "Run it" block runs `npm start`, whose script is `npm run build && exec node <flags>
+ * dist/src/main.js`; the run has built the service already (e2e tests use the built dist), so the
+ * test runs what follows the build, read from package.json so the two cannot drift apart.
+ */
+export function readmeStartArguments(): string[] {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('\n## Run it\n')))?.[1] ?? '';
+  if (!/(^|&& )npm start\s*$/m.test(block))
+    throw new Error(`the README's "Run it" block runs no \`npm start\`:\n${block}`);
+  const script = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } })
+    .scripts.start;
+  const run = /^npm run build && exec node ((?:--\S+ )*)dist\/src\/main\.js$/.exec(script);
+  if (!run)
+    throw new Error(`package.json's start script is not "npm run build && exec node ... dist/src/main.js": ${script}`);
+  return [...run[1].split(' ').filter(Boolean), MAIN];
+}
+
+/**
+ * Starts the built service with the README's run command (`readmeStartArguments`), in `cwd` (where
+ * its DATA_DIR, `./data`, goes), with only the given environment; as `startService` otherwise.
+ */
+export function startServiceAsReadme(
+  cwd: string,
+  env: Record<string, string>,
+  startMs = 60_000,
+): Promise<RunningService> {
+  return launch(readmeStartArguments(), cwd, env, startMs);
+}
+
+async function launch(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  startMs: number,
+): Promise<RunningService> {
+  const child = spawn(process.execPath, args, {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: cwd, PORT: '0', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

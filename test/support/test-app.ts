@@ -62,7 +62,7 @@ function refuseStatementsBesideTransactions(dataSource: DataSource): void {
   const createQueryRunner = dataSource.createQueryRunner.bind(dataSource);
   dataSource.createQueryRunner = (mode) => {
     if (inTransaction.getStore())
-      throw new Error('A statement outside the transaction\'s manager while the transaction is open');
+      throw new Error("A statement outside the transaction's manager while the transaction is open");
     return createQueryRunner(mode);
   };
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuthGuardModule } from '@auth-rbac/nest-guard';
 import { ExportsController } from './exports.controller.js';
 import { InvoicesController } from './invoices.controller.js';
+import { Invoices } from './invoices.js';
 import { ReportsController } from './reports.controller.js';
 
 /** An example, so its configuration is read right here rather than through a config module. */
@@ -38,5 +39,6 @@ const flag = (name: string) => process.env[name] === 'true';
   ],
   // The exports route names a permission of its own, to show strictPermissions refusing to start.
   controllers: [ReportsController, InvoicesController, ...(flag('EXAMPLE_EXPORTS') ? [ExportsController] : [])],
+  providers: [Invoices],
 })
 export class AppModule {}

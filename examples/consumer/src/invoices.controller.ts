@@ -1,26 +1,24 @@
-import { Controller, Get, Param } from '@nestjs/common';
-import {
-  AuthUser,
-  CurrentUser,
-  OrganizationParam,
-  OrganizationPermissions,
-  RequirePermissions,
-} from '@auth-rbac/nest-guard';
+import { Controller, Get, Param, Post } from '@nestjs/common';
+import { AuthUser, CurrentUser, OrganizationParam, RequirePermissions } from '@auth-rbac/nest-guard';
+import { Invoices } from './invoices.js';
 
-/**
- * A route guarded per organization: only an organization token of the path's organization passes
- * (403 ORGANIZATION_REQUIRED for an ordinary token, ORGANIZATION_MISMATCH for another's), and the
- * caller's permissions in that organization are judged.
- */
-@Controller('orgs/:orgId')
+@Controller('orgs/:orgId/invoices')
 export class InvoicesController {
+  constructor(private readonly invoices: Invoices) {}
+
+  // Only a token of this organization passes (ordinary token: 403 ORGANIZATION_REQUIRED;
+  // another organization's: 403 ORGANIZATION_MISMATCH); then its permissions there are judged.
+  @Get()
   @OrganizationParam('orgId')
-  @RequirePermissions(OrganizationPermissions.MembersView)
-  @Get('invoices')
-  invoices(@Param('orgId') orgId: string, @CurrentUser() user: AuthUser) {
-    return {
-      success: true,
-      data: { organization_id: orgId, viewer: user.id, token_organization: user.organizationId },
-    };
+  @RequirePermissions('invoices.view')
+  list(@Param('orgId') orgId: string) {
+    return this.invoices.list(orgId);
+  }
+
+  @Post(':id/approve')
+  @OrganizationParam('orgId')
+  @RequirePermissions('invoices.approve')
+  approve(@Param('orgId') orgId: string, @Param('id') id: string, @CurrentUser() user: AuthUser) {
+    return this.invoices.approve(orgId, id, user.id); // user.organizationId === orgId here
   }
 }

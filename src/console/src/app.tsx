@@ -3,6 +3,8 @@ import { AdminContext, type Admin } from './admin';
 import { api, whenSignedOut, type Me } from './api';
 import { AuditScreen } from './audit';
 import { ClientScreen, ClientsScreen } from './clients';
+import { ORGANIZATION } from './kinds';
+import { OrganizationScreen, OrganizationsScreen } from './organizations';
 import { PermissionsScreen } from './permissions';
 import { RoleScreen, RolesScreen } from './roles';
 import { SettingsScreen } from './settings';
@@ -26,6 +28,9 @@ const SCREENS = [
   { path: 'roles', label: 'Roles', permission: 'roles.view' },
   { path: 'permissions', label: 'Permissions', permission: 'roles.view' },
   { path: 'clients', label: 'Clients', permission: 'clients.view' },
+  { path: 'organizations', label: 'Organizations', permission: 'organizations.view' },
+  { path: 'organization-roles', label: 'Organization roles', permission: 'roles.view' },
+  { path: 'organization-permissions', label: 'Organization permissions', permission: 'roles.view' },
   { path: 'audit', label: 'Audit events', permission: 'audit.view' },
   { path: 'settings', label: 'Settings', permission: 'settings.view' },
 ];
@@ -104,6 +109,16 @@ function screenFor(path: string | undefined, id: string | undefined, admin: Admi
       return <PermissionsScreen />;
     case 'clients':
       return id ? <ClientScreen id={id} key={id} /> : <ClientsScreen />;
+    case 'organizations':
+      return id ? <OrganizationScreen id={id} key={id} /> : <OrganizationsScreen />;
+    case 'organization-roles':
+      return id ? (
+        <RoleScreen id={id} key={id} kind={ORGANIZATION} />
+      ) : (
+        <RolesScreen kind={ORGANIZATION} key="organization-roles" />
+      );
+    case 'organization-permissions':
+      return <PermissionsScreen kind={ORGANIZATION} key="organization-permissions" />;
     case 'audit':
       return <AuditScreen />;
     default:

@@ -1,14 +1,15 @@
 import { useState } from 'preact/hooks';
-import { api, listPermissions, type Permission } from './api';
+import { api, type Permission } from './api';
+import { INSTANCE, type DefinitionKind } from './kinds';
 import { useAdmin } from './admin';
 import { DefinitionFields, draftOf, newDefinitionBody } from './definitions';
 import { ActionsHeading, ConfirmButton, Notice, Pager, Screen, Table, useAction, useLoad } from './ui';
 
 const PAGE_SIZE = 25;
 
-export function PermissionsScreen() {
+export function PermissionsScreen({ kind = INSTANCE }: { kind?: DefinitionKind }) {
   const admin = useAdmin();
-  const permissions = useLoad(() => listPermissions(), []);
+  const permissions = useLoad(() => kind.listPermissions(), [kind]);
   const [page, setPage] = useState(1);
   const [editing, setEditing] = useState<Permission | null>(null);
   const removal = useAction();
@@ -16,19 +17,22 @@ export function PermissionsScreen() {
   const mayDelete = admin.can('roles.delete');
   const remove = (permission: Permission) =>
     void removal
-      .run(() => api('DELETE', `/admin/permissions/${permission.id}`), `Permission ${permission.name} deleted.`)
+      .run(
+        () => api('DELETE', `${kind.permissionsPath}/${permission.id}`),
+        `${kind.Permission} ${permission.name} deleted.`,
+      )
       .then((ok) => ok && (setEditing(null), permissions.reload()));
   const all = [...(permissions.data ?? [])].sort(
     (a, b) => (a.group_name ?? '').localeCompare(b.group_name ?? '') || a.name.localeCompare(b.name),
   );
   const shown = all.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
   return (
-    <Screen title="Permissions">
+    <Screen title={kind.Permissions}>
       <Notice error={permissions.error} />
       {permissions.data && (
         <>
           <Table
-            caption="Permissions"
+            caption={kind.Permissions}
             columns={[
               'Name',
               'Display name',
@@ -52,7 +56,7 @@ export function PermissionsScreen() {
                       <button
                         type="button"
                         class="link"
-                        aria-label={`Edit permission ${permission.name}`}
+                        aria-label={`Edit ${kind.permission} ${permission.name}`}
                         onClick={() => setEditing(permission)}
                       >
                         Edit
@@ -62,9 +66,9 @@ export function PermissionsScreen() {
                       <ConfirmButton
                         class="link"
                         label="Delete"
-                        name={`Delete permission ${permission.name}`}
-                        question={`Delete the permission ${permission.name}? Every role holding it loses it.`}
-                        action="Delete the permission"
+                        name={`Delete ${kind.permission} ${permission.name}`}
+                        question={`Delete the ${kind.permission} ${permission.name}? Every ${kind.role} holding it loses it.`}
+                        action={`Delete the ${kind.permission}`}
                         disabled={removal.busy}
                         onConfirm={() => remove(permission)}
                       />
@@ -74,32 +78,33 @@ export function PermissionsScreen() {
               </tr>
             ))}
           </Table>
-          <Pager label="Permissions" page={page} limit={PAGE_SIZE} total={all.length} onPage={setPage} />
+          <Pager label={kind.Permissions} page={page} limit={PAGE_SIZE} total={all.length} onPage={setPage} />
         </>
       )}
       <Notice error={removal.error} done={removal.done} />
       {editing && (
         <EditPermission
           key={editing.id}
+          kind={kind}
           permission={editing}
           onDone={permissions.reload}
           onCancel={() => setEditing(null)}
         />
       )}
-      {admin.can('roles.create') && <CreatePermission onCreated={permissions.reload} />}
+      {admin.can('roles.create') && <CreatePermission kind={kind} onCreated={permissions.reload} />}
     </Screen>
   );
 }
 
-function CreatePermission({ onCreated }: { onCreated: () => void }) {
+function CreatePermission({ kind, onCreated }: { kind: DefinitionKind; onCreated: () => void }) {
   const [draft, setDraft] = useState(draftOf());
   const action = useAction();
   const submit = (event: Event) => {
     event.preventDefault();
     void action
       .run(
-        () => api('POST', '/admin/permissions', newDefinitionBody(draft)),
-        `Permission ${draft.name.trim()} created.`,
+        () => api('POST', kind.permissionsPath, newDefinitionBody(draft)),
+        `${kind.Permission} ${draft.name.trim()} created.`,
       )
       .then((ok) => {
         if (!ok) return;
@@ -108,18 +113,18 @@ function CreatePermission({ onCreated }: { onCreated: () => void }) {
       });
   };
   return (
-    <section aria-labelledby="create-permission-title">
-      <h2 id="create-permission-title">New permission</h2>
+    <section aria-labelledby={`create-${kind.prefix}permission-title`}>
+      <h2 id={`create-${kind.prefix}permission-title`}>New {kind.permission}</h2>
       <form onSubmit={submit}>
         <DefinitionFields
-          prefix="permission"
+          prefix={`${kind.prefix}permission`}
           nameLabel="Name (resource.action)"
           draft={draft}
           onDraft={setDraft}
           withGroup
         />
         <button type="submit" disabled={action.busy}>
-          Create permission
+          Create {kind.permission}
         </button>
       </form>
       <Notice error={action.error} done={action.done} />
@@ -129,10 +134,12 @@ function CreatePermission({ onCreated }: { onCreated: () => void }) {
 
 /** A system permission keeps its name; its display name, group and description may change. */
 function EditPermission({
+  kind,
   permission,
   onDone,
   onCancel,
 }: {
+  kind: DefinitionKind;
   permission: Permission;
   onDone: () => void;
   onCancel: () => void;
@@ -148,24 +155,26 @@ function EditPermission({
     if (draft.groupName.trim() !== was.groupName) change.group_name = draft.groupName.trim();
     if (draft.description.trim() !== was.description) change.description = draft.description.trim();
     void action
-      .run(() => api('PUT', `/admin/permissions/${permission.id}`, change), 'Permission saved.')
+      .run(() => api('PUT', `${kind.permissionsPath}/${permission.id}`, change), `${kind.Permission} saved.`)
       .then((ok) => ok && onDone());
   };
   return (
-    <section aria-labelledby="edit-permission-title">
-      <h2 id="edit-permission-title">Edit permission {permission.name}</h2>
+    <section aria-labelledby={`edit-${kind.prefix}permission-title`}>
+      <h2 id={`edit-${kind.prefix}permission-title`}>
+        Edit {kind.permission} {permission.name}
+      </h2>
       <form onSubmit={submit}>
         <DefinitionFields
-          prefix="edit-permission"
+          prefix={`edit-${kind.prefix}permission`}
           nameLabel="Name (resource.action)"
           draft={draft}
           onDraft={setDraft}
           withGroup
           nameFixed={permission.is_system}
-          nameNote={permission.is_system && <p>A system permission: it cannot be renamed or deleted.</p>}
+          nameNote={permission.is_system && <p>A system {kind.permission}: it cannot be renamed or deleted.</p>}
         />
         <button type="submit" disabled={action.busy}>
-          Save permission
+          Save {kind.permission}
         </button>
         <button type="button" class="secondary" onClick={onCancel}>
           Cancel

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api, listPermissions, listRoles, type Permission, type Role } from './api';
+import { api, type Permission, type Role } from './api';
+import { INSTANCE, type DefinitionKind } from './kinds';
 import { useAdmin } from './admin';
 import { DefinitionFields, draftOf, newDefinitionBody } from './definitions';
 import { ConfirmButton, Notice, Pager, Screen, Table, useAction, useLoad } from './ui';
@@ -97,20 +98,20 @@ function PermissionMatrix({
   );
 }
 
-export function RolesScreen() {
+export function RolesScreen({ kind = INSTANCE }: { kind?: DefinitionKind }) {
   const admin = useAdmin();
-  const roles = useLoad(() => listRoles(), []);
+  const roles = useLoad(() => kind.listRoles(), [kind]);
   const [page, setPage] = useState(1);
   const shown = (roles.data ?? []).slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
   return (
-    <Screen title="Roles">
+    <Screen title={kind.Roles}>
       <Notice error={roles.error} />
       {roles.data && (
-        <Table caption="Roles" columns={['Name', 'Display name', 'Permissions']}>
+        <Table caption={kind.Roles} columns={['Name', 'Display name', 'Permissions']}>
           {shown.map((role) => (
             <tr key={role.id}>
               <td>
-                <a href={`#/roles/${role.id}`}>{role.name}</a>
+                <a href={`${kind.rolesRoute}/${role.id}`}>{role.name}</a>
                 {role.is_system && <span class="badge">system</span>}
               </td>
               <td>{role.display_name ?? '—'}</td>
@@ -119,14 +120,16 @@ export function RolesScreen() {
           ))}
         </Table>
       )}
-      {roles.data && <Pager label="Roles" page={page} limit={PAGE_SIZE} total={roles.data.length} onPage={setPage} />}
-      {admin.can('roles.create') && <CreateRole onCreated={roles.reload} />}
+      {roles.data && (
+        <Pager label={kind.Roles} page={page} limit={PAGE_SIZE} total={roles.data.length} onPage={setPage} />
+      )}
+      {admin.can('roles.create') && <CreateRole kind={kind} onCreated={roles.reload} />}
     </Screen>
   );
 }
 
-function CreateRole({ onCreated }: { onCreated: () => void }) {
-  const permissions = useLoad(() => listPermissions(), []);
+function CreateRole({ kind, onCreated }: { kind: DefinitionKind; onCreated: () => void }) {
+  const permissions = useLoad(() => kind.listPermissions(), [kind]);
   const [draft, setDraft] = useState(draftOf());
   const [chosen, setChosen] = useState(new Set<string>());
   const action = useAction();
@@ -135,11 +138,11 @@ function CreateRole({ onCreated }: { onCreated: () => void }) {
     void action
       .run(
         () =>
-          api('POST', '/admin/roles', {
+          api('POST', kind.rolesPath, {
             ...newDefinitionBody(draft),
             permission_ids: [...chosen],
           }),
-        `Role ${draft.name.trim()} created.`,
+        `${kind.Role} ${draft.name.trim()} created.`,
       )
       .then((ok) => {
         if (!ok) return;
@@ -149,17 +152,17 @@ function CreateRole({ onCreated }: { onCreated: () => void }) {
       });
   };
   return (
-    <section aria-labelledby="create-role-title">
-      <h2 id="create-role-title">New role</h2>
+    <section aria-labelledby={`create-${kind.prefix}role-title`}>
+      <h2 id={`create-${kind.prefix}role-title`}>New {kind.role}</h2>
       <form onSubmit={submit}>
-        <DefinitionFields prefix="role" draft={draft} onDraft={setDraft} />
+        <DefinitionFields prefix={`${kind.prefix}role`} draft={draft} onDraft={setDraft} />
         <h3>Permissions</h3>
         <Notice error={permissions.error} />
         {permissions.data && (
           <PermissionMatrix permissions={permissions.data} chosen={chosen} onChange={setChosen} readOnly={false} />
         )}
         <button type="submit" disabled={action.busy}>
-          Create role
+          Create {kind.role}
         </button>
       </form>
       <Notice error={action.error} done={action.done} />
@@ -167,18 +170,22 @@ function CreateRole({ onCreated }: { onCreated: () => void }) {
   );
 }
 
-export function RoleScreen({ id }: { id: string }) {
+export function RoleScreen({ id, kind = INSTANCE }: { id: string; kind?: DefinitionKind }) {
   const admin = useAdmin();
-  const role = useLoad(() => Promise.all([api<Role>('GET', `/admin/roles/${id}`), listPermissions()]), [id]);
+  const role = useLoad(
+    () => Promise.all([api<Role>('GET', `${kind.rolesPath}/${id}`), kind.listPermissions()]),
+    [id, kind],
+  );
   const [role_, permissions] = role.data ?? [null, null];
   return (
-    <Screen title={role_ ? `Role ${role_.name}` : 'Role'}>
+    <Screen title={role_ ? `${kind.Role} ${role_.name}` : kind.Role}>
       <p>
-        <a href="#/roles">All roles</a>
+        <a href={kind.rolesRoute}>All {kind.role}s</a>
       </p>
       <Notice error={role.error} />
       {role_ && permissions && (
         <RoleEditor
+          kind={kind}
           role={role_}
           permissions={permissions}
           mayEdit={admin.can('roles.edit')}
@@ -191,12 +198,14 @@ export function RoleScreen({ id }: { id: string }) {
 }
 
 function RoleEditor({
+  kind,
   role,
   permissions,
   mayEdit,
   mayDelete,
   onSaved,
 }: {
+  kind: DefinitionKind;
   role: Role;
   permissions: Permission[];
   mayEdit: boolean;
@@ -212,33 +221,33 @@ function RoleEditor({
     void action
       .run(
         () =>
-          api('PUT', `/admin/roles/${role.id}`, {
+          api('PUT', `${kind.rolesPath}/${role.id}`, {
             ...(renamed ? { name: draft.name.trim() } : {}),
             display_name: draft.displayName.trim(),
             description: draft.description.trim(),
             permission_ids: [...chosen],
           }),
-        'Role saved.',
+        `${kind.Role} saved.`,
       )
       .then((ok) => ok && renamed && onSaved());
   };
   const remove = () => {
     void action
-      .run(() => api('DELETE', `/admin/roles/${role.id}`))
+      .run(() => api('DELETE', `${kind.rolesPath}/${role.id}`))
       .then((ok) => {
-        if (ok) window.location.hash = '#/roles';
+        if (ok) window.location.hash = kind.rolesRoute;
       });
   };
   return (
     <>
       {role.is_system && (
         <p class="notice">
-          <span class="badge">system</span> A system role: it cannot be renamed or deleted.
+          <span class="badge">system</span> A system {kind.role}: it cannot be renamed or deleted.
         </p>
       )}
       <form onSubmit={save}>
         <DefinitionFields
-          prefix="role"
+          prefix={`${kind.prefix}role`}
           draft={draft}
           onDraft={setDraft}
           readOnly={!mayEdit}
@@ -248,14 +257,14 @@ function RoleEditor({
         <PermissionMatrix permissions={permissions} chosen={chosen} onChange={setChosen} readOnly={!mayEdit} />
         {mayEdit && (
           <button type="submit" disabled={action.busy}>
-            Save role
+            Save {kind.role}
           </button>
         )}
         {mayDelete && !role.is_system && (
           <ConfirmButton
-            label="Delete role"
-            question={`Delete the role ${role.name}? Every user holding it loses it.`}
-            action="Delete the role"
+            label={`Delete ${kind.role}`}
+            question={`Delete the ${kind.role} ${role.name}? Every ${kind === INSTANCE ? 'user' : 'member'} holding it loses it.`}
+            action={`Delete the ${kind.role}`}
             disabled={action.busy}
             onConfirm={remove}
           />

@@ -1,9 +1,10 @@
 // A relying party on openid-client only: discovery, the authorization code with PKCE (the pages
-// driven by plain HTTP requests, as a browser would send them), the ID token checks, userinfo and
-// the refresh grant. Prints one JSON line of what it saw.
+// driven by plain HTTP requests, as a browser would send them), the ID token checks, userinfo, the
+// refresh grant, RP-initiated logout (the browser sent to the end-session URL openid-client builds)
+// and the refresh grant once more, after the logout. Prints one JSON line of what it saw.
 import * as client from 'openid-client';
 
-const { ISSUER, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, EMAIL, PASSWORD } = process.env;
+const { ISSUER, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, POST_LOGOUT_REDIRECT_URI, EMAIL, PASSWORD } = process.env;
 const config = await client.discovery(new URL(ISSUER), CLIENT_ID, undefined, client.ClientSecretBasic(CLIENT_SECRET), {
   execute: [client.allowInsecureRequests],
 });
@@ -57,6 +58,21 @@ const tokens = await client.authorizationCodeGrant(config, callback, {
 const claims = tokens.claims();
 const userinfo = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
 const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token);
+const refreshedUserinfo = await client.fetchUserInfo(config, refreshed.access_token, claims.sub);
+
+const endSessionUrl = client.buildEndSessionUrl(config, {
+  id_token_hint: tokens.id_token,
+  post_logout_redirect_uri: POST_LOGOUT_REDIRECT_URI,
+  state: 'bye',
+});
+const signedOut = await fetch(endSessionUrl, { redirect: 'manual', headers: { cookie: cookieHeader() } });
+let afterLogout;
+try {
+  await client.refreshTokenGrant(config, refreshed.refresh_token);
+  afterLogout = { refused: false };
+} catch (error) {
+  afterLogout = { refused: true, status: error.status, error: error.error };
+}
 console.log(
   JSON.stringify({
     page_status: page.status,
@@ -66,7 +82,15 @@ console.log(
     scope: tokens.scope,
     claims,
     userinfo,
-    refreshed: { has_access_token: !!refreshed.access_token, has_refresh_token: !!refreshed.refresh_token },
+    refreshed: {
+      has_access_token: !!refreshed.access_token,
+      new_refresh_token: !!refreshed.refresh_token && refreshed.refresh_token !== tokens.refresh_token,
+    },
+    refreshed_userinfo: refreshedUserinfo,
+    end_session_status: signedOut.status,
+    end_session_location: signedOut.headers.get('location'),
+    refresh_after_logout: afterLogout,
     access_token: tokens.access_token,
+    refreshed_access_token: refreshed.access_token,
   }),
 );
