@@ -1,9 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { SignJWT, decodeProtectedHeader } from 'jose';
-import { decodeJwt, login, loginTokens, me, refresh, registerUser } from '../support/auth-factory.js';
-import { TEST_JWT_SECRET } from '../support/test-config.js';
+import { agedCopy, login, loginTokens, me, refresh, registerUser } from '../support/auth-factory.js';
 import { useTestApp } from '../support/fixture.js';
 import { grantRoles } from '../support/rbac-factory.js';
 
@@ -11,15 +9,6 @@ function deleteAccount(app: NestFastifyApplication, token?: string, body?: objec
   const req = request(app.getHttpServer()).delete('/api/account');
   if (token) void req.set('authorization', `Bearer ${token}`);
   return body === undefined ? req : req.send(body);
-}
-
-/** A copy of a real access token whose `auth_time` lies `ageSeconds` in the past, signed with the test secret. */
-async function agedCopy(token: string, ageSeconds: number): Promise<string> {
-  const header = decodeProtectedHeader(token);
-  const { payload } = decodeJwt(token);
-  return new SignJWT({ ...payload, auth_time: Math.floor(Date.now() / 1000) - ageSeconds })
-    .setProtectedHeader({ alg: header.alg!, typ: 'at+jwt', ...(header.kid ? { kid: header.kid } : {}) })
-    .sign(new TextEncoder().encode(TEST_JWT_SECRET));
 }
 
 const count = async (db: DataSource, sql: string, params: unknown[]) =>

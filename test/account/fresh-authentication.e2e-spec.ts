@@ -1,21 +1,20 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { SignJWT, decodeProtectedHeader } from 'jose';
 import { TOTP, URI } from 'otpauth';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import {
+  agedCopy,
   decodeJwt,
   login,
   refresh,
   registerUser,
   sleep,
-  uniqueMobile,
   type RegisteredUser,
+  uniqueMobile,
 } from '../support/auth-factory.js';
 import type { SmsReceiver } from '../support/sms-receiver.js';
 import { wrongCode } from '../support/sms-receiver.js';
 import { SMS_LOGINS, useTestApp } from '../support/fixture.js';
-import { TEST_JWT_SECRET } from '../support/test-config.js';
 
 const STEP_MS = 30_000;
 const now = () => Math.floor(Date.now() / 1000);
@@ -24,18 +23,6 @@ const now = () => Math.floor(Date.now() / 1000);
 async function awayFromStepEdge(): Promise<void> {
   const intoStep = Date.now() % STEP_MS;
   if (intoStep > STEP_MS - 8_000) await sleep(STEP_MS - intoStep + 500);
-}
-
-/**
- * A copy of a real access token whose `auth_time` lies `ageSeconds` in the past, signed with the
- * test secret: everything else (session, expiry) is as valid as the original.
- */
-async function agedCopy(token: string, ageSeconds: number): Promise<string> {
-  const header = decodeProtectedHeader(token);
-  const { payload } = decodeJwt(token);
-  return new SignJWT({ ...payload, auth_time: now() - ageSeconds })
-    .setProtectedHeader({ alg: header.alg!, typ: 'at+jwt', ...(header.kid ? { kid: header.kid } : {}) })
-    .sign(new TextEncoder().encode(TEST_JWT_SECRET));
 }
 
 describe('fresh authentication (auth_time, amr, re-authentication)', () => {

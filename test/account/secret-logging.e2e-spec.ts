@@ -1,37 +1,11 @@
-import type { LoggerService } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { format } from 'node:util';
 import { TOTP, URI } from 'otpauth';
 import request, { type Response } from 'supertest';
 import { registerUser, sha256Hex, sleep, uniqueEmail } from '../support/auth-factory.js';
 import { useTestApp } from '../support/fixture.js';
+import { RecordingLogger } from '../support/recording-logger.js';
 import type { SmtpSink } from '../support/smtp-sink.js';
-
-/** Records every message of every level the application logs, with its context and extra arguments. */
-class RecordingLogger implements LoggerService {
-  readonly lines: string[] = [];
-  private record(level: string, message: unknown, params: unknown[]): void {
-    this.lines.push(`${level} ${format(message, ...params)}`);
-  }
-  log(message: unknown, ...params: unknown[]) {
-    this.record('log', message, params);
-  }
-  error(message: unknown, ...params: unknown[]) {
-    this.record('error', message, params);
-  }
-  warn(message: unknown, ...params: unknown[]) {
-    this.record('warn', message, params);
-  }
-  debug(message: unknown, ...params: unknown[]) {
-    this.record('debug', message, params);
-  }
-  verbose(message: unknown, ...params: unknown[]) {
-    this.record('verbose', message, params);
-  }
-  fatal(message: unknown, ...params: unknown[]) {
-    this.record('fatal', message, params);
-  }
-}
 
 const APP_URL = 'https://accounts.example.test';
 const STEP_MS = 30_000;

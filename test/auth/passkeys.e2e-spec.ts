@@ -1,17 +1,16 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { SignJWT, decodeProtectedHeader } from 'jose';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import {
+  agedCopy,
   decodeJwt,
   me,
   registerUser,
   setCookies,
   sleep,
-  uniqueMobile,
   type RegisteredUser,
+  uniqueMobile,
 } from '../support/auth-factory.js';
-import { TEST_JWT_SECRET } from '../support/test-config.js';
 import { grantRoles } from '../support/rbac-factory.js';
 import { SmsReceiver } from '../support/sms-receiver.js';
 import { SMS_LOGINS, useTestApp } from '../support/fixture.js';
@@ -22,15 +21,6 @@ const ORIGIN = 'http://localhost:3000';
 const RP_ID = 'localhost';
 const REFUSAL = { success: false, error: { code: 'INVALID_CREDENTIALS', message: 'Invalid credentials.' } };
 const amrOf = (token: string) => decodeJwt(token).payload.amr;
-
-/** A copy of a real access token whose `auth_time` lies `ageSeconds` in the past, signed with the test secret. */
-async function agedCopy(token: string, ageSeconds: number): Promise<string> {
-  const header = decodeProtectedHeader(token);
-  const { payload } = decodeJwt(token);
-  return new SignJWT({ ...payload, auth_time: Math.floor(Date.now() / 1000) - ageSeconds })
-    .setProtectedHeader({ alg: header.alg!, typ: 'at+jwt', ...(header.kid ? { kid: header.kid } : {}) })
-    .sign(new TextEncoder().encode(TEST_JWT_SECRET));
-}
 
 describe('passkeys (WebAuthn) through HTTP with a software authenticator', () => {
   const fixture = useTestApp({ sms: true, env: SMS_LOGINS });

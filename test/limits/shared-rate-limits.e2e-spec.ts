@@ -1,9 +1,8 @@
-import type { LoggerService } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHash } from 'node:crypto';
-import { format } from 'node:util';
 import { uniqueEmail } from '../support/auth-factory.js';
 import { useTestApp } from '../support/fixture.js';
+import { RecordingLogger } from '../support/recording-logger.js';
 import { useRedis, TEST_REDIS_URL } from '../support/redis.js';
 import { createTestApp } from '../support/test-app.js';
 import { expectRateLimited, postFrom, repeat, statuses, uniqueAddress } from './limits-kit.js';
@@ -78,25 +77,6 @@ describe('rate limits shared through Redis by two instances', () => {
     expectRateLimited(await forgot());
   });
 });
-
-/** Records what the application logs, to see the warning about Redis appear once. */
-class RecordingLogger implements LoggerService {
-  readonly lines: string[] = [];
-  log(message: unknown, ...params: unknown[]) {
-    this.lines.push(`log ${format(message, ...params)}`);
-  }
-  error(message: unknown, ...params: unknown[]) {
-    this.lines.push(`error ${format(message, ...params)}`);
-  }
-  warn(message: unknown, ...params: unknown[]) {
-    this.lines.push(`warn ${format(message, ...params)}`);
-  }
-  debug() {}
-  verbose() {}
-  fatal(message: unknown, ...params: unknown[]) {
-    this.lines.push(`fatal ${format(message, ...params)}`);
-  }
-}
 
 describe('rate limits when Redis does not answer', () => {
   it('counts in process instead: requests are served, limits still hold, one warning is logged', async () => {

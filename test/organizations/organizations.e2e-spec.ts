@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import request, { type Response } from 'supertest';
 import type { DataSource } from 'typeorm';
-import { decodeJwt, me, registerUser, uniqueEmail, type RegisteredUser } from '../support/auth-factory.js';
+import { agedCopy, decodeJwt, me, registerUser, uniqueEmail, type RegisteredUser } from '../support/auth-factory.js';
 import { useTestApp } from '../support/fixture.js';
 import { callerWithRoles } from '../support/rbac-factory.js';
 
@@ -605,13 +605,17 @@ describe('organizations: roles per customer', () => {
       ]);
     });
 
-    it('deleting an organization needs organization.delete; a member is 403, the owner deletes it', async () => {
+    it('deleting an organization needs organization.delete and fresh authentication; a member is 403, a stale sign-in 403 REAUTHENTICATION_REQUIRED, the owner deletes it', async () => {
       const ana = await person();
       const bob = await person();
       const id = await organizationOf(ana);
       await addMember(id, bob.id, [memberRoleId]);
       const refused = await api(app, 'delete', `/api/organizations/${id}`, bob.token);
       expect(refused.status).toBe(403);
+      const stale = await api(app, 'delete', `/api/organizations/${id}`, await agedCopy(ana.token, 301));
+      expect(stale.status).toBe(403);
+      expect(stale.body.error.code).toBe('REAUTHENTICATION_REQUIRED');
+      expect((await api(app, 'get', `/api/organizations/${id}`, ana.token)).status).toBe(200);
       const deleted = await api(app, 'delete', `/api/organizations/${id}`, ana.token);
       expect(deleted.status).toBe(200);
       expect((await api(app, 'get', `/api/organizations/${id}`, ana.token)).status).toBe(404);

@@ -1,6 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { decodeProtectedHeader, SignJWT } from 'jose';
 import request, { type Response } from 'supertest';
+import { TEST_JWT_SECRET } from './test-config.js';
 
 /** Long enough, not on the common-password list; every factory user gets it unless told otherwise. */
 export const TEST_PASSWORD = 'Plum-Orbit-Lantern-42';
@@ -131,3 +133,15 @@ export function setCookies(res: Response): Record<string, SetCookie> {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A copy of a real access token whose `auth_time` lies `ageSeconds` in the past, signed with the
+ * test secret: everything else (session, expiry) is as valid as the original.
+ */
+export async function agedCopy(token: string, ageSeconds: number): Promise<string> {
+  const header = decodeProtectedHeader(token);
+  const { payload } = decodeJwt(token);
+  return new SignJWT({ ...payload, auth_time: Math.floor(Date.now() / 1000) - ageSeconds })
+    .setProtectedHeader({ alg: header.alg!, typ: 'at+jwt', ...(header.kid ? { kid: header.kid } : {}) })
+    .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+}
