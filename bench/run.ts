@@ -28,6 +28,7 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { measureAdminLists, type AdminListFigures } from './admin-lists.js';
 import { measureConsumer } from './consumer.js';
+import { measureOrganizations } from './organizations.js';
 import { codeRoundTrip } from './provider.js';
 import {
   cpuMicros,
@@ -327,6 +328,15 @@ async function main(): Promise<void> {
         `(${consumer.logout_to_401_introspection_ms.missed} missed)`,
     );
 
+    console.log('Organizations (organization tokens, and a consumer route under one):');
+    const organizations = await measureOrganizations({ base, env, adminEmail: ADMIN_EMAIL });
+    console.log(
+      `  organization tokens ${organizations.organization_token_requests_per_second} req/s ` +
+        `(/ auth/me ${organizations.organization_token_vs_me_median}, spread ${organizations.organization_token_vs_me_spread.join('–')}), ` +
+        `consumer organization / ordinary token ${organizations.consumer_organization_vs_ordinary_median} ` +
+        `(spread ${organizations.consumer_organization_vs_ordinary_spread.join('–')})`,
+    );
+
     const loaded = Date.now();
     await noteMemory('after the consumer side');
     await bulkUsers(base, 'bench', USERS);
@@ -356,6 +366,11 @@ async function main(): Promise<void> {
       login_rps_vs_verify_rps_spread: ratios.loginVsVerify.spread,
       consumer_guarded_vs_open: consumer.guarded_vs_open_median,
       consumer_guarded_vs_open_spread: consumer.guarded_vs_open_spread,
+      organization_token_rps: organizations.organization_token_requests_per_second,
+      organization_token_vs_me: organizations.organization_token_vs_me_median,
+      organization_token_vs_me_spread: organizations.organization_token_vs_me_spread,
+      consumer_organization_vs_ordinary: organizations.consumer_organization_vs_ordinary_median,
+      consumer_organization_vs_ordinary_spread: organizations.consumer_organization_vs_ordinary_spread,
       refresh_rps: refresh.requests_per_second,
       introspection_rps: introspect?.requests_per_second ?? null,
       two_factor_sign_ins_per_second: twoFactor.per_second,
@@ -388,6 +403,7 @@ async function main(): Promise<void> {
       authorization_code_round_trip: authorizationCode,
       admin_lists: adminLists,
       consumer,
+      organizations,
       memory: {
         service_ready_peak_rss_mb: readyPeakRss,
         service_peak_rss_mb: servicePeakRss,
@@ -503,6 +519,12 @@ function printTable(
     'login p50 - verify p50 @1 (ms)': { ...withSpread('login_p50_minus_verify_p50_ms'), target: '<= 3' },
     'login / verify req/s @4': { ...withSpread('login_rps_vs_verify_rps'), target: '>= 0.80' },
     'consumer guarded / open (req/s)': { ...withSpread('consumer_guarded_vs_open'), target: '>= 0.80' },
+    'consumer organization token / ordinary token (req/s)': {
+      ...withSpread('consumer_organization_vs_ordinary'),
+      target: '>= 0.95',
+    },
+    'organization tokens req/s': { value: summary.organization_token_rps, target: '' },
+    'organization token / auth/me (req/s)': { ...withSpread('organization_token_vs_me'), target: '' },
     'refresh req/s': { value: summary.refresh_rps, target: '>= 1000 (PostgreSQL)' },
     'authorization code round trips / password sign-ins @1': {
       ...withSpread('code_round_trip_vs_password_sign_in'),

@@ -4,6 +4,14 @@
  * endpoint table) without reading the service's code. Pure: no HTTP, no database.
  */
 import { ADMIN, effectivePermissionIds, type ActionFacts, type PermissionRow, type RoleRow } from './invariants.js';
+import {
+  ADMINISTRATOR_PERMISSION,
+  OWNER,
+  type ModelOrganization,
+  type OrganizationFacts,
+  type OrganizationPermissionRow,
+  type OrganizationRoleRow,
+} from './organization-model.js';
 
 export interface ModelUser {
   id: string;
@@ -13,12 +21,31 @@ export interface ModelUser {
   roleIds: string[];
   /** Whether the test holds a live access token of this user. */
   session: boolean;
+  /** The email is verified (accounts of the world; an invitation is accepted only by such). */
+  verified?: boolean;
+}
+
+/** An invitation sent and not yet used; `token` is read from the mail. */
+export interface ModelInvitation {
+  id: string;
+  organizationId: string;
+  userId: string;
+  email: string;
+  roleIds: string[];
+  token?: string;
 }
 
 export interface ModelState {
   permissions: PermissionRow[];
   roles: RoleRow[];
   users: ModelUser[];
+  organizations: ModelOrganization[];
+  /** The organization-role template (owner, member, custom ones) and its permissions. */
+  organizationRoles: OrganizationRoleRow[];
+  organizationPermissions: OrganizationPermissionRow[];
+  invitations: ModelInvitation[];
+  /** Organization tokens the test holds, as `${userId} ${organizationId}`. */
+  organizationTokens: string[];
 }
 
 export type Action =
@@ -35,10 +62,37 @@ export type Action =
   | { kind: 'disableUser' | 'enableUser' | 'deleteUser'; actor: string; userId: string }
   | { kind: 'createUser'; actor: string; email: string }
   | { kind: 'settings'; actor: string; body: { mobile_otp?: boolean; email_code?: boolean } }
-  | { kind: 'signIn'; userId: string };
+  | { kind: 'signIn'; userId: string }
+  | { kind: 'createOrganization'; actor: string; slug: string }
+  | { kind: 'viewOrganization' | 'deleteOrganization' | 'organizationToken'; actor: string; organizationId: string }
+  | {
+      kind: 'addMember' | 'inviteMember' | 'setMemberRoles';
+      actor: string;
+      organizationId: string;
+      userId: string;
+      roleIds: string[];
+    }
+  /** Removing a member, or leaving when `userId` is the actor. */
+  | { kind: 'removeMember'; actor: string; organizationId: string; userId: string }
+  | { kind: 'acceptInvitation'; actor: string; invitationId: string }
+  | { kind: 'updateOrganizationRole'; actor: string; roleId: string; permissionIds: string[] };
+
+/** The organization writes, apart from the instance's (pairs sent at once stay among the instance's). */
+export const ORGANIZATION_KINDS = [
+  'createOrganization',
+  'viewOrganization',
+  'deleteOrganization',
+  'organizationToken',
+  'addMember',
+  'inviteMember',
+  'acceptInvitation',
+  'setMemberRoles',
+  'removeMember',
+  'updateOrganizationRole',
+] as const;
 
 export interface HttpCall {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   /** The acting user's id, or null for a sign-in (no token). */
   actor: string | null;
@@ -56,6 +110,8 @@ export interface Prediction {
   expected: Expected;
   /** For an accepted action: what it changed (the invariants' facts) and how the model follows. */
   facts?: ActionFacts;
+  /** For an accepted organization write: what the organization invariants judge. */
+  organizationFacts?: OrganizationFacts;
   apply?: (state: ModelState, data: Record<string, unknown>) => void;
 }
 
@@ -139,6 +195,69 @@ export function httpCall(action: Action, state: ModelState): HttpCall {
         body: { email: user.email, password: NEW_USER_PASSWORD },
       };
     }
+    case 'createOrganization':
+      return {
+        method: 'POST',
+        path: '/api/organizations',
+        actor: action.actor,
+        body: { slug: action.slug, name: 'Model Organization' },
+      };
+    case 'viewOrganization':
+      return { method: 'GET', path: `/api/organizations/${action.organizationId}`, actor: action.actor };
+    case 'deleteOrganization':
+      return { method: 'DELETE', path: `/api/organizations/${action.organizationId}`, actor: action.actor };
+    case 'organizationToken':
+      return {
+        method: 'POST',
+        path: '/api/auth/organization-token',
+        actor: action.actor,
+        body: { organization_id: action.organizationId },
+      };
+    case 'addMember':
+      return {
+        method: 'POST',
+        path: `/api/organizations/${action.organizationId}/members`,
+        actor: action.actor,
+        body: { user_id: action.userId, role_ids: action.roleIds },
+      };
+    case 'inviteMember': {
+      const user = state.users.find((row) => row.id === action.userId)!;
+      return {
+        method: 'POST',
+        path: `/api/organizations/${action.organizationId}/invitations`,
+        actor: action.actor,
+        body: { email: user.email, role_ids: action.roleIds },
+      };
+    }
+    case 'acceptInvitation': {
+      const invitation = state.invitations.find((row) => row.id === action.invitationId)!;
+      return {
+        method: 'POST',
+        path: '/api/account/invitations/accept',
+        actor: action.actor,
+        body: { token: invitation.token },
+      };
+    }
+    case 'setMemberRoles':
+      return {
+        method: 'PUT',
+        path: `/api/organizations/${action.organizationId}/members/${action.userId}/roles`,
+        actor: action.actor,
+        body: { role_ids: action.roleIds },
+      };
+    case 'removeMember':
+      return {
+        method: 'DELETE',
+        path: `/api/organizations/${action.organizationId}/members/${action.userId}`,
+        actor: action.actor,
+      };
+    case 'updateOrganizationRole':
+      return {
+        method: 'PUT',
+        path: `/api/admin/organization-roles/${action.roleId}`,
+        actor: action.actor,
+        body: { permission_ids: action.permissionIds },
+      };
   }
 }
 
@@ -357,8 +476,13 @@ export function predict(state: ModelState, action: Action, arrival: ModelState =
         expected: { status: 200 },
         facts: facts({ userTargets: [target.id] }),
         apply: (next) => {
-          if (action.kind === 'deleteUser') next.users = next.users.filter((row) => row.id !== target.id);
-          else {
+          if (action.kind === 'deleteUser') {
+            next.users = next.users.filter((row) => row.id !== target.id);
+            // The account's memberships go with it.
+            for (const organization of next.organizations)
+              organization.members = organization.members.filter((member) => member.userId !== target.id);
+            next.invitations = next.invitations.filter((row) => row.userId !== target.id);
+          } else {
             const row = next.users.find((other) => other.id === target.id)!;
             row.enabled = action.kind === 'enableUser';
             // Disabling ends every session; enabling gives none back.
@@ -392,7 +516,239 @@ export function predict(state: ModelState, action: Action, arrival: ModelState =
       if (!has('settings.edit')) return missingPermission('settings.edit');
       return { expected: { status: 200 }, facts: facts(), apply: () => undefined };
     }
+    case 'updateOrganizationRole': {
+      if (!has('roles.edit')) return missingPermission('roles.edit');
+      const role = state.organizationRoles.find((row) => row.id === action.roleId);
+      if (!role) return refused(404, 'NOT_FOUND');
+      const removed = role.name === OWNER && role.permissionIds.some((id) => !action.permissionIds.includes(id));
+      if (removed) return refused(403, 'SYSTEM_PROTECTED');
+      return {
+        expected: { status: 200 },
+        facts: facts(),
+        apply: (next) => {
+          next.organizationRoles.find((row) => row.id === role.id)!.permissionIds = [...action.permissionIds];
+        },
+      };
+    }
+    default:
+      return predictOrganization(state, action, actor, own);
   }
+}
+
+type OrganizationAction = Extract<Action, { kind: (typeof ORGANIZATION_KINDS)[number] }>;
+
+/**
+ * The organization routes, judged in the organization the path names: an instance administrator
+ * (the `organizations.*` permission standing for the member's) manages any organization; a
+ * non-member hears 404; a member lacking the permission, 403. Inside, the instance's policy: grant
+ * ⊆ own, target ⊆ own, nobody changes their own roles, only an owner touches an owner; the last
+ * owner stays (409), for administrators too.
+ */
+function predictOrganization(state: ModelState, action: Action, actor: ModelUser, own: Set<string>): Prediction {
+  const organizationAction = action as OrganizationAction;
+  if (organizationAction.kind === 'createOrganization') {
+    // ORGANIZATIONS_SELF_SERVICE is on (the default): anyone signed in creates one.
+    if (state.organizations.some((row) => row.slug === organizationAction.slug)) return refused(409, 'CONFLICT');
+    const owner = state.organizationRoles.find((row) => row.name === OWNER && row.isSystem)!;
+    return {
+      expected: { status: 201 },
+      apply: (next, data) => {
+        next.organizations.push({
+          id: String(data.id),
+          label: `org${next.organizations.length}-${String(data.id).slice(0, 4)}`,
+          slug: organizationAction.slug,
+          members: [{ userId: actor.id, roleIds: [owner.id] }],
+        });
+      },
+    };
+  }
+  if (organizationAction.kind === 'acceptInvitation') return predictAccept(state, organizationAction, actor);
+  if (organizationAction.kind === 'updateOrganizationRole') throw new Error('a template write is judged above');
+  const organization = state.organizations.find((row) => row.id === organizationAction.organizationId);
+  if (!organization) return refused(404, 'NOT_FOUND');
+  const membership = (userId: string) => organization.members.find((member) => member.userId === userId);
+  const permissionsOf = (roleIds: string[]) =>
+    new Set(
+      roleIds.flatMap(
+        (id) =>
+          state.organizationRoles
+            .find((row) => row.id === id)
+            ?.permissionIds.map((pid) => state.organizationPermissions.find((p) => p.id === pid)!.name) ?? [],
+      ),
+    );
+  const ownerRole = state.organizationRoles.find((row) => row.name === OWNER && row.isSystem)!;
+  const mine = membership(actor.id);
+  const minePermissions = permissionsOf(mine?.roleIds ?? []);
+  /** The judge of the route: null when the caller passes, else the refusal. */
+  const judge = (permission: string | null): { refusal: Prediction } | { asAdministrator: boolean } => {
+    if (permission !== null && own.has(ADMINISTRATOR_PERMISSION[permission])) return { asAdministrator: true };
+    if (!mine) return { refusal: refused(404, 'NOT_FOUND') };
+    if (permission !== null && !minePermissions.has(permission)) return { refusal: refused(403, 'FORBIDDEN') };
+    return { asAdministrator: false };
+  };
+  const orgFacts = (asAdministrator: boolean, memberTargets: string[] = [], leaving = false): OrganizationFacts => ({
+    actorId: actor.id,
+    organizationId: organization.id,
+    asAdministrator,
+    memberTargets,
+    leaving,
+  });
+  const unknownRole = (roleIds: string[]) => roleIds.some((id) => !state.organizationRoles.some((r) => r.id === id));
+  const beyond = (roleIds: string[]) => [...permissionsOf(roleIds)].some((name) => !minePermissions.has(name));
+  const actsAsOwner = (asAdministrator: boolean) => asAdministrator || !!mine?.roleIds.includes(ownerRole.id);
+  const anotherOwner = (userId: string) =>
+    organization.members.some((member) => member.userId !== userId && member.roleIds.includes(ownerRole.id));
+
+  switch (organizationAction.kind) {
+    case 'viewOrganization': {
+      const judged = judge('organization.view');
+      if ('refusal' in judged) return judged.refusal;
+      return { expected: { status: 200 } };
+    }
+    case 'organizationToken': {
+      // A member's token only: an administrator who is no member is refused like anyone else.
+      if (!mine) return refused(404, 'NOT_FOUND');
+      return {
+        expected: { status: 200 },
+        apply: (next) => {
+          const key = `${actor.id} ${organization.id}`;
+          if (!next.organizationTokens.includes(key)) next.organizationTokens.push(key);
+        },
+      };
+    }
+    case 'deleteOrganization': {
+      const judged = judge('organization.delete');
+      if ('refusal' in judged) return judged.refusal;
+      return {
+        expected: { status: 200 },
+        organizationFacts: orgFacts(judged.asAdministrator),
+        apply: (next) => {
+          next.organizations = next.organizations.filter((row) => row.id !== organization.id);
+          next.invitations = next.invitations.filter((row) => row.organizationId !== organization.id);
+        },
+      };
+    }
+    case 'addMember': {
+      const judged = judge('members.edit');
+      if ('refusal' in judged) return judged.refusal;
+      if (!judged.asAdministrator) return refused(403, 'FORBIDDEN');
+      if (!state.users.some((row) => row.id === organizationAction.userId)) return refused(404, 'NOT_FOUND');
+      if (membership(organizationAction.userId)) return refused(409, 'CONFLICT');
+      if (unknownRole(organizationAction.roleIds)) return refused(400, 'VALIDATION_FAILED');
+      return {
+        expected: { status: 201 },
+        organizationFacts: orgFacts(true, [organizationAction.userId]),
+        apply: (next) => {
+          next.organizations
+            .find((row) => row.id === organization.id)!
+            .members.push({ userId: organizationAction.userId, roleIds: [...organizationAction.roleIds] });
+        },
+      };
+    }
+    case 'inviteMember': {
+      const judged = judge('members.invite');
+      if ('refusal' in judged) return judged.refusal;
+      if (unknownRole(organizationAction.roleIds)) return refused(400, 'VALIDATION_FAILED');
+      if (!judged.asAdministrator) {
+        if (beyond(organizationAction.roleIds)) return refused(403, 'FORBIDDEN');
+        if (organizationAction.roleIds.includes(ownerRole.id) && !actsAsOwner(false)) return refused(403, 'FORBIDDEN');
+      }
+      const invitee = state.users.find((row) => row.id === organizationAction.userId)!;
+      return {
+        expected: { status: 201 },
+        apply: (next, data) => {
+          next.invitations.push({
+            id: String(data.id),
+            organizationId: organization.id,
+            userId: invitee.id,
+            email: invitee.email,
+            roleIds: [...organizationAction.roleIds],
+          });
+        },
+      };
+    }
+    case 'setMemberRoles': {
+      const judged = judge('members.edit');
+      if ('refusal' in judged) return judged.refusal;
+      const target = membership(organizationAction.userId);
+      if (!target) return refused(404, 'NOT_FOUND');
+      if (unknownRole(organizationAction.roleIds)) return refused(400, 'VALIDATION_FAILED');
+      const next = [...new Set(organizationAction.roleIds)];
+      if (!judged.asAdministrator) {
+        if (target.userId === actor.id) return refused(403, 'FORBIDDEN');
+        if (beyond(target.roleIds)) return refused(403, 'FORBIDDEN');
+        if (beyond(next.filter((id) => !target.roleIds.includes(id)))) return refused(403, 'FORBIDDEN');
+        const ownerTouched = target.roleIds.includes(ownerRole.id) || next.includes(ownerRole.id);
+        if (ownerTouched && !actsAsOwner(false)) return refused(403, 'FORBIDDEN');
+      }
+      if (target.roleIds.includes(ownerRole.id) && !next.includes(ownerRole.id) && !anotherOwner(target.userId))
+        return refused(409, 'CONFLICT');
+      return {
+        expected: { status: 200 },
+        organizationFacts: orgFacts(judged.asAdministrator, [target.userId]),
+        apply: (state) => {
+          state.organizations
+            .find((row) => row.id === organization.id)!
+            .members.find((member) => member.userId === target.userId)!.roleIds = next;
+        },
+      };
+    }
+    case 'removeMember': {
+      const leaving = organizationAction.userId === actor.id;
+      const judged = judge(leaving ? null : 'members.remove');
+      if ('refusal' in judged) return judged.refusal;
+      const target = membership(organizationAction.userId);
+      if (!target) return refused(404, 'NOT_FOUND');
+      if (!leaving && !judged.asAdministrator) {
+        if (beyond(target.roleIds)) return refused(403, 'FORBIDDEN');
+        if (target.roleIds.includes(ownerRole.id) && !actsAsOwner(false)) return refused(403, 'FORBIDDEN');
+      }
+      if (target.roleIds.includes(ownerRole.id) && !anotherOwner(target.userId)) return refused(409, 'CONFLICT');
+      return {
+        expected: { status: 200 },
+        organizationFacts: orgFacts(judged.asAdministrator, [target.userId], leaving),
+        apply: (state) => {
+          const row = state.organizations.find((other) => other.id === organization.id)!;
+          row.members = row.members.filter((member) => member.userId !== target.userId);
+        },
+      };
+    }
+  }
+  throw new Error(`not an organization action: ${action.kind}`);
+}
+
+/**
+ * Accepting (decision 065): an unknown, used or withdrawn token is 400
+ * `CONFIRMATION_TOKEN_INVALID`; then another address is 403 `FORBIDDEN` (the invitation stays);
+ * already a member is 409 `CONFLICT`.
+ */
+function predictAccept(
+  state: ModelState,
+  action: Extract<Action, { kind: 'acceptInvitation' }>,
+  actor: ModelUser,
+): Prediction {
+  const invitation = state.invitations.find((row) => row.id === action.invitationId);
+  const organization = invitation && state.organizations.find((row) => row.id === invitation.organizationId);
+  if (!invitation || !organization) return refused(400, 'CONFIRMATION_TOKEN_INVALID');
+  if (actor.email !== invitation.email) return refused(403, 'FORBIDDEN');
+  if (organization.members.some((member) => member.userId === actor.id)) return refused(409, 'CONFLICT');
+  return {
+    expected: { status: 200 },
+    organizationFacts: {
+      actorId: actor.id,
+      organizationId: organization.id,
+      // Judged when invited: the inviter's rights, not the invitee's.
+      asAdministrator: true,
+      memberTargets: [actor.id],
+      leaving: false,
+    },
+    apply: (next) => {
+      next.organizations
+        .find((row) => row.id === organization.id)!
+        .members.push({ userId: actor.id, roleIds: [...invitation.roleIds] });
+      next.invitations = next.invitations.filter((row) => row.id !== invitation.id);
+    },
+  };
 }
 
 function predictSignIn(state: ModelState, userId: string): Prediction {
@@ -439,5 +795,13 @@ export function cloneState(state: ModelState): ModelState {
     permissions: state.permissions.map((row) => ({ ...row })),
     roles: state.roles.map((row) => ({ ...row, permissionIds: [...row.permissionIds] })),
     users: state.users.map((row) => ({ ...row, roleIds: [...row.roleIds] })),
+    organizations: state.organizations.map((row) => ({
+      ...row,
+      members: row.members.map((member) => ({ ...member, roleIds: [...member.roleIds] })),
+    })),
+    organizationRoles: state.organizationRoles.map((row) => ({ ...row, permissionIds: [...row.permissionIds] })),
+    organizationPermissions: state.organizationPermissions.map((row) => ({ ...row })),
+    invitations: state.invitations.map((row) => ({ ...row, roleIds: [...row.roleIds] })),
+    organizationTokens: [...state.organizationTokens],
   };
 }

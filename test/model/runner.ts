@@ -23,19 +23,29 @@ import {
   cloneState,
   httpCall,
   NEW_USER_PASSWORD,
+  ORGANIZATION_KINDS,
   predict,
   type Action,
   type ModelState,
   type Prediction,
 } from './model.js';
 import {
+  lastOwnerKept,
+  organizationStepInvariants,
+  organizationTokenAgrees,
+  type OrganizationSnapshot,
+} from './organization-model.js';
+import {
   buildWorld,
   describeCall,
   difference,
+  organizationDifference,
   readFixed,
+  readOrganizations,
   readSnapshot,
   relabel,
   send,
+  toOrganizationSnapshot,
   toSnapshot,
   type Fixed,
   type Real,
@@ -63,8 +73,10 @@ const KINDS = [
 
 /** A step before it meets a state: indexes, resolved against the lists of the moment. */
 export interface Step {
-  kind: (typeof KINDS)[number];
+  kind: (typeof KINDS)[number] | (typeof ORGANIZATION_KINDS)[number];
   actor: number;
+  /** For an organization step: the actor is one of the organization's members (else anyone). */
+  inside?: boolean;
   target: number;
   picks: number[];
   name: number;
@@ -75,7 +87,7 @@ const ROLE_NAMES = ['role-x', 'Role-X', 'role-a', 'admin', 'USER', 'auditors'];
 const PERMISSION_NAMES = ['reports.view', 'reports.edit', 'users.edit', 'billing.pay', 'contents.view', 'audit.view'];
 const SYSTEM_PERMISSIONS = 15;
 
-const stepArb: fc.Arbitrary<Step> = fc.record({
+const instanceStepArb: fc.Arbitrary<Step> = fc.record({
   kind: fc.constantFrom(...KINDS),
   actor: fc.nat(7),
   target: fc.nat(7),
@@ -84,9 +96,33 @@ const stepArb: fc.Arbitrary<Step> = fc.record({
   flag: fc.boolean(),
 });
 
+const organizationStepArb: fc.Arbitrary<Step> = fc.record({
+  // The writes inside an organization, where the policy is judged, come more often.
+  kind: fc.constantFrom(
+    ...ORGANIZATION_KINDS,
+    'setMemberRoles',
+    'setMemberRoles',
+    'removeMember',
+    'inviteMember',
+    'acceptInvitation',
+  ),
+  actor: fc.nat(7),
+  inside: fc.constantFrom(true, true, false),
+  target: fc.nat(7),
+  picks: fc.uniqueArray(fc.nat(19), { maxLength: 3 }),
+  name: fc.nat(ROLE_NAMES.length - 1),
+  flag: fc.boolean(),
+});
+
+/** Single steps: the instance's writes and the organizations', half and half (pairs are the instance's). */
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 3, arbitrary: instanceStepArb },
+  { weight: 3, arbitrary: organizationStepArb },
+);
+
 /** Pairs worth racing, besides random ones: removals of admin, and a grant racing a role edit. */
 const pairArb: fc.Arbitrary<[Step, Step]> = fc.oneof(
-  fc.tuple(stepArb, stepArb),
+  fc.tuple(instanceStepArb, instanceStepArb),
   fc
     .tuple(
       fc.nat(7),
@@ -123,6 +159,24 @@ export const worldArb: fc.Arbitrary<WorldSpec> = fc.record({
     }),
     { minLength: 2, maxLength: 4 },
   ),
+  // Custom roles of the template, often with members.* (the first system organization permissions
+  // by name) so that members who manage members, below the owners, are common.
+  organizationRoles: fc.array(
+    fc.oneof(
+      fc.uniqueArray(fc.nat(6), { maxLength: 5 }),
+      fc.uniqueArray(fc.nat(6), { maxLength: 3 }).map((picks) => [0, ...picks.filter((pick) => pick !== 0)]),
+    ),
+    { minLength: 1, maxLength: 2 },
+  ),
+  organizations: fc.array(
+    fc.record({
+      members: fc.array(fc.record({ user: fc.nat(3), roles: fc.uniqueArray(fc.nat(3), { maxLength: 2 }) }), {
+        minLength: 2,
+        maxLength: 4,
+      }),
+    }),
+    { minLength: 1, maxLength: 2 },
+  ),
 });
 
 /** The action a step names in this state, or null when the state has nothing for it. */
@@ -136,6 +190,7 @@ export function resolve(step: Step, state: ModelState, serial: { next: number })
   const permission = at(state.permissions, step.target).id;
   const roleIds = [...new Set(step.picks.map((pick) => at(state.roles, pick).id))];
   const permissionIds = [...new Set(step.picks.map((pick) => at(state.permissions, pick).id))];
+  if ((ORGANIZATION_KINDS as readonly string[]).includes(step.kind)) return resolveOrganization(step, state, serial);
   switch (step.kind) {
     case 'createRole':
       return { kind: 'createRole', actor, name: ROLE_NAMES[step.name % ROLE_NAMES.length], permissionIds };
@@ -182,6 +237,88 @@ export function resolve(step: Step, state: ModelState, serial: { next: number })
     case 'signIn':
       return { kind: 'signIn', userId: user };
   }
+  return null;
+}
+
+/** An organization step in this state: an organization, a member or anyone, roles of the template. */
+function resolveOrganization(step: Step, state: ModelState, serial: { next: number }): Action | null {
+  const at = <T>(list: T[], index: number) => list[index % list.length];
+  const organization = state.organizations.length ? at(state.organizations, step.name) : undefined;
+  const anyone = at(state.users, step.actor).id;
+  const members = organization?.members.filter((member) => state.users.some((user) => user.id === member.userId));
+  // With the flag, a member below the owners (if any): the one the policy inside binds.
+  const owner = state.organizationRoles.find((role) => role.name === 'owner' && role.isSystem)?.id;
+  const below = members?.filter((member) => !member.roleIds.includes(owner ?? ''));
+  const insiders = step.flag && below?.length ? below : members;
+  const actor = step.inside && insiders?.length ? at(insiders, step.actor).userId : anyone;
+  const user = at(state.users, step.target).id;
+  const roleIds = [...new Set(step.picks.map((pick) => at(state.organizationRoles, pick).id))];
+  switch (step.kind) {
+    case 'createOrganization':
+      return {
+        kind: 'createOrganization',
+        actor,
+        slug: step.flag && organization ? organization.slug : `model-${serial.next++}-${Date.now().toString(36)}`,
+      };
+    case 'updateOrganizationRole':
+      return {
+        kind: 'updateOrganizationRole',
+        actor: anyone,
+        roleId: at(state.organizationRoles, step.target).id,
+        permissionIds: [...new Set(step.picks.map((pick) => at(state.organizationPermissions, pick).id))],
+      };
+    case 'acceptInvitation': {
+      const sent = state.invitations.filter((row) => row.token !== undefined);
+      if (sent.length === 0) return null;
+      const invitation = at(sent, step.target);
+      // Mostly the invitee; sometimes someone else, whose address is not the invitation's.
+      return { kind: 'acceptInvitation', actor: step.flag ? anyone : invitation.userId, invitationId: invitation.id };
+    }
+  }
+  if (!organization) return null;
+  const organizationId = organization.id;
+  switch (step.kind) {
+    case 'viewOrganization':
+    case 'deleteOrganization':
+    case 'organizationToken':
+      return { kind: step.kind, actor, organizationId };
+    case 'addMember':
+      return { kind: 'addMember', actor, organizationId, userId: user, roleIds };
+    case 'inviteMember': {
+      const invitees = state.users.filter((row) => row.verified);
+      if (invitees.length === 0) return null;
+      return { kind: 'inviteMember', actor, organizationId, userId: at(invitees, step.target).id, roleIds };
+    }
+    case 'setMemberRoles':
+    case 'removeMember': {
+      // Mostly a member; sometimes anyone (a non-member target); for a removal, sometimes oneself (leaving).
+      // (The roles given are the picks, so the choice of target reads the number of picks.)
+      let target = step.picks.length !== 3 && members?.length ? at(members, step.target).userId : user;
+      // With the flag, a member the actor may act on (holding no more than the actor there), and no
+      // owner given: what is left to judge is the grant.
+      const permissionsOf = (userId: string) =>
+        new Set(
+          (members?.find((member) => member.userId === userId)?.roleIds ?? []).flatMap(
+            (id) => state.organizationRoles.find((role) => role.id === id)?.permissionIds ?? [],
+          ),
+        );
+      const mine = permissionsOf(actor);
+      const lesser = members?.filter(
+        (member) => member.userId !== actor && [...permissionsOf(member.userId)].every((id) => mine.has(id)),
+      );
+      if (step.flag && lesser?.length) target = at(lesser, step.target).userId;
+      const given = step.flag ? roleIds.filter((id) => id !== owner) : roleIds;
+      if (step.kind === 'setMemberRoles')
+        return { kind: 'setMemberRoles', actor, organizationId, userId: target, roleIds: given };
+      return {
+        kind: 'removeMember',
+        actor,
+        organizationId,
+        userId: step.flag && step.picks.length === 0 ? actor : target,
+      };
+    }
+  }
+  return null;
 }
 
 /** A failure of the service against the model or an invariant, with the history that led to it. */
@@ -217,11 +354,22 @@ function followSessions(real: Real, state: ModelState, action: Action, res: Resp
   }
 }
 
-async function checkState(real: Real, state: ModelState, after: Snapshot, changed: boolean): Promise<void> {
+async function checkState(
+  real: Real,
+  state: ModelState,
+  after: Snapshot,
+  changed: boolean,
+  organizations?: OrganizationSnapshot,
+): Promise<void> {
   const label = (id: string) => real.labels.get(id) ?? id;
   const differs = difference(label, toSnapshot(state), after);
   if (differs) throw new ModelFailure(real, `the database differs from the model:\n${differs}`);
   real.last = after;
+  const organizationsAfter = organizations ?? (await readOrganizations(real.db));
+  const organizationsDiffer = organizationDifference(label, toOrganizationSnapshot(state), organizationsAfter);
+  if (organizationsDiffer) throw new ModelFailure(real, `the database differs from the model:\n${organizationsDiffer}`);
+  real.lastOrganizations = organizationsAfter;
+  if (changed) await checkOrganizationTokens(real, state, organizationsAfter);
   // (6) every live session's /auth/me holds the union over the account's roles in the database,
   // asked after every accepted write (a refused one changed nothing, as the comparison shows).
   if (!changed) return;
@@ -241,6 +389,49 @@ async function checkState(real: Real, state: ModelState, after: Snapshot, change
   fail(real, violations);
 }
 
+/**
+ * (O5) Every organization token the test holds answers `/auth/me` with exactly that
+ * organization's permissions of the member, as the database holds them now; once its session
+ * ended, its membership or its organization is gone, it answers 401 (and is forgotten).
+ */
+async function checkOrganizationTokens(real: Real, state: ModelState, snapshot: OrganizationSnapshot): Promise<void> {
+  const violations: Violation[] = [];
+  const kept: string[] = [];
+  await Promise.all(
+    state.organizationTokens.map(async (key) => {
+      const [userId, organizationId] = key.split(' ');
+      const token = real.organizationTokens?.get(key);
+      if (!token) return;
+      const user = state.users.find((row) => row.id === userId);
+      const live =
+        !!user?.session &&
+        !!state.organizations.find((row) => row.id === organizationId)?.members.some((m) => m.userId === userId);
+      const { default: request } = await import('supertest');
+      const res = await request(real.app.getHttpServer()).get('/api/auth/me').set('authorization', `Bearer ${token}`);
+      const who = `the organization token of ${real.labels.get(userId) ?? userId} for ${real.labels.get(organizationId) ?? organizationId}`;
+      if (!live) {
+        real.organizationTokens?.delete(key);
+        if (res.status !== 401)
+          violations.push({
+            invariant: 'an ended organization token answers nothing',
+            detail: `${who}: /auth/me answered ${answer(res)}, expected 401`,
+          });
+        return;
+      }
+      kept.push(key);
+      if (res.status !== 200 || res.body.data.organization?.id !== organizationId) {
+        violations.push({ invariant: 'live organization token', detail: `${who}: /auth/me answered ${answer(res)}` });
+        return;
+      }
+      violations.push(
+        ...organizationTokenAgrees(snapshot, organizationId, userId, '/auth/me', res.body.data.permissions),
+      );
+    }),
+  );
+  state.organizationTokens = state.organizationTokens.filter((key) => kept.includes(key));
+  fail(real, violations);
+}
+
 function fail(real: Real, violations: Violation[]): void {
   if (violations.length === 0) return;
   const label = (text: string) =>
@@ -249,6 +440,33 @@ function fail(real: Real, violations: Violation[]): void {
     real,
     `invariant broken:\n${violations.map((v) => `  ${v.invariant}: ${label(v.detail)}`).join('\n')}`,
   );
+}
+
+/** How often each step ran and with which answer, printed at the end (what the search reached). */
+function tally(real: Real, action: Action, res: Response): void {
+  const key = `${action.kind} ${res.status}`;
+  real.tally?.set(key, (real.tally.get(key) ?? 0) + 1);
+}
+
+/** After an accepted organization step: the invitation's token from its mail, an organization token kept. */
+async function followOrganizationStep(real: Real, state: ModelState, action: Action, res: Response): Promise<void> {
+  if (action.kind === 'inviteMember' && real.mails) {
+    const invitation = state.invitations.find((row) => row.id === String(res.body.data.id))!;
+    const seen = (real.mailsSeen?.get(invitation.email) ?? 0) + 1;
+    real.mailsSeen?.set(invitation.email, seen);
+    const links = () =>
+      real
+        .mails!.mailsTo(invitation.email)
+        .flatMap((mail) => /\/accept-invitation\?token=([A-Za-z0-9_-]+)/.exec(mail.text)?.[1] ?? []);
+    // Other mails may go to the same address (notices); the invitations are those with the link.
+    for (let waited = 0; links().length < seen; waited += 10) {
+      if (waited > 15_000) throw new ModelFailure(real, `no invitation mail #${seen} to ${invitation.email}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    invitation.token = links()[seen - 1];
+  }
+  if (action.kind === 'organizationToken')
+    real.organizationTokens?.set(`${action.actor} ${action.organizationId}`, String(res.body.data.access_token));
 }
 
 class StepCommand implements fc.AsyncCommand<ModelState, Real> {
@@ -265,16 +483,31 @@ class StepCommand implements fc.AsyncCommand<ModelState, Real> {
     this.shown = describeCall(real, call);
     real.log.push(this.shown);
     const before = real.last ?? (await readSnapshot(real.db));
+    const organizationsBefore = real.lastOrganizations ?? (await readOrganizations(real.db));
     const prediction = predict(state, action);
     const res = await send(real, call);
     const wrong = mismatch(prediction, res);
     if (wrong) throw new ModelFailure(real, `the last call answered ${answer(res)}; the model ${wrong}`);
+    tally(real, action, res);
     if (accepted(res)) prediction.apply?.(state, res.body.data ?? {});
     followSessions(real, state, action, res);
+    if (accepted(res)) await followOrganizationStep(real, state, action, res);
     relabel(real, state);
     const after = await readSnapshot(real.db);
+    const organizationsAfter = await readOrganizations(real.db);
     if (accepted(res) && prediction.facts) fail(real, stepInvariants(real.start, before, after, prediction.facts));
-    await checkState(real, state, after, accepted(res));
+    if (accepted(res) && prediction.organizationFacts)
+      fail(real, organizationStepInvariants(organizationsBefore, organizationsAfter, prediction.organizationFacts));
+    // (O4) whatever the write, every organization keeps an owner; an account's deletion takes its
+    // memberships with it, and the contract says nothing of a sole owner's (left out here).
+    if (action.kind !== 'deleteUser')
+      fail(
+        real,
+        organizationsBefore.organizations.flatMap((row) =>
+          lastOwnerKept(organizationsBefore, organizationsAfter, row.id),
+        ),
+      );
+    await checkState(real, state, after, accepted(res), organizationsAfter);
   }
   toString(): string {
     return this.shown || this.step.kind;
@@ -372,9 +605,11 @@ class PairCommand implements fc.AsyncCommand<ModelState, Real> {
     }
     if (fitting.length > 0) {
       const { model, steps } = await whichOrderRan(real, pair, responses, fitting);
-      state.permissions = model.permissions;
-      state.roles = model.roles;
-      state.users = model.users;
+      // A sign-in beside a change that ends the account's sessions leaves it unsure whether the
+      // account's organization tokens (of the session before) still answer: they are forgotten.
+      const signedIn = pair.flatMap((action) => (action.kind === 'signIn' ? [action.userId] : []));
+      model.organizationTokens = model.organizationTokens.filter((key) => !signedIn.includes(key.split(' ')[0]));
+      Object.assign(state, model);
       for (const [index, action] of pair.entries()) followSessions(real, state, action, responses[index]);
       relabel(real, state);
       const acceptedActors = steps.flatMap((step) => (step.prediction.facts ? [step.prediction.facts.actorId] : []));
@@ -407,6 +642,8 @@ export interface ModelRunOptions {
   seed: number;
   /** Where progress and the result go (the seed is always printed). */
   print: (line: string) => void;
+  /** The SMTP sink the invitation mails arrive at; without it no invitation is accepted. */
+  mails?: Real['mails'];
 }
 
 export interface ModelRunResult {
@@ -433,6 +670,9 @@ export async function runModel(
     log: [],
     labels: new Map(),
     serial: { next: 0 },
+    mails: options.mails,
+    mailsSeen: new Map(),
+    tally: new Map(),
   };
   let history = 0;
   const property = fc.asyncProperty(worldArb, commandsArb, async (world, commands) => {
@@ -446,6 +686,14 @@ export async function runModel(
   const started = Date.now();
   const details = await fc.check(property, { numRuns: options.runs, seed: options.seed, endOnFailure: false });
   const millis = Date.now() - started;
+  const organizationKinds = ORGANIZATION_KINDS as readonly string[];
+  options.print(
+    `organization steps (kind status ×count): ${[...real.tally!]
+      .filter(([key]) => organizationKinds.includes(key.split(' ')[0]))
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, count]) => `${key}×${count}`)
+      .join(', ')}`,
+  );
   if (!details.failed) {
     return { failed: false, seed: options.seed, runs: details.numRuns, millis, report: '' };
   }
@@ -473,7 +721,25 @@ function describeWorld(real: Real, state: ModelState): string {
     (user) =>
       `${user.label}${user.enabled ? '' : '(disabled)'}=[${user.roleIds.map((id) => label(id).replace('role:', '')).join(',')}]`,
   );
-  return `roles ${roles.join(' ')}; users ${users.join(' ')}`;
+  const organizationRoles = state.organizationRoles
+    .filter((role) => !role.isSystem)
+    .map(
+      (role) =>
+        `${role.name}=[${role.permissionIds
+          .map((id) => label(id).replace('org-perm:', ''))
+          .sort()
+          .join(',')}]`,
+    );
+  const organizations = state.organizations.map(
+    (row) =>
+      `${row.label}{${row.members
+        .map(
+          (member) =>
+            `${label(member.userId)}=[${member.roleIds.map((id) => label(id).replace('org-role:', '')).join(',')}]`,
+        )
+        .join(' ')}}`,
+  );
+  return `roles ${roles.join(' ')}; users ${users.join(' ')}; organization roles ${organizationRoles.join(' ')}; organizations ${organizations.join(' ')}`;
 }
 
 export const INTROSPECTION_CLIENT = { id: 'model-checker', secret: 'Vq8-model-checker-Rk2x-Lp9w-Tz4n-Hs6c-Jd3f' };

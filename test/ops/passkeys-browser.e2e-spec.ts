@@ -1,27 +1,17 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { mkdirSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { registerUser, sleep, uniqueMobile } from '../support/auth-factory.js';
+import { deviceWithAuthenticator as newDevice, launchChromium } from '../support/chromium.js';
 import { SMS_LOGINS } from '../support/fixture.js';
+import { freePort } from '../support/free-port.js';
 import { grantRoles } from '../support/rbac-factory.js';
 import { SmsReceiver } from '../support/sms-receiver.js';
 import { createTestApp } from '../support/test-app.js';
 import { fileDatabase, testDataSource } from '../support/test-database.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const ARTIFACTS = path.resolve(import.meta.dirname, '../artifacts');
 
@@ -56,7 +46,7 @@ describe('passkeys in headless Chromium with a virtual authenticator', () => {
     await app.listen(port, '127.0.0.1');
     db = testDataSource(database.url);
     await db.initialize();
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+    browser = await launchChromium();
     mkdirSync(ARTIFACTS, { recursive: true });
   }, 60_000);
 
@@ -67,28 +57,11 @@ describe('passkeys in headless Chromium with a virtual authenticator', () => {
     await sms?.stop();
   });
 
-  /** A browser profile of its own with one virtual platform authenticator that verifies its user. */
+  /** A browser profile of its own with a virtual authenticator; its page's problems are the test's `problems`. */
   async function deviceWithAuthenticator(): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    problems = [];
-    page.on('console', (message) => {
-      if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
-    return { context, page };
+    const device = await newDevice(browser);
+    problems = device.problems;
+    return device;
   }
 
   async function addPasskey(page: Page, name: string): Promise<void> {

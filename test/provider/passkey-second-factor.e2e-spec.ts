@@ -1,9 +1,10 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { decodeJwt } from 'jose';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
-import { ClientsService } from '../../src/clients/index.js';
 import { registerUser, type RegisteredUser } from '../support/auth-factory.js';
+import { deviceWithAuthenticator, launchChromium } from '../support/chromium.js';
+import { registerClient } from '../support/clients.js';
 import { freePort } from '../support/free-port.js';
 import { createTestApp } from '../support/test-app.js';
 import { ProviderBrowser, formFields, pkce } from './provider-browser.js';
@@ -30,49 +31,14 @@ describe("the provider's sign-in pages: Use a passkey", () => {
     redirectUri = `${baseUrl}/callback`;
     app = await createTestApp({ env: { APP_URL: baseUrl, ISSUER: baseUrl } });
     await app.listen(port, '127.0.0.1');
-    ({ secret } = (await app.get(ClientsService).register(
-      CLIENT_ID,
-      {
-        name: 'Web app',
-        type: 'confidential',
-        redirectUris: [redirectUri],
-        postLogoutRedirectUris: [],
-        firstParty: true,
-        backchannelLogoutUri: null,
-      },
-      'admin',
-    )) as { secret: string });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+    secret = (await registerClient(app, { id: CLIENT_ID, name: 'Web app', redirectUris: [redirectUri] }))!;
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
     await app?.close();
   });
-
-  /** A browser profile with one virtual platform authenticator that verifies its user. */
-  async function device(): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
-    return { context, page, problems };
-  }
 
   /** Adds a passkey on the account security page, as its holder does. */
   async function addPasskey(page: Page, user: RegisteredUser): Promise<void> {
@@ -102,7 +68,7 @@ describe("the provider's sign-in pages: Use a passkey", () => {
 
   it('after the password, the passkey answers the second factor and the client gets its code', async () => {
     const user = await registerUser(app);
-    const { context, page, problems } = await device();
+    const { context, page, problems } = await deviceWithAuthenticator(browser);
     try {
       await addPasskey(page, user);
       // The client's page is not served here: the address the browser comes back to is what counts.
@@ -143,7 +109,7 @@ describe("the provider's sign-in pages: Use a passkey", () => {
 
   it('a forged passkey answer is refused on the page with the API message, and no code is given', async () => {
     const user = await registerUser(app);
-    const { context, page } = await device();
+    const { context, page } = await deviceWithAuthenticator(browser);
     try {
       await addPasskey(page, user);
     } finally {

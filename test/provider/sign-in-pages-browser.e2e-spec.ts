@@ -1,9 +1,10 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { TOTP, URI } from 'otpauth';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
-import { ClientsService } from '../../src/clients/index.js';
 import { registerUser, sleep, uniqueMobile, type RegisteredUser } from '../support/auth-factory.js';
+import { launchChromium } from '../support/chromium.js';
+import { registerClient } from '../support/clients.js';
 import { SMS_LOGINS } from '../support/fixture.js';
 import { freePort } from '../support/free-port.js';
 import { SmsReceiver } from '../support/sms-receiver.js';
@@ -49,19 +50,8 @@ describe("the provider's sign-in pages in Chromium at a phone's width", () => {
       },
     });
     await app.listen(port, '127.0.0.1');
-    await app.get(ClientsService).register(
-      CLIENT_ID,
-      {
-        name: 'Web app',
-        type: 'confidential',
-        redirectUris: [redirectUri],
-        postLogoutRedirectUris: [],
-        firstParty: true,
-        backchannelLogoutUri: null,
-      },
-      'admin',
-    );
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+    await registerClient(app, { id: CLIENT_ID, name: 'Web app', redirectUris: [redirectUri] });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
