@@ -1,30 +1,19 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { decodeProtectedHeader, SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ClientsService } from '../../src/clients/index.js';
-import { decodeJwt, registerUser, type RegisteredUser } from '../support/auth-factory.js';
+import { agedCopy, decodeJwt, registerUser, type RegisteredUser } from '../support/auth-factory.js';
 import { freePort } from '../support/free-port.js';
 import { call, callerWithPermissions } from '../support/rbac-factory.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { createTestApp } from '../support/test-app.js';
-import { TEST_JWT_SECRET } from '../support/test-config.js';
 import { pkce } from '../provider/provider-browser.js';
 import { MockUpstream, type UpstreamPerson } from './mock-upstream.js';
 
 const CLIENT_ID = 'upstream-pages-web';
 const PHONE = { width: 360, height: 640 };
-
-/** A copy of a real access token whose `auth_time` lies `ageSeconds` in the past, signed with the test secret. */
-async function agedCopy(token: string, ageSeconds: number): Promise<string> {
-  const header = decodeProtectedHeader(token);
-  const { payload } = decodeJwt(token);
-  return new SignJWT({ ...payload, auth_time: Math.floor(Date.now() / 1000) - ageSeconds })
-    .setProtectedHeader({ alg: header.alg!, typ: 'at+jwt', ...(header.kid ? { kid: header.kid } : {}) })
-    .sign(new TextEncoder().encode(TEST_JWT_SECRET));
-}
 
 /**
  * Upstream sign-in as a person meets it: Debian's Chromium on the provider's sign-in page presses

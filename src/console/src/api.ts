@@ -8,6 +8,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The reasons per field of a validation refusal, as the API gives them. */
+    readonly details: { field?: string; message: string }[] = [],
   ) {
     super(message);
   }
@@ -48,13 +50,14 @@ function refreshSession(): Promise<boolean> {
 async function unwrap<T>(res: Response): Promise<T> {
   const json = (await res.json().catch(() => null)) as {
     data?: T;
-    error?: { code?: string; message?: string };
+    error?: { code?: string; message?: string; details?: { field?: string; message: string }[] };
   } | null;
   if (!res.ok) {
     throw new ApiError(
       res.status,
       json?.error?.code ?? `HTTP_${res.status}`,
       json?.error?.message ?? `The request failed (${res.status}).`,
+      Array.isArray(json?.error?.details) ? json.error.details : [],
     );
   }
   return (json && 'data' in json ? json.data : json) as T;

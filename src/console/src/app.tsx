@@ -3,6 +3,7 @@ import { AdminContext, type Admin } from './admin';
 import { api, whenSignedOut, type Me } from './api';
 import { AuditScreen } from './audit';
 import { ClientScreen, ClientsScreen } from './clients';
+import { IdentityProviderScreen, IdentityProvidersScreen } from './identity-providers';
 import { ORGANIZATION } from './kinds';
 import { OrganizationScreen, OrganizationsScreen } from './organizations';
 import { PermissionsScreen } from './permissions';
@@ -28,6 +29,7 @@ const SCREENS = [
   { path: 'roles', label: 'Roles', permission: 'roles.view' },
   { path: 'permissions', label: 'Permissions', permission: 'roles.view' },
   { path: 'clients', label: 'Clients', permission: 'clients.view' },
+  { path: 'identity-providers', label: 'Identity providers', permission: 'settings.view' },
   { path: 'organizations', label: 'Organizations', permission: 'organizations.view' },
   { path: 'organization-roles', label: 'Organization roles', permission: 'roles.view' },
   { path: 'organization-permissions', label: 'Organization permissions', permission: 'roles.view' },
@@ -109,6 +111,8 @@ function screenFor(path: string | undefined, id: string | undefined, admin: Admi
       return <PermissionsScreen />;
     case 'clients':
       return id ? <ClientScreen id={id} key={id} /> : <ClientsScreen />;
+    case 'identity-providers':
+      return id ? <IdentityProviderScreen id={id} key={id} /> : <IdentityProvidersScreen />;
     case 'organizations':
       return id ? <OrganizationScreen id={id} key={id} /> : <OrganizationsScreen />;
     case 'organization-roles':

@@ -1,0 +1,350 @@
+import { useState } from 'preact/hooks';
+import { api, ApiError } from './api';
+import { useAdmin } from './admin';
+import { ConfirmButton, Notice, Screen, Table, useAction, useLoad, when } from './ui';
+
+/** An upstream identity provider as the admin API answers it (never its secret). */
+export interface IdentityProvider {
+  id: string;
+  slug: string;
+  name: string;
+  type: 'oidc' | 'github';
+  issuer: string | null;
+  client_id: string;
+  scopes: string[];
+  trust_email: boolean;
+  allow_sign_up: boolean;
+  enabled: boolean;
+  redirect_uri: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const BASE = '/admin/identity-providers';
+const path = (slug: string) => `${BASE}/${encodeURIComponent(slug)}`;
+
+/**
+ * The API's refusal with the reasons it gives per field ("issuer: the issuer's discovery document
+ * could not be read"): a validation refusal's message alone says only that the request is invalid.
+ */
+async function explained<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    const details = error instanceof ApiError ? error.details : [];
+    if (!(error instanceof ApiError) || details.length === 0) throw error;
+    const reasons = details.map((detail) => (detail.field ? `${detail.field}: ${detail.message}` : detail.message));
+    throw new ApiError(error.status, error.code, `${error.message} ${reasons.join('; ')}`);
+  }
+}
+
+export function IdentityProvidersScreen() {
+  const admin = useAdmin();
+  const providers = useLoad(() => api<{ items: IdentityProvider[]; total: number }>('GET', BASE), []);
+  return (
+    <Screen title="Identity providers">
+      <p>
+        People sign in with these on the sign-in pages (<strong>Continue with …</strong>). Register each provider&apos;s
+        callback URL at the provider.
+      </p>
+      <Notice error={providers.error} />
+      {providers.data && (
+        <>
+          <Table caption="Identity providers" columns={['Name', 'Slug', 'Type', 'Email trusted', 'State']}>
+            {providers.data.items.map((provider) => (
+              <tr key={provider.slug}>
+                <td>
+                  <a href={`#/identity-providers/${encodeURIComponent(provider.slug)}`}>{provider.name}</a>
+                </td>
+                <td>
+                  <code>{provider.slug}</code>
+                </td>
+                <td>{provider.type === 'github' ? 'GitHub' : 'OpenID Connect'}</td>
+                <td>{provider.trust_email ? 'yes' : 'no'}</td>
+                <td>{provider.enabled ? 'enabled' : 'disabled'}</td>
+              </tr>
+            ))}
+          </Table>
+          {providers.data.items.length === 0 && <p>No identity provider yet.</p>}
+        </>
+      )}
+      {admin.can('settings.edit') && <CreateProvider onCreated={providers.reload} />}
+    </Screen>
+  );
+}
+
+interface Draft {
+  name: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  scopes: string;
+  trustEmail: boolean;
+  allowSignUp: boolean;
+}
+
+const draftOf = (provider?: IdentityProvider): Draft => ({
+  name: provider?.name ?? '',
+  issuer: provider?.issuer ?? '',
+  clientId: provider?.client_id ?? '',
+  clientSecret: '',
+  scopes: (provider?.scopes ?? []).join(' '),
+  trustEmail: provider?.trust_email ?? false,
+  allowSignUp: provider?.allow_sign_up ?? true,
+});
+
+/** The request's fields; an empty issuer or secret is left out (github.com; the secret unchanged). */
+const bodyOf = (draft: Draft) => ({
+  name: draft.name.trim(),
+  ...(draft.issuer.trim() ? { issuer: draft.issuer.trim() } : {}),
+  client_id: draft.clientId.trim(),
+  ...(draft.clientSecret ? { client_secret: draft.clientSecret } : {}),
+  scopes: draft.scopes.split(/\s+/).filter(Boolean),
+  trust_email: draft.trustEmail,
+  allow_sign_up: draft.allowSignUp,
+});
+
+function ProviderFields({
+  draft,
+  setDraft,
+  prefix,
+  type,
+  editing,
+}: {
+  draft: Draft;
+  setDraft: (draft: Draft) => void;
+  prefix: string;
+  type: 'oidc' | 'github';
+  editing: boolean;
+}) {
+  const id = (name: string) => `${prefix}-${name}`;
+  const text = (name: keyof Draft, label: string, extra: Record<string, unknown> = {}) => (
+    <>
+      <label for={id(name)}>{label}</label>
+      <input
+        id={id(name)}
+        {...extra}
+        value={draft[name] as string}
+        onInput={(event) => setDraft({ ...draft, [name]: event.currentTarget.value })}
+      />
+    </>
+  );
+  return (
+    <>
+      {text('name', 'Name (on the button “Continue with …”)', { required: true })}
+      {text(
+        'issuer',
+        type === 'github' ? 'GitHub Enterprise Server URL (empty: github.com)' : 'Issuer URL',
+        type === 'oidc' ? { required: true } : {},
+      )}
+      {text('clientId', 'Client id', { required: true })}
+      {text('clientSecret', editing ? 'Client secret (empty: unchanged)' : 'Client secret', {
+        type: 'password',
+        autocomplete: 'off',
+        required: !editing,
+      })}
+      {text('scopes', 'Scopes (space-separated; empty: the default)')}
+      <label class="inline">
+        <input
+          type="checkbox"
+          checked={draft.trustEmail}
+          onChange={(event) => setDraft({ ...draft, trustEmail: event.currentTarget.checked })}
+        />
+        Trust its verified email addresses (links to an existing account on its word)
+      </label>
+      <label class="inline">
+        <input
+          type="checkbox"
+          checked={draft.allowSignUp}
+          onChange={(event) => setDraft({ ...draft, allowSignUp: event.currentTarget.checked })}
+        />
+        New people may get an account
+      </label>
+    </>
+  );
+}
+
+function CreateProvider({ onCreated }: { onCreated: () => void }) {
+  const [slug, setSlug] = useState('');
+  const [type, setType] = useState<'oidc' | 'github'>('oidc');
+  const [draft, setDraft] = useState(draftOf());
+  const [created, setCreated] = useState<IdentityProvider | null>(null);
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    setCreated(null);
+    void action
+      .run(async () => {
+        setCreated(await explained(api<IdentityProvider>('POST', BASE, { slug: slug.trim(), type, ...bodyOf(draft) })));
+      }, 'Identity provider created.')
+      .then((ok) => {
+        if (!ok) return;
+        setSlug('');
+        setDraft(draftOf());
+        onCreated();
+      });
+  };
+  return (
+    <section aria-labelledby="create-provider-title">
+      <h2 id="create-provider-title">New identity provider</h2>
+      <form onSubmit={submit}>
+        <label for="new-provider-slug">Slug (in the callback URL; cannot change)</label>
+        <input id="new-provider-slug" required value={slug} onInput={(event) => setSlug(event.currentTarget.value)} />
+        <label for="new-provider-type">Type</label>
+        <select
+          id="new-provider-type"
+          value={type}
+          onChange={(event) => setType(event.currentTarget.value === 'github' ? 'github' : 'oidc')}
+        >
+          <option value="oidc">OpenID Connect (Google, Microsoft, Keycloak, …)</option>
+          <option value="github">GitHub</option>
+        </select>
+        <ProviderFields draft={draft} setDraft={setDraft} prefix="new-provider" type={type} editing={false} />
+        <button type="submit" disabled={action.busy}>
+          Create identity provider
+        </button>
+      </form>
+      <Notice error={action.error} done={action.done} />
+      {created && (
+        <p>
+          Register this callback URL at the provider: <code class="wrap">{created.redirect_uri}</code>{' '}
+          <a href={`#/identity-providers/${encodeURIComponent(created.slug)}`}>Open {created.name}</a>
+        </p>
+      )}
+    </section>
+  );
+}
+
+export function IdentityProviderScreen({ id }: { id: string }) {
+  const admin = useAdmin();
+  const slug = decodeURIComponent(id);
+  const provider = useLoad(() => api<IdentityProvider>('GET', path(slug)), [slug]);
+  const mayEdit = admin.can('settings.edit');
+  return (
+    <Screen title={`Identity provider ${slug}`}>
+      <p>
+        <a href="#/identity-providers">All identity providers</a>
+      </p>
+      <Notice error={provider.error} />
+      {provider.data && (
+        <>
+          <dl class="record">
+            <dt>Type</dt>
+            <dd>{provider.data.type === 'github' ? 'GitHub' : 'OpenID Connect'}</dd>
+            <dt>Callback URL</dt>
+            <dd>
+              <code class="wrap">{provider.data.redirect_uri}</code>
+            </dd>
+            <dt>State</dt>
+            <dd>{provider.data.enabled ? 'enabled' : 'disabled'}</dd>
+            <dt>Changed</dt>
+            <dd>{when(provider.data.updated_at)}</dd>
+          </dl>
+          <EditProvider
+            key={provider.data.updated_at}
+            provider={provider.data}
+            mayEdit={mayEdit}
+            onSaved={provider.reload}
+          />
+          {mayEdit && <EnableProvider provider={provider.data} onSaved={provider.reload} />}
+          {mayEdit && <DeleteProvider provider={provider.data} />}
+        </>
+      )}
+    </Screen>
+  );
+}
+
+function EditProvider({
+  provider,
+  mayEdit,
+  onSaved,
+}: {
+  provider: IdentityProvider;
+  mayEdit: boolean;
+  onSaved: () => void;
+}) {
+  const [draft, setDraft] = useState(draftOf(provider));
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action
+      .run(() => explained(api('PUT', path(provider.slug), bodyOf(draft))), 'Identity provider saved.')
+      .then((ok) => ok && onSaved());
+  };
+  return (
+    <section aria-labelledby="edit-provider-title">
+      <h2 id="edit-provider-title">Settings</h2>
+      <form onSubmit={submit}>
+        <fieldset disabled={!mayEdit}>
+          <legend class="visually-hidden">The identity provider's settings</legend>
+          <ProviderFields draft={draft} setDraft={setDraft} prefix="edit-provider" type={provider.type} editing />
+        </fieldset>
+        {mayEdit && (
+          <button type="submit" disabled={action.busy}>
+            Save identity provider
+          </button>
+        )}
+      </form>
+      <Notice error={action.error} done={action.done} />
+    </section>
+  );
+}
+
+function EnableProvider({ provider, onSaved }: { provider: IdentityProvider; onSaved: () => void }) {
+  const action = useAction();
+  const enabled = provider.enabled;
+  return (
+    <section aria-labelledby="enable-provider-title">
+      <h2 id="enable-provider-title">Availability</h2>
+      <p>
+        {enabled
+          ? 'Disabled, it signs nobody in and links nothing, including sign-ins already started.'
+          : 'Disabled: its button is not shown and it signs nobody in.'}
+      </p>
+      <button
+        type="button"
+        class={enabled ? 'secondary' : undefined}
+        disabled={action.busy}
+        onClick={() =>
+          void action
+            .run(
+              () => explained(api('PUT', path(provider.slug), { enabled: !enabled })),
+              enabled ? 'Identity provider disabled.' : 'Identity provider enabled.',
+            )
+            .then((ok) => ok && onSaved())
+        }
+      >
+        {enabled ? 'Disable identity provider' : 'Enable identity provider'}
+      </button>
+      <Notice error={action.error} done={action.done} />
+    </section>
+  );
+}
+
+function DeleteProvider({ provider }: { provider: IdentityProvider }) {
+  const action = useAction();
+  const [deleted, setDeleted] = useState(false);
+  return (
+    <section aria-labelledby="delete-provider-title">
+      <h2 id="delete-provider-title">Delete</h2>
+      {deleted ? (
+        <p>
+          <a href="#/identity-providers">All identity providers</a>
+        </p>
+      ) : (
+        <ConfirmButton
+          label="Delete identity provider"
+          question={`Delete ${provider.name}? The identities linked through it go with it.`}
+          action="Delete the identity provider"
+          disabled={action.busy}
+          onConfirm={() =>
+            void action
+              .run(() => explained(api('DELETE', path(provider.slug))), `Identity provider ${provider.slug} deleted.`)
+              .then((ok) => ok && setDeleted(true))
+          }
+        />
+      )}
+      <Notice error={action.error} done={action.done} />
+    </section>
+  );
+}
