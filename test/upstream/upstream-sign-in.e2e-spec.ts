@@ -5,6 +5,7 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { decodeJwt, login, registerUser, type RegisteredUser } from '../support/auth-factory.js';
 import { useTestApp } from '../support/fixture.js';
+import { SoftAuthenticator } from '../support/soft-authenticator.js';
 import { call, callerWithPermissions, type Caller } from '../support/rbac-factory.js';
 import { ClientsService } from '../../src/clients/index.js';
 import { formFields, pkce, ProviderBrowser, redirectParameters } from '../provider/provider-browser.js';
@@ -357,6 +358,62 @@ describe('signing in through an upstream identity provider, and the linking rule
     expect(again.back.status).toBe(200);
     expect(again.back.text).toContain('<label for="code">Code</label>');
     expect(again.back.text).toContain('<button type="submit">Verify</button>');
+  });
+
+  it('an account keeps a password, a passkey and two upstream identities side by side, lists them, and loses none it did not ask to lose', async () => {
+    const holder = await registerUser(app);
+    const token = holder.tokens.access_token;
+    const people = { trusted: person(emailOf()), plain: person(emailOf()) };
+    // Two identities at two providers, linked from the account (its token is fresh: just registered).
+    for (const slug of ['trusted', 'plain'] as const) {
+      upstream.person = people[slug];
+      const started = await call(app, 'post', `/api/account/identities/${slug}`, token, {});
+      expect(started.status).toBe(200);
+      const browser = new ProviderBrowser(app);
+      browser.cookies.set('auth_upstream', /auth_upstream=([^;]+)/.exec(String(started.headers['set-cookie']))![1]);
+      expect((await followUpstream(browser, started.body.data.authorization_url)).status).toBe(200);
+    }
+    // Each signs in to this account, and signing in with one keeps the other.
+    for (const slug of ['trusted', 'plain'] as const) {
+      const { back, verifier } = await viaUpstream(people[slug], slug);
+      expect((await idTokenOf(back, verifier)).claims.sub).toBe(holder.id);
+    }
+    // A passkey beside them.
+    const device = new SoftAuthenticator('http://localhost:3000', 'localhost');
+    const options = await call(app, 'post', '/api/account/passkeys/options', token, {});
+    expect(options.status).toBe(200);
+    const { credential, response } = device.register(options.body.data);
+    expect((await call(app, 'post', '/api/account/passkeys', token, { ...response, name: 'Laptop' })).status).toBe(201);
+
+    const providers = async () =>
+      (await call(app, 'get', '/api/account/identities', token)).body.data.items
+        .map((item: { provider: string }) => item.provider)
+        .sort();
+    const passkeys = async () => (await call(app, 'get', '/api/account/passkeys', token)).body.data.total;
+    const signInWithPasskey = async () => {
+      const asked = await request(app.getHttpServer()).post('/api/auth/passkey/options').send({});
+      return request(app.getHttpServer())
+        .post('/api/auth/passkey/verify')
+        .send(device.assert(asked.body.data, credential));
+    };
+    expect(await providers()).toEqual(['plain', 'trusted']);
+    expect(await passkeys()).toBe(1);
+    expect((await login(app, { email: holder.email, password: holder.password })).status).toBe(200);
+    expect((await signInWithPasskey()).status).toBe(200);
+    // With a passkey, an upstream sign-in is one factor: the page asks for the second.
+    const again = await viaUpstream(people.plain, 'plain');
+    expect(again.back.status).toBe(200);
+    expect(again.back.text).toContain('Use a passkey');
+
+    // Unlinking one identity takes that one only.
+    const trusted = (await call(app, 'get', '/api/account/identities', token)).body.data.items.find(
+      (item: { provider: string }) => item.provider === 'trusted',
+    );
+    expect((await call(app, 'delete', `/api/account/identities/${trusted.id}`, token)).status).toBe(200);
+    expect(await providers()).toEqual(['plain']);
+    expect(await passkeys()).toBe(1);
+    expect((await login(app, { email: holder.email, password: holder.password })).status).toBe(200);
+    expect((await signInWithPasskey()).status).toBe(200);
   });
 
   it('rule 1: a disabled account is refused after the upstream sign-in with ACCOUNT_DISABLED’s message', async () => {
