@@ -630,3 +630,43 @@ describe('organizations: roles per customer', () => {
     });
   });
 });
+
+describe('INVITATION_TTL', () => {
+  const lifetime = async (app: NestFastifyApplication) => {
+    const owner = await registerUser(app);
+    const created = await api(app, 'post', '/api/organizations', owner.tokens.access_token, {
+      slug: slug(),
+      name: 'Acme',
+    });
+    const invited = await api(
+      app,
+      'post',
+      `/api/organizations/${created.body.data.id}/invitations`,
+      owner.tokens.access_token,
+      {
+        email: uniqueEmail('invitee'),
+        role_ids: [],
+      },
+    );
+    expect(invited.status).toBe(201);
+    const { created_at: createdAt, expires_at: expiresAt } = invited.body.data as {
+      created_at: string;
+      expires_at: string;
+    };
+    return Math.round((Date.parse(expiresAt) - Date.parse(createdAt)) / 1000);
+  };
+
+  describe('by default', () => {
+    const fixture = useTestApp({ smtp: true });
+    it('an invitation lasts 604800 seconds (seven days)', async () => {
+      expect(await lifetime(fixture.app)).toBe(604_800);
+    });
+  });
+
+  describe('set to 120', () => {
+    const fixture = useTestApp({ smtp: true, env: { INVITATION_TTL: '120' } });
+    it('an invitation lasts 120 seconds', async () => {
+      expect(await lifetime(fixture.app)).toBe(120);
+    });
+  });
+});
