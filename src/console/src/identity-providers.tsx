@@ -220,6 +220,9 @@ export function IdentityProviderScreen({ id }: { id: string }) {
   const slug = decodeURIComponent(id);
   const provider = useLoad(() => api<IdentityProvider>('GET', path(slug)), [slug]);
   const mayEdit = admin.can('settings.edit');
+  // The settings form starts afresh from each saved record (its key), so the word that the save
+  // went through is kept here, where the new form shows it, until another change is made.
+  const [saved, setSaved] = useState<string | null>(null);
   return (
     <Screen title={`Identity provider ${slug}`}>
       <p>
@@ -244,9 +247,21 @@ export function IdentityProviderScreen({ id }: { id: string }) {
             key={provider.data.updated_at}
             provider={provider.data}
             mayEdit={mayEdit}
-            onSaved={provider.reload}
+            saved={saved}
+            onSaved={() => {
+              setSaved('Identity provider saved.');
+              provider.reload();
+            }}
           />
-          {mayEdit && <EnableProvider provider={provider.data} onSaved={provider.reload} />}
+          {mayEdit && (
+            <EnableProvider
+              provider={provider.data}
+              onSaved={() => {
+                setSaved(null);
+                provider.reload();
+              }}
+            />
+          )}
           {mayEdit && <DeleteProvider provider={provider.data} />}
         </>
       )}
@@ -257,10 +272,13 @@ export function IdentityProviderScreen({ id }: { id: string }) {
 function EditProvider({
   provider,
   mayEdit,
+  saved,
   onSaved,
 }: {
   provider: IdentityProvider;
   mayEdit: boolean;
+  /** What the last save of an earlier form said, shown until this form's own action speaks. */
+  saved: string | null;
   onSaved: () => void;
 }) {
   const [draft, setDraft] = useState(draftOf(provider));
@@ -285,7 +303,7 @@ function EditProvider({
           </button>
         )}
       </form>
-      <Notice error={action.error} done={action.done} />
+      <Notice error={action.error} done={action.done ?? (action.busy ? null : saved)} />
     </section>
   );
 }
