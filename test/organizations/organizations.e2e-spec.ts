@@ -628,6 +628,23 @@ describe('organizations: roles per customer', () => {
       expect(res.status).toBe(200);
       expect(res.body.data.name).toBe('Globex');
     });
+
+    it('PATCH changes the slug; a taken one is 409 CONFLICT, an upper-case one 400 VALIDATION_FAILED', async () => {
+      const ana = await person();
+      const id = await organizationOf(ana);
+      const other = await api(app, 'post', '/api/organizations', ana.token, { slug: slug('taken'), name: 'Taken' });
+      const wanted = slug('renamed');
+      const changed = await api(app, 'patch', `/api/organizations/${id}`, ana.token, { slug: wanted });
+      expect(changed.status).toBe(200);
+      expect(changed.body.data.slug).toBe(wanted);
+      const taken = await api(app, 'patch', `/api/organizations/${id}`, ana.token, { slug: other.body.data.slug });
+      expect(taken.status).toBe(409);
+      expect(taken.body.error.code).toBe('CONFLICT');
+      const upper = await api(app, 'patch', `/api/organizations/${id}`, ana.token, { slug: 'Acme-Upper' });
+      expect(upper.status).toBe(400);
+      expect(upper.body.error.code).toBe('VALIDATION_FAILED');
+      expect((await api(app, 'get', `/api/organizations/${id}`, ana.token)).body.data.slug).toBe(wanted);
+    });
   });
 });
 
