@@ -1,7 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { TOTP, URI } from 'otpauth';
 import request from 'supertest';
 import { registerUser, sleep, type RegisteredUser } from '../support/auth-factory.js';
@@ -9,35 +7,13 @@ import { createTestApp } from '../support/test-app.js';
 import { fileDatabase, testDataSource } from '../support/test-database.js';
 import { IdTokenKeys } from '../../src/provider/index.js';
 import { IdentityProvidersService } from '../../src/upstream/index.js';
+import { cliOnTestDatabase } from '../support/cli-runner.js';
 
-const CLI = path.resolve(import.meta.dirname, '../../dist/src/cli/main.js');
 const STEP_MS = 30_000;
 
 const secret = () => randomBytes(36).toString('base64url');
 
-/** Runs a command of the built CLI as an operator would, on this file's database, with `env` only. */
-async function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const databaseUrl = (await fileDatabase()).url;
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        APP_ENV: 'test',
-        DATABASE_URL: databaseUrl,
-        DB_MIGRATIONS_RUN: 'false',
-        ARGON2_MEMORY_KIB: '1024',
-        ARGON2_ITERATIONS: '1',
-        LOG_LEVEL: 'error',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.once('exit', (code) => resolve({ code, output }));
-  });
-}
+const cli = cliOnTestDatabase;
 
 /**
  * The step of the next code: one after the last used (a used step is refused as a replay), which the

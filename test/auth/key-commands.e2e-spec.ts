@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,33 +5,9 @@ import request from 'supertest';
 import { decodeJwt, me, registerUser } from '../support/auth-factory.js';
 import { createTestApp } from '../support/test-app.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
-import { fileDatabase } from '../support/test-database.js';
+import { cliOnTestDatabase } from '../support/cli-runner.js';
 
-const CLI = path.resolve(import.meta.dirname, '../../dist/src/cli/main.js');
-
-/** Runs a command of the built CLI as an operator would, with only the given environment. */
-async function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const databaseUrl = (await fileDatabase()).url;
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        APP_ENV: 'test',
-        JWT_SECRET: TEST_JWT_SECRET,
-        DATABASE_URL: databaseUrl,
-
-        DB_MIGRATIONS_RUN: 'false',
-        LOG_LEVEL: 'error',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.once('exit', (code) => resolve({ code, output }));
-  });
-}
+const cli = cliOnTestDatabase;
 
 describe('rotate-keys and create-client', () => {
   let dataDir: string;

@@ -1,5 +1,4 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -7,35 +6,12 @@ import path from 'node:path';
 import request from 'supertest';
 import { decodeJwt, me, registerUser } from '../support/auth-factory.js';
 import { createTestApp } from '../support/test-app.js';
-import { TEST_JWT_SECRET } from '../support/test-config.js';
-import { fileDatabase } from '../support/test-database.js';
+import { cliOnTestDatabase } from '../support/cli-runner.js';
 
-const CLI = path.resolve(import.meta.dirname, '../../dist/src/cli/main.js');
 const APP = { id: 'orders', secret: 'orders-secret-0123456789-abcdefghijkl' };
 const basic = `Basic ${Buffer.from(`${APP.id}:${APP.secret}`).toString('base64')}`;
 
-/** Runs a command of the built CLI as an operator would, on the same database as the test apps. */
-async function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const databaseUrl = (await fileDatabase()).url;
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        APP_ENV: 'test',
-        JWT_SECRET: TEST_JWT_SECRET,
-        DATABASE_URL: databaseUrl,
-        DB_MIGRATIONS_RUN: 'false',
-        LOG_LEVEL: 'error',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.once('exit', (code) => resolve({ code, output }));
-  });
-}
+const cli = cliOnTestDatabase;
 
 async function withApp<T>(env: Record<string, string>, work: (app: NestFastifyApplication) => Promise<T>): Promise<T> {
   const app = await createTestApp({ env });

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { TEST_JWT_SECRET } from './test-config.js';
+import { fileDatabase } from './test-database.js';
 
 const CLI = path.resolve(import.meta.dirname, '../../dist/src/cli/main.js');
 
@@ -14,7 +15,12 @@ export interface CliResult {
  * Runs the built CLI (`node dist/src/cli/main.js ...args`, as `npm run cli` does) on
  * `databaseUrl`, feeding `input` on standard input, with the tests' secret and a cheap hash.
  */
-export function runCli(databaseUrl: string, args: string[], input = ''): Promise<CliResult> {
+export function runCli(
+  databaseUrl: string,
+  args: string[],
+  input = '',
+  env: Record<string, string> = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       env: {
@@ -26,6 +32,7 @@ export function runCli(databaseUrl: string, args: string[], input = ''): Promise
         ARGON2_MEMORY_KIB: '1024',
         ARGON2_ITERATIONS: '1',
         LOG_LEVEL: 'error',
+        ...env,
       },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -46,4 +53,16 @@ export function expectOneLineFailure(result: CliResult, line: string): void {
     stderr: line,
     stdout: '',
   });
+}
+
+/**
+ * Runs the built CLI as an operator would, on the test file's database, with `env` over the
+ * defaults; `output` is what it wrote to standard output, then to standard error.
+ */
+export async function cliOnTestDatabase(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
+  const { code, stdout, stderr } = await runCli((await fileDatabase()).url, args, '', env);
+  return { code, output: stdout + stderr };
 }
