@@ -1,24 +1,11 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError } from './api';
+import type { IdentityProviderResponse } from '../../upstream/identity-provider-response';
+import { api, ApiError, type Json } from './api';
 import { useAdmin } from './admin';
 import { ConfirmButton, Notice, Screen, Table, useAction, useLoad, when } from './ui';
 
 /** An upstream identity provider as the admin API answers it (never its secret). */
-export interface IdentityProvider {
-  id: string;
-  slug: string;
-  name: string;
-  type: 'oidc' | 'github';
-  issuer: string | null;
-  client_id: string;
-  scopes: string[];
-  trust_email: boolean;
-  allow_sign_up: boolean;
-  enabled: boolean;
-  redirect_uri: string;
-  created_at: string;
-  updated_at: string;
-}
+export type IdentityProvider = Json<IdentityProviderResponse>;
 
 const BASE = '/admin/identity-providers';
 const path = (slug: string) => `${BASE}/${encodeURIComponent(slug)}`;
