@@ -3,7 +3,8 @@ import { api, type Permission, type Role } from './api';
 import { INSTANCE, type DefinitionKind } from './kinds';
 import { useAdmin } from './admin';
 import { DefinitionFields, draftOf, newDefinitionBody } from './definitions';
-import { ConfirmButton, Notice, Pager, Screen, Table, useAction, useLoad } from './ui';
+import { Pager, Table } from './lists';
+import { ConfirmButton, Notice, Screen, useAction, useLoad } from './ui';
 
 const PAGE_SIZE = 25;
 
