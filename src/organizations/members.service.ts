@@ -217,19 +217,17 @@ export class MembersService {
     roles: RoleRef[],
     extra: Record<string, unknown> = {},
   ): Promise<void> {
-    return this.audit.record({
+    return this.audit.recordChange(
       type,
-      actorId: caller.id,
-      actorKind: caller.kind,
-      targetType: 'organization',
-      targetId: organizationId,
-      details: {
+      caller,
+      { type: 'organization', id: organizationId },
+      {
         user_id: userId,
         roles: roles.map((role) => role.name).sort(),
         as_administrator: actor.asAdministrator,
         ...extra,
       },
-    });
+    );
   }
 }
 
