@@ -65,6 +65,19 @@ export class AuditLog {
     });
   }
 
+  /**
+   * What an account's holder did to (or met with on) their own account: the holder is both the
+   * actor and the target, so a person's history in the trail shows it.
+   */
+  recordOnOwnAccount(
+    type: AuditEventType,
+    userId: string,
+    client: AuditEntry['client'],
+    details?: Record<string, unknown>,
+  ): Promise<void> {
+    return this.record({ type, actorId: userId, targetType: 'user', targetId: userId, client, details });
+  }
+
   /** The row of an event that a change writes in its own statement (a session's insert or rotation). */
   rowOf(entry: AuditEntry): AuditRow {
     // A service client (client-credentials token) is no person: its id goes to the details.
