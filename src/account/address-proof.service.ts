@@ -52,13 +52,10 @@ export class AddressProofService {
     });
     if (typeof outcome === 'string') return outcome;
     await this.identityChange.endedAfterCommit(userId);
-    await this.audit.record({
-      type: 'account.address_proof',
-      actorId: userId,
-      targetType: 'user',
-      targetId: userId,
-      client,
-      details: { removed_app: outcome.app, removed_passkeys: outcome.passkeys, removed_identities: outcome.identities },
+    await this.audit.recordOnOwnAccount('account.address_proof', userId, client, {
+      removed_app: outcome.app,
+      removed_passkeys: outcome.passkeys,
+      removed_identities: outcome.identities,
     });
     return 'first';
   }

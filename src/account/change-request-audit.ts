@@ -15,5 +15,5 @@ export async function auditChangeRequest(
 ): Promise<void> {
   const types: AuditEventType[] = [`account.${kind}_change_request` as const];
   if (taken) types.push(`account.${kind}_change_conflict` as const);
-  for (const type of types) await audit.record({ type, actorId: userId, targetType: 'user', targetId: userId, client });
+  for (const type of types) await audit.recordOnOwnAccount(type, userId, client);
 }

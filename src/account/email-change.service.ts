@@ -136,13 +136,7 @@ export class EmailChangeService {
   async cancel(token: string, client: ClientInfo): Promise<Record<string, never>> {
     const ended = await this.transactions.run((manager) => this.changes.endByCancelHash(manager, sha256Hex(token)));
     if (!ended) throw invalidLink();
-    await this.audit.record({
-      type: 'account.email_change_cancel',
-      actorId: ended.userId,
-      targetType: 'user',
-      targetId: ended.userId,
-      client,
-    });
+    await this.audit.recordOnOwnAccount('account.email_change_cancel', ended.userId, client);
     return {};
   }
 }

@@ -101,7 +101,7 @@ export class EmailVerificationService {
       throw new AppException('CONFIRMATION_TOKEN_INVALID', 'The link is invalid, expired or already used.');
     }
     await this.versions.bumpUser(userId);
-    await this.audit.record({ type: 'email.verify', actorId: userId, targetType: 'user', targetId: userId, client });
+    await this.audit.recordOnOwnAccount('email.verify', userId, client);
     return {};
   }
 

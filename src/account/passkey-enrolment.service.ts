@@ -57,14 +57,7 @@ export class PasskeyEnrolmentService {
   async rename(user: AuthUser, id: string, name: string, client: ClientInfo): Promise<PasskeyView> {
     const row = await this.repository.rename(user.id, id, name);
     if (!row) throw notFound();
-    await this.audit.record({
-      type: 'passkey.rename',
-      actorId: user.id,
-      targetType: 'user',
-      targetId: user.id,
-      client,
-      details: { passkey_id: id },
-    });
+    await this.audit.recordOnOwnAccount('passkey.rename', user.id, client, { passkey_id: id });
     return passkeyView(row);
   }
 
@@ -83,14 +76,7 @@ export class PasskeyEnrolmentService {
     }
     if (!(await this.repository.delete(user.id, id))) throw notFound();
     await this.versions.bumpUser(user.id);
-    await this.audit.record({
-      type: 'passkey.remove',
-      actorId: user.id,
-      targetType: 'user',
-      targetId: user.id,
-      client,
-      details: { passkey_id: id },
-    });
+    await this.audit.recordOnOwnAccount('passkey.remove', user.id, client, { passkey_id: id });
     await this.notices.tell(user.id, 'passkey-removed');
     return {};
   }

@@ -218,14 +218,7 @@ export class ReauthenticationService {
     } else {
       await this.lockout.giveBack(subject);
     }
-    await this.audit.record({
-      type: 'account.reauthentication_failure',
-      actorId: userId,
-      targetType: 'user',
-      targetId: userId,
-      client,
-      details: { reason: outcome.code },
-    });
+    await this.audit.recordOnOwnAccount('account.reauthentication_failure', userId, client, { reason: outcome.code });
     throw outcome;
   }
 

@@ -30,13 +30,7 @@ export class TotpEnrolmentService {
 
   async start(user: AuthUser, client: ClientInfo): Promise<TotpEnrolment> {
     const enrolment = await this.totp.startEnrolment(user);
-    await this.audit.record({
-      type: 'totp.enrolment_start',
-      actorId: user.id,
-      targetType: 'user',
-      targetId: user.id,
-      client,
-    });
+    await this.audit.recordOnOwnAccount('totp.enrolment_start', user.id, client);
     return enrolment;
   }
 
@@ -61,7 +55,7 @@ export class TotpEnrolmentService {
     );
     // Enrolment changes what this account may reach when enrolment is required.
     await this.versions.bumpUser(user.id);
-    await this.audit.record({ type: 'totp.enable', actorId: user.id, targetType: 'user', targetId: user.id, client });
+    await this.audit.recordOnOwnAccount('totp.enable', user.id, client);
     await this.notices.tell(user.id, 'app-added');
     return { recovery_codes: recoveryCodes! };
   }
@@ -82,7 +76,7 @@ export class TotpEnrolmentService {
     }
     await this.transactions.run((manager) => this.repository.deleteTotp(manager, user.id));
     await this.versions.bumpUser(user.id);
-    await this.audit.record({ type: 'totp.disable', actorId: user.id, targetType: 'user', targetId: user.id, client });
+    await this.audit.recordOnOwnAccount('totp.disable', user.id, client);
     await this.notices.tell(user.id, 'app-removed');
     return {};
   }
@@ -102,13 +96,7 @@ export class TotpEnrolmentService {
         throw new AppException('NOT_FOUND', 'No authenticator app is enrolled.');
       return this.recoveryCodes.store(manager, user.id, fresh);
     });
-    await this.audit.record({
-      type: 'recovery_codes.regenerate',
-      actorId: user.id,
-      targetType: 'user',
-      targetId: user.id,
-      client,
-    });
+    await this.audit.recordOnOwnAccount('recovery_codes.regenerate', user.id, client);
     await this.notices.tell(user.id, 'recovery-codes-made');
     return { recovery_codes: codes };
   }

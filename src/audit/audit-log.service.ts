@@ -1,9 +1,20 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { AuditEntry } from './audit-entry.js';
+import type { Actor } from '../common/actor.js';
+import type { AuditEntry, AuditEventType } from './audit-entry.js';
 import { AuditEventsRepository, type AuditRow } from './audit-events.repository.js';
 import { countAuditEvent } from './audit-metrics.js';
 
 export type { AuditEntry, AuditEventType } from './audit-entry.js';
+
+/**
+ * The record a change was made to, as the trail names it: its type and id, and the facts that
+ * identify it beside the id (a client's whole `client_id`, a provider's slug), kept in the details.
+ */
+export interface AuditTarget {
+  type: NonNullable<AuditEntry['targetType']>;
+  id: string;
+  facts?: Record<string, unknown>;
+}
 
 /** The contract keeps at most this much of a client's user agent. */
 export const USER_AGENT_MAX_CHARS = 256;
@@ -32,6 +43,39 @@ export class AuditLog {
     } catch (error) {
       this.logger.error(`Audit event ${row.type} not stored: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * A change a caller made to one record. The caller is recorded as it called: a person, or a
+   * service client with its own token (which `rowOf` names apart from people).
+   */
+  recordChange(
+    type: AuditEventType,
+    actor: Actor,
+    target: AuditTarget,
+    details?: Record<string, unknown>,
+  ): Promise<void> {
+    return this.record({
+      type,
+      actorId: actor.id,
+      actorKind: actor.kind,
+      targetType: target.type,
+      targetId: target.id,
+      details: target.facts ? { ...target.facts, ...details } : details,
+    });
+  }
+
+  /**
+   * What an account's holder did to (or met with on) their own account: the holder is both the
+   * actor and the target, so a person's history in the trail shows it.
+   */
+  recordOnOwnAccount(
+    type: AuditEventType,
+    userId: string,
+    client: AuditEntry['client'],
+    details?: Record<string, unknown>,
+  ): Promise<void> {
+    return this.record({ type, actorId: userId, targetType: 'user', targetId: userId, client, details });
   }
 
   /** The row of an event that a change writes in its own statement (a session's insert or rotation). */

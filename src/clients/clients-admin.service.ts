@@ -1,7 +1,7 @@
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AuditLog } from '../audit/index.js';
+import { AuditLog, type AuditTarget } from '../audit/index.js';
 import { pageOf, pageOffset, type Page, type PageQuery } from '../common/pagination.dto.js';
 import { assertMayActOn } from '../rbac/index.js';
 import { ClientRolesRepository } from './client-roles.repository.js';
@@ -49,7 +49,10 @@ export class ClientsAdminService {
       },
       'admin',
     );
-    await this.record('client.create', actor, client, { type: client.type, grant_types: [...client.grantTypes] });
+    await this.audit.recordChange('client.create', actor, auditTarget(client), {
+      type: client.type,
+      grant_types: [...client.grantTypes],
+    });
     const response: CreatedClientResponse = toClientResponse(client);
     if (secret !== null) response.client_secret = secret;
     return response;
@@ -68,19 +71,19 @@ export class ClientsAdminService {
       },
       this.mayActOn(actor, 'client.update'),
     );
-    await this.record('client.update', actor, after, { fields: Object.keys(dto).sort() });
+    await this.audit.recordChange('client.update', actor, auditTarget(after), { fields: Object.keys(dto).sort() });
     return toClientResponse(after);
   }
 
   async rotateSecret(actor: AuthUser, clientId: string): Promise<{ client_id: string; client_secret: string }> {
     const { client, secret } = await this.clients.rotateSecret(clientId, this.mayActOn(actor, 'client.secret'));
-    await this.record('client.secret', actor, client, {});
+    await this.audit.recordChange('client.secret', actor, auditTarget(client));
     return { client_id: client.clientId, client_secret: secret! };
   }
 
   async delete(actor: AuthUser, clientId: string): Promise<Record<string, never>> {
     const client = await this.clients.delete(clientId, this.mayActOn(actor, 'client.delete'));
-    await this.record('client.delete', actor, client, {});
+    await this.audit.recordChange('client.delete', actor, auditTarget(client));
     return {};
   }
 
@@ -92,20 +95,9 @@ export class ClientsAdminService {
       assertMayActOn(actor, { type: 'client', id: client.clientId }, permissions, action);
     };
   }
+}
 
-  private record(
-    type: 'client.create' | 'client.update' | 'client.secret' | 'client.delete',
-    actor: AuthUser,
-    client: Client,
-    details: Record<string, unknown>,
-  ): Promise<void> {
-    return this.audit.record({
-      type,
-      actorId: actor.id,
-      actorKind: actor.kind,
-      targetType: 'client',
-      targetId: client.clientId.slice(0, 64),
-      details: { client_id: client.clientId, ...details },
-    });
-  }
+/** The trail names a client by its `client_id`: cut to the column's 64 characters as the target, whole in the details. */
+function auditTarget(client: Client): AuditTarget {
+  return { type: 'client', id: client.clientId.slice(0, 64), facts: { client_id: client.clientId } };
 }

@@ -2,19 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { buildAppConfig, ConfigurationError } from './app-config.js';
 import { InvalidEnvironmentError, parseEnvironment } from './environment.js';
+import { PRODUCTION_ENVIRONMENT, TEST_JWT_SECRET } from '../../test/support/test-config.js';
 
 const build = (env: Record<string, string>) => buildAppConfig(parseEnvironment(env));
 /** 32 random bytes, base64: what `openssl rand -base64 32` prints. */
 const STRONG_SECRET = 'q4Zr7XhN0vJm2bYt9KcW1sLd8FpGe5UaTnR3oHiB6yE=';
-/** What production needs besides a strong secret: codes that do not go to the log. */
-/** The end-to-end suite's secret (test/support/test-config.ts), which production tests start with. */
-const TEST_JWT_SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
-const PRODUCTION = {
-  APP_ENV: 'production',
-  SMS_TRANSPORT: 'webhook',
-  SMS_WEBHOOK_URL: 'https://sms.example.com/send',
-  DATABASE_URL: 'postgres://auth@db.example.com:5432/auth',
-};
 
 describe('configuration', () => {
   it("applies the contract's defaults", () => {
@@ -58,8 +50,10 @@ describe('configuration', () => {
     expect(build({ JWT_SECRET: STRONG_SECRET }).http.host).toBe('127.0.0.1');
     expect(build({ JWT_SECRET: STRONG_SECRET, APP_ENV: 'development' }).http.host).toBe('127.0.0.1');
     expect(build({ JWT_SECRET: STRONG_SECRET, HOST: '0.0.0.0' }).http.host).toBe('0.0.0.0');
-    expect(build({ ...PRODUCTION, JWT_SECRET: STRONG_SECRET }).http.host).toBe('0.0.0.0');
-    expect(build({ ...PRODUCTION, JWT_SECRET: STRONG_SECRET, HOST: '10.0.0.5' }).http.host).toBe('10.0.0.5');
+    expect(build({ ...PRODUCTION_ENVIRONMENT, JWT_SECRET: STRONG_SECRET }).http.host).toBe('0.0.0.0');
+    expect(build({ ...PRODUCTION_ENVIRONMENT, JWT_SECRET: STRONG_SECRET, HOST: '10.0.0.5' }).http.host).toBe(
+      '10.0.0.5',
+    );
     expect(() => build({ JWT_SECRET: STRONG_SECRET, HOST: 'http://x' })).toThrow(/HOST/);
   });
 
@@ -156,9 +150,9 @@ describe('configuration', () => {
   });
 
   it('refuses a missing or short JWT_SECRET in production', () => {
-    expect(() => build({ ...PRODUCTION })).toThrow(ConfigurationError);
-    expect(() => build({ ...PRODUCTION, JWT_SECRET: 'a'.repeat(31) })).toThrow(/too short/);
-    expect(build({ ...PRODUCTION, JWT_SECRET: STRONG_SECRET }).jwt.secret).toBe(STRONG_SECRET);
+    expect(() => build({ ...PRODUCTION_ENVIRONMENT })).toThrow(ConfigurationError);
+    expect(() => build({ ...PRODUCTION_ENVIRONMENT, JWT_SECRET: 'a'.repeat(31) })).toThrow(/too short/);
+    expect(build({ ...PRODUCTION_ENVIRONMENT, JWT_SECRET: STRONG_SECRET }).jwt.secret).toBe(STRONG_SECRET);
   });
 
   it.each([
@@ -168,22 +162,25 @@ describe('configuration', () => {
     ['abcdefghijklmnopqrstuvwxyz0123456789'],
     ['12345678901234567890123456789012'],
   ])('refuses the guessable JWT_SECRET %j in production, saying how to fix it', (secret) => {
-    expect(() => build({ ...PRODUCTION, JWT_SECRET: secret })).toThrow(ConfigurationError);
-    expect(() => build({ ...PRODUCTION, JWT_SECRET: secret })).toThrow(/JWT_SECRET is guessable.*openssl rand/);
+    expect(() => build({ ...PRODUCTION_ENVIRONMENT, JWT_SECRET: secret })).toThrow(ConfigurationError);
+    expect(() => build({ ...PRODUCTION_ENVIRONMENT, JWT_SECRET: secret })).toThrow(
+      /JWT_SECRET is guessable.*openssl rand/,
+    );
   });
 
   it("accepts a 32-byte random base64 JWT_SECRET in production, and the test suite's secret", () => {
     const random = randomBytes(32).toString('base64');
-    expect(build({ ...PRODUCTION, JWT_SECRET: random }).jwt.secret).toBe(random);
-    expect(build({ ...PRODUCTION, JWT_SECRET: TEST_JWT_SECRET }).isProduction).toBe(true);
+    expect(build({ ...PRODUCTION_ENVIRONMENT, JWT_SECRET: random }).jwt.secret).toBe(random);
+    expect(build({ ...PRODUCTION_ENVIRONMENT, JWT_SECRET: TEST_JWT_SECRET }).isProduction).toBe(true);
   });
 
   it('refuses a DATA_KEYS entry under 32 bytes in production, and reads the ring first-to-last', () => {
-    const short = () => build({ ...PRODUCTION, JWT_SECRET: STRONG_SECRET, DATA_KEYS: `${'k'.repeat(40)},short-key` });
+    const short = () =>
+      build({ ...PRODUCTION_ENVIRONMENT, JWT_SECRET: STRONG_SECRET, DATA_KEYS: `${'k'.repeat(40)},short-key` });
     expect(short).toThrow(ConfigurationError);
     expect(short).toThrow(/DATA_KEYS entry 2 is shorter than 32 bytes/);
     const ring = build({
-      ...PRODUCTION,
+      ...PRODUCTION_ENVIRONMENT,
       JWT_SECRET: STRONG_SECRET,
       DATA_KEYS: ` ${'k'.repeat(40)} , ${'m'.repeat(32)}`,
     });
@@ -211,15 +208,17 @@ describe('configuration', () => {
   });
 
   it.each([['SEED_ADMIN_PASSWORD'], ['SEED_USER_PASSWORD']])('refuses a common %s in production', (name) => {
-    const attempt = () => build({ ...PRODUCTION, JWT_SECRET: STRONG_SECRET, [name]: 'Password123' });
+    const attempt = () => build({ ...PRODUCTION_ENVIRONMENT, JWT_SECRET: STRONG_SECRET, [name]: 'Password123' });
     expect(attempt).toThrow(ConfigurationError);
     expect(attempt).toThrow(new RegExp(`${name} is on the list of common passwords: choose a long random one`));
-    expect(() => build({ ...PRODUCTION, JWT_SECRET: STRONG_SECRET, [name]: 'Plum-Orbit-Lantern-42' })).not.toThrow();
+    expect(() =>
+      build({ ...PRODUCTION_ENVIRONMENT, JWT_SECRET: STRONG_SECRET, [name]: 'Plum-Orbit-Lantern-42' }),
+    ).not.toThrow();
     expect(build({ APP_ENV: 'development', [name]: 'Password123' }).isProduction).toBe(false);
   });
 
   it('refuses the embedded database in production unless ALLOW_EMBEDDED_DATABASE_IN_PRODUCTION says so', () => {
-    const { DATABASE_URL: _server, ...embedded } = PRODUCTION;
+    const { DATABASE_URL: _server, ...embedded } = PRODUCTION_ENVIRONMENT;
     const attempt = () => build({ ...embedded, JWT_SECRET: STRONG_SECRET });
     expect(attempt).toThrow(ConfigurationError);
     expect(attempt).toThrow(
@@ -268,7 +267,7 @@ describe('configuration', () => {
     expect(build({ APP_ENV: 'development' }).isDevelopment).toBe(true);
     expect(build({}).isDevelopment).toBe(false);
     expect(build({ APP_ENV: 'test' }).isDevelopment).toBe(false);
-    expect(build({ ...PRODUCTION, JWT_SECRET: STRONG_SECRET }).isDevelopment).toBe(false);
+    expect(build({ ...PRODUCTION_ENVIRONMENT, JWT_SECRET: STRONG_SECRET }).isDevelopment).toBe(false);
   });
 
   it('treats empty values as unset', () => {

@@ -31,13 +31,7 @@ export class SecondFactorEnrolmentGuard implements CanActivate {
     const user = request.user;
     // The one rule introspection applies too (PrincipalRules), so no consumer can drift from it.
     if (!user || !(await this.rules.mustEnrol(user))) return true;
-    await this.audit.record({
-      type: '2fa.enrolment_required',
-      actorId: user.id,
-      targetType: 'user',
-      targetId: user.id,
-      client: { ip: request.ip },
-    });
+    await this.audit.recordOnOwnAccount('2fa.enrolment_required', user.id, { ip: request.ip });
     throw new AppException(
       'FORBIDDEN',
       'This account must enrol a second factor first: set up an authenticator app at /api/account/totp.',

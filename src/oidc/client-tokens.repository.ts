@@ -1,4 +1,5 @@
 import { revocationEvents } from '../events/index.js';
+import { ROLE_AND_PERMISSION_NAMES, rolesAndPermissionsOf } from '../rbac/index.js';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
@@ -45,13 +46,10 @@ export class ClientTokensRepository {
    */
   async findPrincipalOfActiveToken(token: { tokenId: string; clientId: string }): Promise<ClientPrincipalRow | null> {
     const rows: ClientPrincipalRow[] = await this.dataSource.query(
-      `SELECT COALESCE(array_agg(DISTINCT r.name) FILTER (WHERE r.name IS NOT NULL), '{}') AS roles,
-              COALESCE(array_agg(DISTINCT p.name) FILTER (WHERE p.name IS NOT NULL), '{}') AS permissions
+      `SELECT ${ROLE_AND_PERMISSION_NAMES}
          FROM client_tokens t
          LEFT JOIN client_roles cr ON cr.client_id = t.client_id
-         LEFT JOIN roles r ON r.id = cr.role_id
-         LEFT JOIN role_permissions rp ON rp.role_id = r.id
-         LEFT JOIN permissions p ON p.id = rp.permission_id
+         ${rolesAndPermissionsOf('cr.role_id')}
         WHERE t.id = $1 AND t.client_id = $2 AND t.revoked_at IS NULL AND t.expires_at > now()
         GROUP BY t.id`,
       [token.tokenId, token.clientId],

@@ -28,6 +28,15 @@ export interface MemberResponse {
   joined_at: Date;
 }
 
+/** A change of a member by a caller, as the organization judged the caller there. */
+interface MemberChange {
+  caller: AuthUser;
+  actor: OrganizationActor;
+  /** The member. */
+  userId: string;
+  action: 'organization.member_roles' | 'organization.member_remove';
+}
+
 const memberNotFound = () => new AppException('NOT_FOUND', 'Member not found.');
 const lastOwner = () =>
   new AppException('CONFLICT', 'The last owner of an organization cannot leave, lose owner or be removed.');
@@ -128,22 +137,11 @@ export class MembersService {
       if (!actor.asAdministrator) {
         if (userId === caller.id)
           throw new AppException('FORBIDDEN', 'You cannot change your own roles in an organization.');
-        const target = { type: 'membership' as const, id: userId };
-        const policyActor = { id: caller.id, kind: caller.kind, permissions: actor.permissions };
-        assertMayActOn(
-          policyActor,
-          target,
-          await this.roles.permissionNamesOfRoles(manager, ids(current)),
-          'organization.member_roles',
-        );
+        const change: MemberChange = { caller, actor, userId, action: 'organization.member_roles' };
+        await this.applyPolicy(manager, assertMayActOn, change, current);
         const held = new Set(ids(current));
         const added = next.filter((role) => !held.has(role.id));
-        assertMayGrant(
-          policyActor,
-          target,
-          await this.roles.permissionNamesOfRoles(manager, ids(added)),
-          'organization.member_roles',
-        );
+        await this.applyPolicy(manager, assertMayGrant, change, added);
         if ((hasOwner(current) || hasOwner(next)) && !actsAsOwner(actor)) throw ownersOnly();
       }
       if (hasOwner(current) && !hasOwner(next)) await this.keepAnOwner(manager, organizationId, userId);
@@ -169,14 +167,8 @@ export class MembersService {
       );
       const current = await this.currentRoles(manager, organizationId, userId);
       if (!leaving && !judged.asAdministrator) {
-        const target = { type: 'membership' as const, id: userId };
-        const policyActor = { id: caller.id, kind: caller.kind, permissions: judged.permissions };
-        assertMayActOn(
-          policyActor,
-          target,
-          await this.roles.permissionNamesOfRoles(manager, ids(current)),
-          'organization.member_remove',
-        );
+        const change: MemberChange = { caller, actor: judged, userId, action: 'organization.member_remove' };
+        await this.applyPolicy(manager, assertMayActOn, change, current);
         if (hasOwner(current) && !actsAsOwner(judged)) throw ownersOnly();
       }
       if (hasOwner(current)) await this.keepAnOwner(manager, organizationId, userId);
@@ -203,6 +195,24 @@ export class MembersService {
     return this.memberships.rolesOf(manager, organizationId, userId);
   }
 
+  /**
+   * The privilege policy inside the organization, for a member who is no instance administrator:
+   * `rule` (target ⊆ own, or grant ⊆ own) on the permissions that `roles` hold there.
+   */
+  private async applyPolicy(
+    manager: EntityManager,
+    rule: typeof assertMayActOn | typeof assertMayGrant,
+    { caller, actor, userId, action }: MemberChange,
+    roles: RoleRef[],
+  ): Promise<void> {
+    rule(
+      { id: caller.id, kind: caller.kind, permissions: actor.permissions },
+      { type: 'membership', id: userId },
+      await this.roles.permissionNamesOfRoles(manager, ids(roles)),
+      action,
+    );
+  }
+
   private async keepAnOwner(manager: EntityManager, organizationId: string, userId: string): Promise<void> {
     if ((await this.memberships.countHolders(manager, organizationId, OrganizationRoles.Owner, userId)) === 0)
       throw lastOwner();
@@ -217,19 +227,17 @@ export class MembersService {
     roles: RoleRef[],
     extra: Record<string, unknown> = {},
   ): Promise<void> {
-    return this.audit.record({
+    return this.audit.recordChange(
       type,
-      actorId: caller.id,
-      actorKind: caller.kind,
-      targetType: 'organization',
-      targetId: organizationId,
-      details: {
+      caller,
+      { type: 'organization', id: organizationId },
+      {
         user_id: userId,
         roles: roles.map((role) => role.name).sort(),
         as_administrator: actor.asAdministrator,
         ...extra,
       },
-    });
+    );
   }
 }
 

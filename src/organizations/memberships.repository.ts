@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { ROLE_AND_PERMISSION_NAMES } from '../rbac/index.js';
 
 export interface RoleRef {
   id: string;
@@ -47,8 +48,7 @@ export class MembershipsRepository {
     manager: EntityManager = this.dataSource.manager,
   ): Promise<MembershipAccess | null> {
     const [row]: MembershipAccess[] = await manager.query(
-      `SELECT COALESCE(array_agg(DISTINCT r.name) FILTER (WHERE r.name IS NOT NULL), '{}') AS roles,
-              COALESCE(array_agg(DISTINCT p.name) FILTER (WHERE p.name IS NOT NULL), '{}') AS permissions
+      `SELECT ${ROLE_AND_PERMISSION_NAMES}
          FROM organization_members m
          LEFT JOIN organization_member_roles mr ON mr.organization_id = m.organization_id AND mr.user_id = m.user_id
          LEFT JOIN organization_roles r ON r.id = mr.role_id

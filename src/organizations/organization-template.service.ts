@@ -220,6 +220,6 @@ export class OrganizationTemplateService {
     targetId: string,
     details: Record<string, unknown>,
   ): Promise<void> {
-    return this.audit.record({ type, actorId: actor.id, actorKind: actor.kind, targetType, targetId, details });
+    return this.audit.recordChange(type, actor, { type: targetType, id: targetId }, details);
   }
 }

@@ -124,14 +124,12 @@ export class OrganizationsService {
       if (isSlugTaken(error)) throw SLUG_TAKEN();
       throw error;
     }
-    await this.audit.record({
-      type: 'organization.update',
-      actorId: caller.id,
-      actorKind: caller.kind,
-      targetType: 'organization',
-      targetId: id,
-      details: { slug: row.slug, as_administrator: actor.asAdministrator },
-    });
+    await this.audit.recordChange(
+      'organization.update',
+      caller,
+      { type: 'organization', id },
+      { slug: row.slug, as_administrator: actor.asAdministrator },
+    );
     return toOrganizationResponse(row);
   }
 
@@ -145,14 +143,12 @@ export class OrganizationsService {
       return members;
     });
     await this.changes.published(changed);
-    await this.audit.record({
-      type: 'organization.delete',
-      actorId: caller.id,
-      actorKind: caller.kind,
-      targetType: 'organization',
-      targetId: id,
-      details: { as_administrator: actor.asAdministrator },
-    });
+    await this.audit.recordChange(
+      'organization.delete',
+      caller,
+      { type: 'organization', id },
+      { as_administrator: actor.asAdministrator },
+    );
     return {};
   }
 }

@@ -27,20 +27,34 @@ export interface PrincipalRow {
 }
 
 /**
+ * The names a holder's roles reach, as the two text arrays of an `EffectiveAccess` row: `roles` and
+ * `permissions`, each without repeats, and empty rather than null when the LEFT JOINs found none.
+ * Reads the role and permission tables aliased `r` and `p` (the instance's, or an organization's).
+ */
+export const ROLE_AND_PERMISSION_NAMES = `COALESCE(array_agg(DISTINCT r.name) FILTER (WHERE r.name IS NOT NULL), '{}') AS roles,
+        COALESCE(array_agg(DISTINCT p.name) FILTER (WHERE p.name IS NOT NULL), '{}') AS permissions`;
+
+/**
+ * The instance roles whose ids `roleIdColumn` holds, as `r`, and their permissions, as `p`: LEFT
+ * JOINs, so a holder of no role (or of a role with no permission) keeps its row.
+ */
+export function rolesAndPermissionsOf(roleIdColumn: string): string {
+  return `LEFT JOIN roles r ON r.id = ${roleIdColumn}
+   LEFT JOIN role_permissions rp ON rp.role_id = r.id
+   LEFT JOIN permissions p ON p.id = rp.permission_id`;
+}
+
+/**
  * The caller of a live session, with role names and the union of their permissions, in one round
  * trip: `$1` the session id (the token's `sid`), `$2` the user id (`sub`). No row when the session
  * is revoked or past its absolute end, or the user is gone.
  */
 const PRINCIPAL_OF_ACTIVE_SESSION_SQL = `SELECT u.id, u.name, u.email, u.mobile, s.expires_at AS "sessionExpiresAt",
-        u.email_verified_at IS NOT NULL AS "emailVerified",
-        COALESCE(array_agg(DISTINCT r.name) FILTER (WHERE r.name IS NOT NULL), '{}') AS roles,
-        COALESCE(array_agg(DISTINCT p.name) FILTER (WHERE p.name IS NOT NULL), '{}') AS permissions
+        u.email_verified_at IS NOT NULL AS "emailVerified", ${ROLE_AND_PERMISSION_NAMES}
    FROM sessions s
    JOIN users u ON u.id = s.user_id
    LEFT JOIN user_roles ur ON ur.user_id = u.id
-   LEFT JOIN roles r ON r.id = ur.role_id
-   LEFT JOIN role_permissions rp ON rp.role_id = r.id
-   LEFT JOIN permissions p ON p.id = rp.permission_id
+   ${rolesAndPermissionsOf('ur.role_id')}
   WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now()
   GROUP BY u.id, s.expires_at`;
 
@@ -84,13 +98,10 @@ export class AccessRepository {
     manager: EntityManager = this.dataSource.manager,
   ): Promise<EffectiveAccess | null> {
     const [row]: EffectiveAccess[] = await manager.query(
-      `SELECT COALESCE(array_agg(DISTINCT r.name) FILTER (WHERE r.name IS NOT NULL), '{}') AS roles,
-              COALESCE(array_agg(DISTINCT p.name) FILTER (WHERE p.name IS NOT NULL), '{}') AS permissions
+      `SELECT ${ROLE_AND_PERMISSION_NAMES}
          FROM users u
          LEFT JOIN user_roles ur ON ur.user_id = u.id
-         LEFT JOIN roles r ON r.id = ur.role_id
-         LEFT JOIN role_permissions rp ON rp.role_id = r.id
-         LEFT JOIN permissions p ON p.id = rp.permission_id
+         ${rolesAndPermissionsOf('ur.role_id')}
         WHERE u.id = $1
         GROUP BY u.id`,
       [userId],

@@ -39,13 +39,6 @@ export class DefinitionWrites {
   }
 
   async recorded({ type, actor, target, details }: DefinitionChange): Promise<void> {
-    await this.audit.record({
-      type,
-      actorId: actor.id,
-      actorKind: actor.kind,
-      targetType: target.type,
-      targetId: target.id,
-      details,
-    });
+    await this.audit.recordChange(type, actor, target, details);
   }
 }

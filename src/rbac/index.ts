@@ -1,4 +1,4 @@
-export { AccessRepository } from './access.repository.js';
+export { AccessRepository, ROLE_AND_PERMISSION_NAMES, rolesAndPermissionsOf } from './access.repository.js';
 export { AuthzVersions } from './authz-versions.js';
 export { PrincipalService } from './principal.service.js';
 export { NewAccounts } from './new-accounts.js';

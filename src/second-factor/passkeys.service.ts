@@ -158,13 +158,10 @@ export class PasskeysService {
       name: name ?? DEFAULT_PASSKEY_NAME,
     });
     if (!row) throw new AppException('CONFLICT', 'This passkey is already registered.');
-    await this.audit.record({
-      type: 'passkey.register',
-      actorId: userId,
-      targetType: 'user',
-      targetId: userId,
-      client,
-      details: { passkey_id: row.id, device_type: row.deviceType, backed_up: row.backedUp },
+    await this.audit.recordOnOwnAccount('passkey.register', userId, client, {
+      passkey_id: row.id,
+      device_type: row.deviceType,
+      backed_up: row.backedUp,
     });
     return row;
   }
@@ -251,13 +248,10 @@ export class PasskeysService {
     const regressed = (info.newCounter > 0 || stored > 0) && info.newCounter <= stored;
     if (regressed || !(await this.repository.recordUse(passkey.id, stored, info.newCounter)))
       return fail('counter_regression', passkey);
-    await this.audit.record({
-      type: 'passkey.use',
-      actorId: passkey.userId,
-      targetType: 'user',
-      targetId: passkey.userId,
-      client,
-      details: { ceremony, passkey_id: passkey.id, user_verified: info.userVerified },
+    await this.audit.recordOnOwnAccount('passkey.use', passkey.userId, client, {
+      ceremony,
+      passkey_id: passkey.id,
+      user_verified: info.userVerified,
     });
     return { userId: passkey.userId, passkeyId: passkey.id, userVerified: info.userVerified };
   }

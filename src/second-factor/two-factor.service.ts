@@ -272,13 +272,7 @@ export class TwoFactorService {
       // A wrong code is a failed login of the account, on the password's counter: new challenges
       // (each needing the password) buy no fresh guesses.
       if (result.error.code === 'INVALID_OTP' && (await this.lockout.countFailure(subject))) {
-        await this.audit.record({
-          type: '2fa.lockout',
-          actorId: claims.sub,
-          targetType: 'user',
-          targetId: claims.sub,
-          client,
-        });
+        await this.audit.recordOnOwnAccount('2fa.lockout', claims.sub, client);
       }
       throw result.error;
     }
@@ -296,14 +290,7 @@ export class TwoFactorService {
         attemptsOf: subject,
       },
     );
-    if (method === 'recovery')
-      await this.audit.record({
-        type: '2fa.recovery_code_used',
-        actorId: user.id,
-        targetType: 'user',
-        targetId: user.id,
-        client,
-      });
+    if (method === 'recovery') await this.audit.recordOnOwnAccount('2fa.recovery_code_used', user.id, client);
     return session;
   }
 }

@@ -2,17 +2,12 @@ import { generateKeyPairSync } from 'node:crypto';
 import { buildAppConfig } from '../config/app-config.js';
 import { parseEnvironment } from '../config/environment.js';
 import { readRetiredKeys, SigningKeys } from './signing-keys.js';
+import { PRODUCTION_ENVIRONMENT } from '../../test/support/test-config.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 const SECRET = 'q4Zr7XhN0vJm2bYt9KcW1sLd8FpGe5UaTnR3oHiB6yE=';
-const PRODUCTION = {
-  APP_ENV: 'production',
-  SMS_TRANSPORT: 'webhook',
-  SMS_WEBHOOK_URL: 'https://sms.example.com/send',
-  DATABASE_URL: 'postgres://auth@db.example.com:5432/auth',
-};
 const keysFor = (env: Record<string, string>) =>
   new SigningKeys(buildAppConfig(parseEnvironment({ JWT_SECRET: SECRET, ...env })));
 const pem = (type: 'ec' | 'ed25519', curve?: string) =>
@@ -23,7 +18,7 @@ const pem = (type: 'ec' | 'ed25519', curve?: string) =>
 describe('SigningKeys', () => {
   it('refuses to start in production with an asymmetric algorithm and no key', () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'keys-'));
-    expect(() => keysFor({ ...PRODUCTION, JWT_ALGORITHM: 'ES256', DATA_DIR: dataDir })).toThrow(
+    expect(() => keysFor({ ...PRODUCTION_ENVIRONMENT, JWT_ALGORITHM: 'ES256', DATA_DIR: dataDir })).toThrow(
       /JWT_PRIVATE_KEY or JWT_PRIVATE_KEY_FILE/,
     );
   });

@@ -76,7 +76,7 @@ export class AuthService {
       throw asConflict(error);
     }
     this.verification.dispatch();
-    await this.audit.record({ type: 'register', actorId: user.id, targetType: 'user', targetId: user.id, client });
+    await this.audit.recordOnOwnAccount('register', user.id, client);
     if (this.config.requireEmailVerification) {
       return {
         user: { id: user.id, name: user.name, email: user.email, mobile: user.mobile },

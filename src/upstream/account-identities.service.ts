@@ -90,14 +90,7 @@ export class AccountIdentitiesService {
       return this.identities.unlink(manager, user.id, identityId);
     });
     if (!removed) throw new AppException('NOT_FOUND', 'Identity not found.');
-    await this.audit.record({
-      type: 'upstream.unlink',
-      actorId: user.id,
-      targetType: 'user',
-      targetId: user.id,
-      client,
-      details: { identity_id: removed.id },
-    });
+    await this.audit.recordOnOwnAccount('upstream.unlink', user.id, client, { identity_id: removed.id });
     await this.notices.tell(user.id, 'identity-unlinked');
     return {};
   }

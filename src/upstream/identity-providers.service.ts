@@ -1,7 +1,7 @@
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { AuditLog } from '../audit/index.js';
+import { AuditLog, type AuditTarget } from '../audit/index.js';
 import { AppException } from '../common/app-exception.js';
 import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../infra/database/transactions.js';
@@ -67,7 +67,9 @@ export class IdentityProvidersService {
       ),
     );
     if (!row) throw new AppException('CONFLICT', 'An identity provider has this slug.');
-    await this.record('identity_provider.create', actor, row, { fields: Object.keys(dto).sort() });
+    await this.audit.recordChange('identity_provider.create', actor, auditTarget(row), {
+      fields: Object.keys(dto).sort(),
+    });
     return this.toResponse(row);
   }
 
@@ -96,7 +98,9 @@ export class IdentityProvidersService {
       return this.providers.update(manager, before.id, changes, sealed);
     });
     if (!after) throw NOT_FOUND();
-    await this.record('identity_provider.update', actor, after, { fields: Object.keys(dto).sort() });
+    await this.audit.recordChange('identity_provider.update', actor, auditTarget(after), {
+      fields: Object.keys(dto).sort(),
+    });
     return this.toResponse(after);
   }
 
@@ -108,7 +112,7 @@ export class IdentityProvidersService {
       return this.providers.delete(manager, row.id);
     });
     if (!deleted) throw NOT_FOUND();
-    await this.record('identity_provider.delete', actor, row, {});
+    await this.audit.recordChange('identity_provider.delete', actor, auditTarget(row));
     return {};
   }
 
@@ -179,20 +183,9 @@ export class IdentityProvidersService {
       updated_at: row.updatedAt,
     };
   }
+}
 
-  private record(
-    type: 'identity_provider.create' | 'identity_provider.update' | 'identity_provider.delete',
-    actor: AuthUser,
-    row: UpstreamProviderRow,
-    details: Record<string, unknown>,
-  ): Promise<void> {
-    return this.audit.record({
-      type,
-      actorId: actor.id,
-      actorKind: actor.kind,
-      targetType: 'identity_provider',
-      targetId: row.slug,
-      details: { slug: row.slug, type: row.type, ...details },
-    });
-  }
+/** The trail names a provider by its slug, and keeps which kind of provider it is. */
+function auditTarget(row: UpstreamProviderRow): AuditTarget {
+  return { type: 'identity_provider', id: row.slug, facts: { slug: row.slug, type: row.type } };
 }

@@ -377,13 +377,9 @@ export class UpstreamSignInService {
     if (!account) {
       return { kind: 'refused', status: 403, message: 'This sign-in provider is not available.', parameters };
     }
-    await this.audit.record({
-      type: 'upstream.sign_up',
-      actorId: account.id,
-      targetType: 'user',
-      targetId: account.id,
-      client,
-      details: { slug: provider.slug, email_verified: trusted },
+    await this.audit.recordOnOwnAccount('upstream.sign_up', account.id, client, {
+      slug: provider.slug,
+      email_verified: trusted,
     });
     return this.finish(account, provider, client, parameters, 'upstream.sign_in');
   }
@@ -450,14 +446,7 @@ export class UpstreamSignInService {
     client: ClientInfo,
     how: 'automatic' | 'after_sign_in' | 'from_account',
   ): Promise<void> {
-    await this.audit.record({
-      type: 'upstream.link',
-      actorId: userId,
-      targetType: 'user',
-      targetId: userId,
-      client,
-      details: { slug: provider.slug, how },
-    });
+    await this.audit.recordOnOwnAccount('upstream.link', userId, client, { slug: provider.slug, how });
     await this.notices.tell(userId, 'identity-linked');
   }
 

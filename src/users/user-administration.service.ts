@@ -77,13 +77,7 @@ export class UserAdministrationService {
         return created;
       }),
     );
-    await this.audit.record({
-      type: 'user.create',
-      actorId: actor.id,
-      actorKind: actor.kind,
-      targetType: 'user',
-      targetId: user.id,
-    });
+    await this.audit.recordChange('user.create', actor, { type: 'user', id: user.id });
     return this.get(user.id);
   }
 

@@ -98,14 +98,12 @@ export class UserRolesService {
       return next;
     });
     await this.versions.bumpUser(userId);
-    await this.audit.record({
-      type: 'user.roles',
-      actorId: actor.id,
-      actorKind: actor.kind,
-      targetType: 'user',
-      targetId: userId,
-      details: { roles: roles.map((role) => role.name).sort() },
-    });
+    await this.audit.recordChange(
+      'user.roles',
+      actor,
+      { type: 'user', id: userId },
+      { roles: roles.map((role) => role.name).sort() },
+    );
     return { roles: roles.map(({ id, name }) => ({ id, name })).sort((a, b) => a.name.localeCompare(b.name)) };
   }
 

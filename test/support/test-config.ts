@@ -5,6 +5,18 @@ import { parseEnvironment } from '../../src/config/environment.js';
 export const TEST_JWT_SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 
 /**
+ * What production asks besides a strong JWT_SECRET before it accepts a configuration: one-time
+ * codes that do not go to the log (an SMS webhook) and a PostgreSQL server rather than the embedded
+ * database. Nothing here is reached: for tests that build a production configuration.
+ */
+export const PRODUCTION_ENVIRONMENT = {
+  APP_ENV: 'production',
+  SMS_TRANSPORT: 'webhook',
+  SMS_WEBHOOK_URL: 'https://sms.example.com/send',
+  DATABASE_URL: 'postgres://auth@db.example.com:5432/auth',
+};
+
+/**
  * The configuration a test app runs with: migrations already applied (test databases are copies
  * of a migrated template), and Argon2 made cheap through configuration (one test proves the
  * production defaults). An override of `undefined` removes the variable, so the service's own

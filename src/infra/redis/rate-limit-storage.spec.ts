@@ -1,5 +1,18 @@
 import { LocalRateLimitStorage } from './rate-limit-storage.js';
 
+/** A counter within its limit: nothing blocks it, so there is no block to wait out. */
+const within = (counter: { totalHits: number; timeToExpire: number }) => ({
+  ...counter,
+  isBlocked: false,
+  timeToBlockExpire: 0,
+});
+
+/** A counter past its limit, refused until `timeToBlockExpire` seconds have passed. */
+const blocked = (counter: { totalHits: number; timeToExpire: number; timeToBlockExpire: number }) => ({
+  ...counter,
+  isBlocked: true,
+});
+
 describe('the in-process rate-limit counters', () => {
   let now = 1_000_000;
   let storage: LocalRateLimitStorage;
@@ -11,12 +24,7 @@ describe('the in-process rate-limit counters', () => {
 
   it('counts hits in a fixed window and lets the limit itself through', async () => {
     for (let hit = 1; hit <= 3; hit += 1) {
-      expect(await storage.increment('k', 60_000, 3, 60_000)).toEqual({
-        totalHits: hit,
-        timeToExpire: 60,
-        isBlocked: false,
-        timeToBlockExpire: 0,
-      });
+      expect(await storage.increment('k', 60_000, 3, 60_000)).toEqual(within({ totalHits: hit, timeToExpire: 60 }));
     }
   });
 
@@ -25,19 +33,11 @@ describe('the in-process rate-limit counters', () => {
     now += 10_000;
     expect(await storage.increment('k', 60_000, 2, 30_000)).toMatchObject({ isBlocked: true, timeToBlockExpire: 30 });
     now += 29_000;
-    expect(await storage.increment('k', 60_000, 2, 30_000)).toEqual({
-      totalHits: 3,
-      timeToExpire: 1,
-      isBlocked: true,
-      timeToBlockExpire: 1,
-    });
+    expect(await storage.increment('k', 60_000, 2, 30_000)).toEqual(
+      blocked({ totalHits: 3, timeToExpire: 1, timeToBlockExpire: 1 }),
+    );
     now += 1_000;
-    expect(await storage.increment('k', 60_000, 2, 30_000)).toEqual({
-      totalHits: 1,
-      timeToExpire: 60,
-      isBlocked: false,
-      timeToBlockExpire: 0,
-    });
+    expect(await storage.increment('k', 60_000, 2, 30_000)).toEqual(within({ totalHits: 1, timeToExpire: 60 }));
   });
 
   it('starts afresh when the window is over', async () => {
@@ -55,12 +55,9 @@ describe('the in-process rate-limit counters', () => {
   it('without a block duration refuses until the window ends', async () => {
     await storage.increment('k', 60_000, 1, 0);
     now += 20_000;
-    expect(await storage.increment('k', 60_000, 1, 0)).toEqual({
-      totalHits: 2,
-      timeToExpire: 40,
-      isBlocked: true,
-      timeToBlockExpire: 40,
-    });
+    expect(await storage.increment('k', 60_000, 1, 0)).toEqual(
+      blocked({ totalHits: 2, timeToExpire: 40, timeToBlockExpire: 40 }),
+    );
     now += 40_000;
     expect(await storage.increment('k', 60_000, 1, 0)).toMatchObject({ totalHits: 1, isBlocked: false });
   });
