@@ -1,7 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
-import { withAuthCookies } from '../sessions/index.js';
-import { AppConfig } from '../config/app-config.js';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post } from '@nestjs/common';
+import { IssuesSession } from '../sessions/index.js';
 import { CurrentUser, Public, RequireFreshAuth } from '@auth-rbac/nest-guard';
 import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js';
 import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
@@ -38,7 +36,6 @@ export class AccountController {
     private readonly emailChange: EmailChangeService,
     private readonly mobileChange: MobileChangeService,
     private readonly reauthentication: ReauthenticationService,
-    private readonly config: AppConfig,
     private readonly deletion: AccountDeletionService,
   ) {}
 
@@ -46,6 +43,7 @@ export class AccountController {
   @Post('reauthenticate')
   @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
+  @IssuesSession()
   @DocumentRoute({
     summary: 'Prove presence again (password, or a code with method sms, totp or recovery) for a fresh sign-in time',
     data: tokensOr(ref('OtpSent')),
@@ -54,15 +52,8 @@ export class AccountController {
       429: 'RATE_LIMITED: the account is locked out, or the SMS cooldown or hourly cap holds.',
     },
   })
-  async reauthenticate(
-    @CurrentUser() user: AuthUser,
-    @Body() dto: ReauthenticateDto,
-    @Client() client: ClientInfo,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    const outcome = await this.reauthentication.handle(user, dto, client);
-    if (!('tokens' in outcome)) return outcome;
-    return withAuthCookies(reply, outcome, this.config);
+  reauthenticate(@CurrentUser() user: AuthUser, @Body() dto: ReauthenticateDto, @Client() client: ClientInfo) {
+    return this.reauthentication.handle(user, dto, client);
   }
 
   @Get()
