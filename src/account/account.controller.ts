@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post } from
 import { IssuesSession } from '../sessions/index.js';
 import { CurrentUser, Public, RequireFreshAuth } from '@auth-rbac/nest-guard';
 import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js';
-import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
+import { TakesNoBody } from '../common/empty-body.pipe.js';
 import { UuidParam } from '../common/uuid-param.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { AccountSessionsService } from './account-sessions.service.js';
@@ -72,16 +72,13 @@ export class AccountController {
   /** The holder deletes their own account: everything of it goes, audit events keep its id. */
   @Delete()
   @RequireFreshAuth()
+  @TakesNoBody()
   @DocumentRoute({
     summary: 'Delete your own account (ends every session)',
     data: empty,
     statuses: { 409: 'CONFLICT: the last administrator cannot delete their account.' },
   })
-  delete(
-    @CurrentUser() user: AuthUser,
-    @Body(EmptyBodyPipe) _body: Record<string, never>,
-    @Client() client: ClientInfo,
-  ): Promise<Record<string, never>> {
+  delete(@CurrentUser() user: AuthUser, @Client() client: ClientInfo): Promise<Record<string, never>> {
     return this.deletion.delete(user, client);
   }
 
@@ -162,12 +159,9 @@ export class AccountController {
 
   @Post('sessions/revoke-others')
   @HttpCode(HttpStatus.OK)
+  @TakesNoBody()
   @DocumentRoute({ summary: 'End every session but this one', data: empty })
-  async revokeOtherSessions(
-    @CurrentUser() user: AuthUser,
-    @Body(EmptyBodyPipe) _body: Record<string, never>,
-    @Client() client: ClientInfo,
-  ) {
+  async revokeOtherSessions(@CurrentUser() user: AuthUser, @Client() client: ClientInfo) {
     await this.sessions.revokeOthers({ userId: user.id, keepSessionId: user.sessionId }, user, client);
     return {};
   }
@@ -186,16 +180,13 @@ export class AccountController {
   @RequireFreshAuth()
   @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
+  @TakesNoBody()
   @DocumentRoute({
     summary: 'Start enrolling an authenticator app',
     data: ref('TotpEnrolment'),
     statuses: { 409: 'CONFLICT: an authenticator app is already enrolled.' },
   })
-  startTotp(
-    @CurrentUser() user: AuthUser,
-    @Body(EmptyBodyPipe) _body: Record<string, never>,
-    @Client() client: ClientInfo,
-  ) {
+  startTotp(@CurrentUser() user: AuthUser, @Client() client: ClientInfo) {
     return this.totp.start(user, client);
   }
 
@@ -215,22 +206,20 @@ export class AccountController {
   @Post('recovery-codes')
   @RequireFreshAuth()
   @HttpCode(HttpStatus.OK)
+  @TakesNoBody()
   @DocumentRoute({
     summary: 'Make ten new recovery codes; the earlier ones stop working at once',
     data: ref('RecoveryCodes'),
     statuses: { 404: 'NOT_FOUND: no authenticator app is enrolled.' },
   })
-  regenerateRecoveryCodes(
-    @CurrentUser() user: AuthUser,
-    @Body(EmptyBodyPipe) _body: Record<string, never>,
-    @Client() client: ClientInfo,
-  ) {
+  regenerateRecoveryCodes(@CurrentUser() user: AuthUser, @Client() client: ClientInfo) {
     return this.totp.regenerateRecoveryCodes(user, client);
   }
 
   /** Needs a fresh proof that includes a second factor (`amr` with `otp` or `mfa`). */
   @Delete('totp')
   @RequireFreshAuth()
+  @TakesNoBody()
   @DocumentRoute({
     summary: 'Remove the authenticator app',
     data: empty,
@@ -240,11 +229,7 @@ export class AccountController {
       404: 'NOT_FOUND: no authenticator app is enrolled.',
     },
   })
-  disableTotp(
-    @CurrentUser() user: AuthUser,
-    @Body(EmptyBodyPipe) _body: Record<string, never>,
-    @Client() client: ClientInfo,
-  ) {
+  disableTotp(@CurrentUser() user: AuthUser, @Client() client: ClientInfo) {
     return this.totp.disable(user, client);
   }
 }

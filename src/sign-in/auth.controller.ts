@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js';
-import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
+import { TakesNoBody } from '../common/empty-body.pipe.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { PrincipalService } from '../rbac/index.js';
 import { OrganizationTokensService } from '../organizations/index.js';
@@ -82,10 +82,10 @@ export class AuthController {
   @Post('logout')
   @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
+  @TakesNoBody()
   @DocumentRoute({ summary: 'Sign out: revoke the current session and clear the cookies', data: empty })
   async logout(
     @CurrentUser() user: AuthUser,
-    @Body(EmptyBodyPipe) _body: Record<string, never>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Record<string, never>> {
     await this.sessions.revoke(user.sessionId, 'logout');
