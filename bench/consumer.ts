@@ -2,8 +2,11 @@
  * The consumer side: a Nest 12 application on the packed `@auth-rbac/nest-guard` (the tests'
  * examples/consumer, installed from the tarball outside the repository) in front of the service.
  *
- * - Guarded route (`GET /reports`, Bearer, `contents.view`) against the same application's open
- *   route (`GET /health`), as the median of three interleaved rounds with its spread.
+ * - Guarded route (`GET /reports`, Bearer, `contents.view`) against the same route unguarded: the
+ *   same list from a `@Public()` route (`GET /reports/sample`), asked with the same Bearer header
+ *   (which it ignores), so that the ratio is the guard's cost alone; and, as before, against the
+ *   application's open `GET /health` (a smaller body, no header). Medians of three interleaved
+ *   rounds with their spread.
  * - Introspection calls the service answered per 1,000 guarded requests in steady state.
  * - The delay from a logout at the service to the first 401 at the consumer, p50 and p99 over 50
  *   logouts, with the event stream and with `revocation: 'introspection'` (cacheTtlMs 5000).
@@ -14,11 +17,14 @@ import { installConsumer, startConsumer, type RunningConsumer } from '../test/co
 import { cpuMicros, medianOf, ROUNDS, round, signIn, sleep } from './support.js';
 
 export interface ConsumerFigures {
+  guarded_vs_unguarded_median: number;
+  guarded_vs_unguarded_spread: [number, number];
   guarded_vs_open_median: number;
   guarded_vs_open_spread: [number, number];
   guarded_requests_per_second: number;
   /** The consumer's CPU time per request (user + system), medians of the rounds, in microseconds. */
   guarded_cpu_us_per_request: number;
+  unguarded_cpu_us_per_request: number;
   open_cpu_us_per_request: number;
   introspections_per_1000_guarded: number;
   logout_to_401_events_ms: { p50: number; p99: number; count: number; missed: number };
@@ -129,11 +135,14 @@ export async function measureConsumer({ base, env, adminEmail }: Setup): Promise
 
     const token = await viewer(base, admin, roleId);
     const guardedOptions = { url: `${events.baseUrl}/reports`, headers: { authorization: `Bearer ${token}` } };
+    const unguardedOptions = { ...guardedOptions, url: `${events.baseUrl}/reports/sample` };
     const openOptions = { url: `${events.baseUrl}/health` };
-    await autocannon({ ...guardedOptions, connections: 10, duration: 2 });
-    await autocannon({ ...openOptions, connections: 10, duration: 2 });
+    for (const options of [guardedOptions, unguardedOptions, openOptions])
+      await autocannon({ ...options, connections: 10, duration: 2 });
     const ratios: number[] = [];
+    const unguardedRatios: number[] = [];
     const guardedCpu: number[] = [];
+    const unguardedCpu: number[] = [];
     const openCpu: number[] = [];
     let guardedRequests = 0;
     let guardedRps = 0;
@@ -146,27 +155,35 @@ export async function measureConsumer({ base, env, adminEmail }: Setup): Promise
     const before = await introspections(base);
     for (let roundNo = 0; roundNo < ROUNDS; roundNo++) {
       const guarded = await load(guardedOptions);
+      const unguarded = await load(unguardedOptions);
       const open = await load(openOptions);
       guardedRequests += guarded.result.requests.total;
       guardedRps += guarded.result.requests.average / ROUNDS;
+      unguardedRatios.push(guarded.result.requests.average / unguarded.result.requests.average);
       ratios.push(guarded.result.requests.average / open.result.requests.average);
       guardedCpu.push(guarded.cpu);
+      unguardedCpu.push(unguarded.cpu);
       openCpu.push(open.cpu);
       console.log(
         `  consumer round ${roundNo + 1}: guarded ${round(guarded.result.requests.average)} req/s (${round(guarded.cpu, 0)} µs CPU a request), ` +
-          `open ${round(open.result.requests.average)} req/s (${round(open.cpu, 0)} µs)`,
+          `unguarded ${round(unguarded.result.requests.average)} req/s (${round(unguarded.cpu, 0)} µs), ` +
+          `open /health ${round(open.result.requests.average)} req/s (${round(open.cpu, 0)} µs)`,
       );
     }
     const calls = (await introspections(base)) - before;
     const ratio = medianOf(ratios);
+    const unguardedRatio = medianOf(unguardedRatios);
 
     const viaEvents = await logoutDelays(base, events, admin, roleId);
     const viaIntrospection = await logoutDelays(base, polled, admin, roleId);
     return {
+      guarded_vs_unguarded_median: unguardedRatio.median,
+      guarded_vs_unguarded_spread: unguardedRatio.spread,
       guarded_vs_open_median: ratio.median,
       guarded_vs_open_spread: ratio.spread,
       guarded_requests_per_second: round(guardedRps),
       guarded_cpu_us_per_request: medianOf(guardedCpu, 0).median,
+      unguarded_cpu_us_per_request: medianOf(unguardedCpu, 0).median,
       open_cpu_us_per_request: medianOf(openCpu, 0).median,
       introspections_per_1000_guarded: round((calls / guardedRequests) * 1000, 3),
       logout_to_401_events_ms: viaEvents,

@@ -320,7 +320,8 @@ async function main(): Promise<void> {
     console.log('Consumer side (a Nest 12 application on the packed guard package):');
     const consumer = await measureConsumer({ base, env, adminEmail: ADMIN_EMAIL });
     console.log(
-      `  guarded/open ${consumer.guarded_vs_open_median} (spread ${consumer.guarded_vs_open_spread.join('–')}), ` +
+      `  guarded/unguarded ${consumer.guarded_vs_unguarded_median} (spread ${consumer.guarded_vs_unguarded_spread.join('–')}), ` +
+        `guarded/open /health ${consumer.guarded_vs_open_median} (spread ${consumer.guarded_vs_open_spread.join('–')}), ` +
         `${consumer.introspections_per_1000_guarded} introspections per 1,000 guarded requests, ` +
         `logout → 401: events p50 ${consumer.logout_to_401_events_ms.p50} ms / p99 ${consumer.logout_to_401_events_ms.p99} ms ` +
         `(${consumer.logout_to_401_events_ms.missed} missed), ` +
@@ -364,6 +365,8 @@ async function main(): Promise<void> {
       login_p50_minus_verify_p50_ms_spread: ratios.loginMinusVerify.spread,
       login_rps_vs_verify_rps: ratios.loginVsVerify.median,
       login_rps_vs_verify_rps_spread: ratios.loginVsVerify.spread,
+      consumer_guarded_vs_unguarded: consumer.guarded_vs_unguarded_median,
+      consumer_guarded_vs_unguarded_spread: consumer.guarded_vs_unguarded_spread,
       consumer_guarded_vs_open: consumer.guarded_vs_open_median,
       consumer_guarded_vs_open_spread: consumer.guarded_vs_open_spread,
       organization_token_rps: organizations.organization_token_requests_per_second,
@@ -518,7 +521,11 @@ function printTable(
     'guarded / baseline B (req/s)': { ...withSpread('guarded_vs_jwt_only'), target: '>= 0.80' },
     'login p50 - verify p50 @1 (ms)': { ...withSpread('login_p50_minus_verify_p50_ms'), target: '<= 3' },
     'login / verify req/s @4': { ...withSpread('login_rps_vs_verify_rps'), target: '>= 0.80' },
-    'consumer guarded / open (req/s)': { ...withSpread('consumer_guarded_vs_open'), target: '>= 0.80' },
+    'consumer guarded / same route unguarded (req/s)': {
+      ...withSpread('consumer_guarded_vs_unguarded'),
+      target: '>= 0.80',
+    },
+    'consumer guarded / open GET /health (req/s)': { ...withSpread('consumer_guarded_vs_open'), target: '' },
     'consumer organization token / ordinary token (req/s)': {
       ...withSpread('consumer_organization_vs_ordinary'),
       target: '>= 0.95',

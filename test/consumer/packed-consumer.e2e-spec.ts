@@ -128,6 +128,17 @@ describe.each([
       expect((await fetch(`${consumer.baseUrl}/health`)).status).toBe(200);
     });
 
+    it('opens a @Public() route of the guarded service to anyone, with or without a token', async () => {
+      for (const headers of [{}, { authorization: 'Bearer not-a-token' }]) {
+        const res = await fetch(`${consumer.baseUrl}/reports/sample`, { headers });
+        expect(res.status).toBe(200);
+        expect(await res.json()).toEqual({
+          success: true,
+          data: { items: [{ id: 'weekly', title: 'Weekly report' }], total: 1, viewer: null },
+        });
+      }
+    });
+
     it('publishes its protected resource metadata (RFC 9728) naming the auth service, and points its 401s at it', async () => {
       const metadata = await fetch(`${consumer.baseUrl}/.well-known/oauth-protected-resource`);
       expect(metadata.status).toBe(200);

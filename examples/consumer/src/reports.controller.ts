@@ -1,7 +1,12 @@
 import { Controller, Get } from '@nestjs/common';
 import { AuthGuardHealth, AuthUser, CurrentUser, Permissions, Public, RequirePermissions } from '@auth-rbac/nest-guard';
 
-/** Open routes (health) and one route that needs `contents.view`; every other route would need a token. */
+const REPORTS = { items: [{ id: 'weekly', title: 'Weekly report' }], total: 1 };
+
+/**
+ * Open routes (health, a sample report) and one route that needs `contents.view`; every other
+ * route would need a token.
+ */
 @Controller()
 export class ReportsController {
   constructor(private readonly guard: AuthGuardHealth) {}
@@ -22,9 +27,13 @@ export class ReportsController {
   @RequirePermissions(Permissions.ContentsView)
   @Get('reports')
   reports(@CurrentUser() user: AuthUser) {
-    return {
-      success: true,
-      data: { items: [{ id: 'weekly', title: 'Weekly report' }], total: 1, viewer: { id: user.id, email: user.email } },
-    };
+    return { success: true, data: { ...REPORTS, viewer: { id: user.id, email: user.email } } };
+  }
+
+  /** The same list for anyone, signed in or not: `@Public()` opens one route of a guarded service. */
+  @Public()
+  @Get('reports/sample')
+  sample() {
+    return { success: true, data: { ...REPORTS, viewer: null } };
   }
 }

@@ -24,6 +24,20 @@ export function bearerToken(authorization: string): string | null {
   return BEARER.exec(authorization.trim())?.[1] ?? null;
 }
 
+/**
+ * The credentials of an `Authorization` header in the usual spelling (`Bearer`, any case, one
+ * space), exactly as sent and with their form unchecked; null for any other header. Only a key to
+ * look up tokens verified before: those were read by `bearerToken`, and only the same string has
+ * the same digest, so the form need not be checked again for a token already known.
+ */
+export function bearerCredentials(authorization: string): string | null {
+  return authorization.length > 7 && authorization.charCodeAt(6) === 32 && BEARER_SCHEME.test(authorization.slice(0, 6))
+    ? authorization.slice(7)
+    : null;
+}
+
+const BEARER_SCHEME = /^bearer$/i;
+
 /** How far ahead of this host's clock a token's `iat` may be: the clocks of two hosts differ a little. */
 export const CLOCK_SKEW_SECONDS = 60;
 
@@ -155,14 +169,23 @@ export class AccessTokenVerifier {
     return this.verified.size;
   }
 
-  async verify(token: string): Promise<VerifiedAccessToken | null> {
-    const digest = tokenDigest(token);
+  /**
+   * The claims of the token with this digest (`tokenDigest`), when it was verified before and is
+   * still within its time: answered at once, with no promise; else undefined (`verify` it).
+   */
+  remembered(digest: string): VerifiedAccessToken | undefined {
     const known = this.verified.get(digest);
-    if (known) {
-      // Expired from `exp` on, exactly as jose judges it (`exp <= now` in whole seconds).
-      if (Date.now() < known.until) return known.claims;
-      this.verified.delete(digest);
-    }
+    if (!known) return undefined;
+    // Expired from `exp` on, exactly as jose judges it (`exp <= now` in whole seconds).
+    if (Date.now() < known.until) return known.claims;
+    this.verified.delete(digest);
+    return undefined;
+  }
+
+  /** `digest`: the token's `tokenDigest`, when the caller has it already. */
+  async verify(token: string, digest = tokenDigest(token)): Promise<VerifiedAccessToken | null> {
+    const known = this.remembered(digest);
+    if (known) return known;
     const verified = await this.verifyAnew(token, digest);
     if (!verified) return null;
     const { claims, key } = verified;

@@ -9,7 +9,13 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { IncomingHttpHeaders } from 'node:http';
-import { AccessTokenVerifier, extractAccessToken, type VerifiedAccessToken } from './access-token.js';
+import {
+  AccessTokenVerifier,
+  bearerCredentials,
+  extractAccessToken,
+  tokenDigest,
+  type VerifiedAccessToken,
+} from './access-token.js';
 import { AuthUser } from './auth-user.js';
 import { AUTH_GUARD_OPTIONS, type AuthGuardModuleOptions, type PrincipalRecord } from './auth-guard.options.js';
 import {
@@ -49,6 +55,7 @@ interface RoutePolicy {
 }
 
 type Handler = ReturnType<ExecutionContext['getHandler']>;
+type GuardedRequest = { headers: IncomingHttpHeaders; user?: AuthUser; params?: Record<string, string | undefined> };
 type Controller = ReturnType<ExecutionContext['getClass']>;
 
 /**
@@ -58,11 +65,12 @@ type Controller = ReturnType<ExecutionContext['getClass']>;
  * enforced with 403 FORBIDDEN naming what is missing. The token is verified against the
  * configured keys; the caller's roles and permissions come from the configured PrincipalSource.
  *
- * A guarded request costs a token digest and a few look-ups in steady state: a route's decorators
- * are read once (they are fixed when the class is declared), the verifier keeps the tokens it has
- * verified, and the caller built for a token (`AuthUser`) is reused while the source answers with
- * the same record for it. Every check still runs on every request: expiry, revocation (the
- * source), permissions and step-up.
+ * A guarded request costs a token digest and a few look-ups in steady state, with no promise: a
+ * route's decorators are read once (they are fixed when the class is declared), the verifier keeps
+ * the tokens it has verified, the source answers a caller it knows at once (`known`), and the
+ * caller built for a token (`AuthUser`) is reused while the source answers with the same record
+ * for it. Every check still runs on every request: expiry, revocation (the source), permissions
+ * and step-up.
  */
 @Injectable()
 export class LibraryAuthGuard implements CanActivate {
@@ -82,19 +90,35 @@ export class LibraryAuthGuard implements CanActivate {
     this.challenge = resource !== undefined ? bearerChallenge(resource) : undefined;
   }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.challenge === undefined) return this.check(context);
+  /**
+   * A boolean, without a promise, when the verifier and the source know the token already (the
+   * steady state): Nest then awaits nothing for the guard. Otherwise a promise of the same checks.
+   */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const challenge = this.challenge;
+    if (challenge === undefined) return this.check(context);
+    let outcome: boolean | Promise<boolean>;
     try {
-      return await this.check(context);
+      outcome = this.check(context);
     } catch (error) {
-      if (
-        error instanceof HttpException &&
-        error.getStatus() === HttpStatus.UNAUTHORIZED &&
-        context.getType() === 'http'
-      )
-        this.sendChallenge(context, this.challenge);
-      throw error;
+      throw this.challenged(context, challenge, error);
     }
+    return typeof outcome === 'boolean'
+      ? outcome
+      : outcome.catch((error: unknown) => {
+          throw this.challenged(context, challenge, error);
+        });
+  }
+
+  /** A 401 leaves with the challenge (RFC 9728 §5.1); the error is answered as it was. */
+  private challenged(context: ExecutionContext, challenge: string, error: unknown): unknown {
+    if (
+      error instanceof HttpException &&
+      error.getStatus() === HttpStatus.UNAUTHORIZED &&
+      context.getType() === 'http'
+    )
+      this.sendChallenge(context, challenge);
+    return error;
   }
 
   /**
@@ -114,19 +138,48 @@ export class LibraryAuthGuard implements CanActivate {
     else reply.setHeader?.('WWW-Authenticate', value);
   }
 
-  private async check(context: ExecutionContext): Promise<boolean> {
+  private check(context: ExecutionContext): boolean | Promise<boolean> {
     const route = this.policyOf(context.getHandler(), context.getClass());
     if (route.open) return true;
     // Only HTTP requests carry our tokens; anything else is refused rather than let through.
     if (context.getType() !== 'http') throw unauthenticated();
 
-    const request = context
-      .switchToHttp()
-      .getRequest<{ headers: IncomingHttpHeaders; user?: AuthUser; params?: Record<string, string | undefined> }>();
+    const request = context.switchToHttp().getRequest<GuardedRequest>();
+    const { authorization } = request.headers;
+    const presented = typeof authorization === 'string' ? bearerCredentials(authorization) : null;
+    if (presented !== null) {
+      const digest = tokenDigest(presented);
+      const claims = this.verifier.remembered(digest);
+      const record = claims && this.principals.known(presented, claims);
+      if (record !== undefined) return this.admit(request, route, record, claims!);
+      // Not known at once: read as any token is, its form checked.
+      if (extractAccessToken(request.headers) === presented)
+        return this.checkAfterLookUp(request, route, presented, digest, claims);
+    }
     const token = extractAccessToken(request.headers);
     if (!token) throw unauthenticated();
-    const claims = await this.verifier.verify(token);
-    const record = await this.principals.load(token, claims);
+    return this.checkAfterLookUp(request, route, token, tokenDigest(token), undefined);
+  }
+
+  /** The same checks, once the verifier or the source has had to look the token up. */
+  private async checkAfterLookUp(
+    request: GuardedRequest,
+    route: RoutePolicy,
+    token: string,
+    digest: string,
+    remembered: VerifiedAccessToken | undefined,
+  ): Promise<boolean> {
+    const claims = remembered ?? (await this.verifier.verify(token, digest));
+    return this.admit(request, route, await this.principals.load(token, claims), claims);
+  }
+
+  /** Every check of the route on the caller the source answered for (null: not authenticated). */
+  private admit(
+    request: GuardedRequest,
+    route: RoutePolicy,
+    record: PrincipalRecord | null,
+    claims: VerifiedAccessToken | null,
+  ): true {
     if (!record) throw unauthenticated();
     const user = this.callerOf(record, claims);
     request.user = user;

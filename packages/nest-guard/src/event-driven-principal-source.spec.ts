@@ -153,4 +153,31 @@ describe('EventDrivenPrincipalSource', () => {
     expect(error).toBeInstanceOf(HttpException);
     expect((error as HttpException).getStatus()).toBe(503);
   });
+
+  it('tells a known caller, and a revoked one, at once; nothing while unknown, expired or lagging', async () => {
+    const { source, calls, token, setFresh } = setUp();
+    const claims = claimsFor();
+    const t = token(claims);
+    expect(source.known(t, claims)).toBeUndefined();
+    await source.load(t, claims);
+    expect(source.known(t, claims)).toMatchObject({ id: claims.userId, sessionId: claims.sessionId });
+    setFresh(false);
+    expect(source.known(t, claims)).toBeUndefined();
+    setFresh(true);
+    const now = jest.spyOn(Date, 'now').mockReturnValue(claims.expiresAt);
+    try {
+      expect(source.known(t, claims)).toBeUndefined();
+    } finally {
+      now.mockRestore();
+    }
+    source.apply({ name: 'assignment-change', sub: claims.userId });
+    expect(source.known(t, claims)).toBeUndefined();
+    await source.load(t, claims);
+    source.apply({ name: 'session-revoked', sid: claims.sessionId, sub: claims.userId });
+    expect(source.known(t, claims)).toBeNull();
+    const older = claimsFor(randomUUID(), 1000);
+    source.apply({ name: 'credential-change', sub: older.userId, notBefore: 2000 });
+    expect(source.known(token(older), older)).toBeNull();
+    expect(calls).toHaveLength(2);
+  });
 });

@@ -86,20 +86,26 @@ export class EventDrivenPrincipalSource extends PrincipalSource {
     };
   }
 
+  /** The same answer as `load`'s where the events tell it: a revoked caller, or one known and unexpired. */
+  override known(_token: string, claims: VerifiedAccessToken): PrincipalRecord | null | undefined {
+    if (this.isRevoked(claims)) return null;
+    this.noteLifetime(claims);
+    if (!this.fresh()) return undefined;
+    return this.cached(claims)?.record;
+  }
+
   async load(token: string, claims: VerifiedAccessToken | null): Promise<PrincipalRecord | null> {
     if (claims) {
       if (this.isRevoked(claims)) return null;
-      this.tokenLifetimeMs = Math.max(this.tokenLifetimeMs, claims.expiresAt - claims.issuedAt * 1000);
+      this.noteLifetime(claims);
     }
     if (!claims || !this.fresh()) {
       if (claims && this.options.failClosed) throw authServiceUnavailable();
       return this.options.fallback.load(token, claims);
     }
-    // Keyed by the token's digest (the verifier's), so the cache does not hold bearer tokens.
     const key = claims.digest;
-    const cached = this.callers.get(key);
-    // Kept until the token's `exp`, and not a moment past it.
-    if (cached && Date.now() < claims.expiresAt) return cached.record;
+    const cached = this.cached(claims);
+    if (cached) return cached.record;
     let loading = this.inFlight.get(key);
     if (!loading) {
       const epoch = this.epoch;
@@ -153,6 +159,20 @@ export class EventDrivenPrincipalSource extends PrincipalSource {
     const gone: string[] = [];
     for (const [key, caller] of this.callers.entries()) if (match(caller)) gone.push(key);
     for (const key of gone) this.callers.delete(key);
+  }
+
+  /** Revocations are remembered as long as the longest token lifetime seen (see `apply`). */
+  private noteLifetime(claims: VerifiedAccessToken): void {
+    this.tokenLifetimeMs = Math.max(this.tokenLifetimeMs, claims.expiresAt - claims.issuedAt * 1000);
+  }
+
+  /**
+   * The caller looked up for this token, kept until the token's `exp` and not a moment past it;
+   * keyed by the token's digest (the verifier's), so the cache does not hold bearer tokens.
+   */
+  private cached(claims: VerifiedAccessToken): CachedCaller | undefined {
+    const cached = this.callers.get(claims.digest);
+    return cached && Date.now() < claims.expiresAt ? cached : undefined;
   }
 
   private isRevoked(claims: VerifiedAccessToken): boolean {
