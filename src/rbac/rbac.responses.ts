@@ -1,26 +1,7 @@
+import type { PermissionResponse, RoleResponse } from './role-and-permission-responses.js';
 import type { PermissionRow, RoleWithPermissionsRow } from './roles.repository.js';
 
-export interface PermissionResponse {
-  id: string;
-  name: string;
-  display_name: string | null;
-  description: string | null;
-  group_name: string | null;
-  is_system: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface RoleResponse {
-  id: string;
-  name: string;
-  display_name: string | null;
-  description: string | null;
-  is_system: boolean;
-  created_at: Date;
-  updated_at: Date;
-  permissions: { id: string; name: string }[];
-}
+export type { PermissionResponse, RoleResponse };
 
 export function toPermissionResponse(permission: PermissionRow): PermissionResponse {
   return {

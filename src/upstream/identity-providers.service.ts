@@ -7,6 +7,7 @@ import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../infra/database/transactions.js';
 import { resealEach, type ResealReport } from '../infra/keys/index.js';
 import { ClientSecrets } from './client-secrets.js';
+import type { IdentityProviderResponse } from './identity-provider-response.js';
 import type { CreateIdentityProviderDto, UpdateIdentityProviderDto } from './identity-providers.dto.js';
 import { isLoopbackHttp, UpstreamClient } from './upstream-client.js';
 import {
@@ -14,24 +15,6 @@ import {
   type UpstreamProviderChanges,
   type UpstreamProviderRow,
 } from './upstream-providers.repository.js';
-
-/** A provider as the admin API answers it: never its client secret. */
-export interface IdentityProviderResponse {
-  id: string;
-  slug: string;
-  name: string;
-  type: 'oidc' | 'github';
-  issuer: string | null;
-  client_id: string;
-  scopes: string[];
-  trust_email: boolean;
-  allow_sign_up: boolean;
-  enabled: boolean;
-  /** The callback URL to register at the upstream. */
-  redirect_uri: string;
-  created_at: Date;
-  updated_at: Date;
-}
 
 const NOT_FOUND = () => new AppException('NOT_FOUND', 'Identity provider not found.');
 

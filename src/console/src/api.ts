@@ -1,3 +1,5 @@
+import type { PermissionResponse, RoleResponse } from '../../rbac/role-and-permission-responses';
+
 /**
  * The public REST API, called from the same origin with the session's cookies (`access_token`,
  * `refresh_token`): a 401 is answered by one refresh and one retry; a refusal becomes an ApiError
@@ -81,6 +83,10 @@ export async function api<T>(method: Method, path: string, body?: unknown): Prom
   return unwrap<T>(res);
 }
 
+/** A service's answer as JSON carries it: each Date an ISO string. */
+export type Json<T> = { [K in keyof T]: JsonValue<T[K]> };
+type JsonValue<V> = V extends Date ? string : V;
+
 export interface Page<T> {
   items: T[];
   total: number;
@@ -117,23 +123,9 @@ export interface User {
   [field: string]: unknown;
 }
 
-export interface Permission {
-  id: string;
-  name: string;
-  display_name: string | null;
-  description: string | null;
-  group_name: string | null;
-  is_system: boolean;
-}
+export type Permission = Json<PermissionResponse>;
 
-export interface Role {
-  id: string;
-  name: string;
-  display_name: string | null;
-  description: string | null;
-  is_system: boolean;
-  permissions: { id: string; name: string }[];
-}
+export type Role = Json<RoleResponse>;
 
 export interface Session {
   id: string;

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, query, type AuditEvent, type Page, type User } from './api';
-import { Field, Notice, Pager, Screen, Table, useLoad, when } from './ui';
+import { Pager, Table } from './lists';
+import { Field, Notice, Screen, useLoad, when } from './ui';
 
 const PAGE_SIZE = 25;
 

@@ -1,9 +1,13 @@
 import { useState } from 'preact/hooks';
 import { api, query, type Page } from './api';
 import { useAdmin } from './admin';
-import { ConfirmButton, LabelledInput, Notice, Pager, Screen, Table, useAction, useLoad, when } from './ui';
+import { DeleteSection, OpenCreated, RecordScreen, type ListLink } from './records';
+import { Pager, Table } from './lists';
+import { ConfirmButton, LabelledInput, Notice, Screen, useAction, useCreation, useLoad, when } from './ui';
 
 const PAGE_SIZE = 20;
+
+const ALL_CLIENTS: ListLink = { href: '#/clients', text: 'All clients' };
 
 export interface ServiceClient {
   client_id: string;
@@ -219,26 +223,23 @@ function ClientFields({
 function CreateClient({ onCreated }: { onCreated: () => void }) {
   const [clientId, setClientId] = useState('');
   const [draft, setDraft] = useState(draftOf());
-  const [created, setCreated] = useState<WithSecret | null>(null);
-  const action = useAction();
+  const action = useCreation<WithSecret>();
   const submit = (event: Event) => {
     event.preventDefault();
-    setCreated(null);
-    void action
-      .run(async () => {
-        const client = await api<WithSecret>('POST', '/admin/clients', {
+    action.create(
+      () =>
+        api<WithSecret>('POST', '/admin/clients', {
           ...(clientId.trim() ? { client_id: clientId.trim() } : {}),
           type: draft.type,
           ...bodyOf(draft),
-        });
-        setCreated(client);
-      }, 'Client created.')
-      .then((ok) => {
-        if (!ok) return;
+        }),
+      'Client created.',
+      () => {
         setClientId('');
         setDraft(draftOf());
         onCreated();
-      });
+      },
+    );
   };
   return (
     <section aria-labelledby="create-client-title">
@@ -256,11 +257,12 @@ function CreateClient({ onCreated }: { onCreated: () => void }) {
         </button>
       </form>
       <Notice error={action.error} done={action.done} />
-      <SecretOnce client={created} />
-      {created && (
-        <p>
-          <a href={`#/clients/${encodeURIComponent(created.client_id)}`}>Open {created.client_id}</a>
-        </p>
+      <SecretOnce client={action.created} />
+      {action.created && (
+        <OpenCreated
+          href={`#/clients/${encodeURIComponent(action.created.client_id)}`}
+          name={action.created.client_id}
+        />
       )}
     </section>
   );
@@ -269,29 +271,34 @@ function CreateClient({ onCreated }: { onCreated: () => void }) {
 export function ClientScreen({ id }: { id: string }) {
   const admin = useAdmin();
   const clientId = decodeURIComponent(id);
-  const client = useLoad(() => api<ServiceClient>('GET', `/admin/clients/${encodeURIComponent(clientId)}`), [clientId]);
+  const record = useLoad(() => api<ServiceClient>('GET', `/admin/clients/${encodeURIComponent(clientId)}`), [clientId]);
   return (
-    <Screen title={`Client ${clientId}`}>
-      <p>
-        <a href="#/clients">All clients</a>
-      </p>
-      <Notice error={client.error} />
-      {client.data && (
+    <RecordScreen title={`Client ${clientId}`} back={ALL_CLIENTS} record={record}>
+      {(client) => (
         <>
           <dl class="record">
             <dt>Type</dt>
-            <dd>{client.data.type}</dd>
+            <dd>{client.type}</dd>
             <dt>Created</dt>
-            <dd>{when(client.data.created_at)}</dd>
+            <dd>{when(client.created_at)}</dd>
             <dt>Changed</dt>
-            <dd>{when(client.data.updated_at)}</dd>
+            <dd>{when(client.updated_at)}</dd>
           </dl>
-          <EditClient client={client.data} mayEdit={admin.can('clients.edit')} onSaved={client.reload} />
-          {admin.can('clients.edit') && client.data.type === 'confidential' && <NewSecret client={client.data} />}
-          {admin.can('clients.delete') && <DeleteClient client={client.data} />}
+          <EditClient client={client} mayEdit={admin.can('clients.edit')} onSaved={record.reload} />
+          {admin.can('clients.edit') && client.type === 'confidential' && <NewSecret client={client} />}
+          {admin.can('clients.delete') && (
+            <DeleteSection
+              titleId="delete-client-title"
+              thing="client"
+              question={`Delete the client ${client.client_id}? Its tokens stop working.`}
+              deleted={`Client ${client.client_id} deleted.`}
+              remove={() => api('DELETE', `/admin/clients/${encodeURIComponent(client.client_id)}`)}
+              back={ALL_CLIENTS}
+            />
+          )}
         </>
       )}
-    </Screen>
+    </RecordScreen>
   );
 }
 
@@ -351,37 +358,6 @@ function NewSecret({ client }: { client: ServiceClient }) {
       />
       <Notice error={action.error} />
       <SecretOnce client={issued} />
-    </section>
-  );
-}
-
-function DeleteClient({ client }: { client: ServiceClient }) {
-  const action = useAction();
-  const [deleted, setDeleted] = useState(false);
-  return (
-    <section aria-labelledby="delete-client-title">
-      <h2 id="delete-client-title">Delete</h2>
-      {deleted ? (
-        <p>
-          <a href="#/clients">All clients</a>
-        </p>
-      ) : (
-        <ConfirmButton
-          label="Delete client"
-          question={`Delete the client ${client.client_id}? Its tokens stop working.`}
-          action="Delete the client"
-          disabled={action.busy}
-          onConfirm={() =>
-            void action
-              .run(
-                () => api('DELETE', `/admin/clients/${encodeURIComponent(client.client_id)}`),
-                `Client ${client.client_id} deleted.`,
-              )
-              .then((ok) => ok && setDeleted(true))
-          }
-        />
-      )}
-      <Notice error={action.error} done={action.done} />
     </section>
   );
 }

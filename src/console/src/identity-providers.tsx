@@ -1,27 +1,18 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError } from './api';
+import type { IdentityProviderResponse } from '../../upstream/identity-provider-response';
+import { api, ApiError, type Json } from './api';
 import { useAdmin } from './admin';
-import { ConfirmButton, Notice, Screen, Table, useAction, useLoad, when } from './ui';
+import { DeleteSection, OpenCreated, RecordScreen, type ListLink } from './records';
+import { Table } from './lists';
+import { Notice, Screen, useAction, useCreation, useLoad, when } from './ui';
 
 /** An upstream identity provider as the admin API answers it (never its secret). */
-export interface IdentityProvider {
-  id: string;
-  slug: string;
-  name: string;
-  type: 'oidc' | 'github';
-  issuer: string | null;
-  client_id: string;
-  scopes: string[];
-  trust_email: boolean;
-  allow_sign_up: boolean;
-  enabled: boolean;
-  redirect_uri: string;
-  created_at: string;
-  updated_at: string;
-}
+export type IdentityProvider = Json<IdentityProviderResponse>;
 
 const BASE = '/admin/identity-providers';
 const path = (slug: string) => `${BASE}/${encodeURIComponent(slug)}`;
+
+const ALL_PROVIDERS: ListLink = { href: '#/identity-providers', text: 'All identity providers' };
 
 /**
  * The API's refusal with the reasons it gives per field ("issuer: the issuer's discovery document
@@ -168,21 +159,18 @@ function CreateProvider({ onCreated }: { onCreated: () => void }) {
   const [slug, setSlug] = useState('');
   const [type, setType] = useState<'oidc' | 'github'>('oidc');
   const [draft, setDraft] = useState(draftOf());
-  const [created, setCreated] = useState<IdentityProvider | null>(null);
-  const action = useAction();
+  const action = useCreation<IdentityProvider>();
   const submit = (event: Event) => {
     event.preventDefault();
-    setCreated(null);
-    void action
-      .run(async () => {
-        setCreated(await explained(api<IdentityProvider>('POST', BASE, { slug: slug.trim(), type, ...bodyOf(draft) })));
-      }, 'Identity provider created.')
-      .then((ok) => {
-        if (!ok) return;
+    action.create(
+      () => explained(api<IdentityProvider>('POST', BASE, { slug: slug.trim(), type, ...bodyOf(draft) })),
+      'Identity provider created.',
+      () => {
         setSlug('');
         setDraft(draftOf());
         onCreated();
-      });
+      },
+    );
   };
   return (
     <section aria-labelledby="create-provider-title">
@@ -205,11 +193,13 @@ function CreateProvider({ onCreated }: { onCreated: () => void }) {
         </button>
       </form>
       <Notice error={action.error} done={action.done} />
-      {created && (
-        <p>
-          Register this callback URL at the provider: <code class="wrap">{created.redirect_uri}</code>{' '}
-          <a href={`#/identity-providers/${encodeURIComponent(created.slug)}`}>Open {created.name}</a>
-        </p>
+      {action.created && (
+        <OpenCreated
+          href={`#/identity-providers/${encodeURIComponent(action.created.slug)}`}
+          name={action.created.name}
+        >
+          Register this callback URL at the provider: <code class="wrap">{action.created.redirect_uri}</code>{' '}
+        </OpenCreated>
       )}
     </section>
   );
@@ -218,54 +208,59 @@ function CreateProvider({ onCreated }: { onCreated: () => void }) {
 export function IdentityProviderScreen({ id }: { id: string }) {
   const admin = useAdmin();
   const slug = decodeURIComponent(id);
-  const provider = useLoad(() => api<IdentityProvider>('GET', path(slug)), [slug]);
+  const record = useLoad(() => api<IdentityProvider>('GET', path(slug)), [slug]);
   const mayEdit = admin.can('settings.edit');
   // The settings form starts afresh from each saved record (its key), so the word that the save
   // went through is kept here, where the new form shows it, until another change is made.
   const [saved, setSaved] = useState<string | null>(null);
   return (
-    <Screen title={`Identity provider ${slug}`}>
-      <p>
-        <a href="#/identity-providers">All identity providers</a>
-      </p>
-      <Notice error={provider.error} />
-      {provider.data && (
+    <RecordScreen title={`Identity provider ${slug}`} back={ALL_PROVIDERS} record={record}>
+      {(provider) => (
         <>
           <dl class="record">
             <dt>Type</dt>
-            <dd>{provider.data.type === 'github' ? 'GitHub' : 'OpenID Connect'}</dd>
+            <dd>{provider.type === 'github' ? 'GitHub' : 'OpenID Connect'}</dd>
             <dt>Callback URL</dt>
             <dd>
-              <code class="wrap">{provider.data.redirect_uri}</code>
+              <code class="wrap">{provider.redirect_uri}</code>
             </dd>
             <dt>State</dt>
-            <dd>{provider.data.enabled ? 'enabled' : 'disabled'}</dd>
+            <dd>{provider.enabled ? 'enabled' : 'disabled'}</dd>
             <dt>Changed</dt>
-            <dd>{when(provider.data.updated_at)}</dd>
+            <dd>{when(provider.updated_at)}</dd>
           </dl>
           <EditProvider
-            key={provider.data.updated_at}
-            provider={provider.data}
+            key={provider.updated_at}
+            provider={provider}
             mayEdit={mayEdit}
             saved={saved}
             onSaved={() => {
               setSaved('Identity provider saved.');
-              provider.reload();
+              record.reload();
             }}
           />
           {mayEdit && (
             <EnableProvider
-              provider={provider.data}
+              provider={provider}
               onSaved={() => {
                 setSaved(null);
-                provider.reload();
+                record.reload();
               }}
             />
           )}
-          {mayEdit && <DeleteProvider provider={provider.data} />}
+          {mayEdit && (
+            <DeleteSection
+              titleId="delete-provider-title"
+              thing="identity provider"
+              question={`Delete ${provider.name}? The identities linked through it go with it.`}
+              deleted={`Identity provider ${provider.slug} deleted.`}
+              remove={() => explained(api('DELETE', path(provider.slug)))}
+              back={ALL_PROVIDERS}
+            />
+          )}
         </>
       )}
-    </Screen>
+    </RecordScreen>
   );
 }
 
@@ -334,34 +329,6 @@ function EnableProvider({ provider, onSaved }: { provider: IdentityProvider; onS
       >
         {enabled ? 'Disable identity provider' : 'Enable identity provider'}
       </button>
-      <Notice error={action.error} done={action.done} />
-    </section>
-  );
-}
-
-function DeleteProvider({ provider }: { provider: IdentityProvider }) {
-  const action = useAction();
-  const [deleted, setDeleted] = useState(false);
-  return (
-    <section aria-labelledby="delete-provider-title">
-      <h2 id="delete-provider-title">Delete</h2>
-      {deleted ? (
-        <p>
-          <a href="#/identity-providers">All identity providers</a>
-        </p>
-      ) : (
-        <ConfirmButton
-          label="Delete identity provider"
-          question={`Delete ${provider.name}? The identities linked through it go with it.`}
-          action="Delete the identity provider"
-          disabled={action.busy}
-          onConfirm={() =>
-            void action
-              .run(() => explained(api('DELETE', path(provider.slug))), `Identity provider ${provider.slug} deleted.`)
-              .then((ok) => ok && setDeleted(true))
-          }
-        />
-      )}
       <Notice error={action.error} done={action.done} />
     </section>
   );

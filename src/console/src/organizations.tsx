@@ -2,22 +2,25 @@ import { useState } from 'preact/hooks';
 import { api, query, type Page, type Role, type RoleRef } from './api';
 import { useAdmin } from './admin';
 import { listOrganizationRoles } from './kinds';
+import { ActionsHeading, Pager, SearchForm, Table, useSearchedPage } from './lists';
+import { DeleteSection, OpenCreated, RecordScreen, type ListLink } from './records';
 import {
-  ActionsHeading,
   ConfirmButton,
   Field,
   LabelledInput,
   Notice,
-  Pager,
   Screen,
   SubmitField,
-  Table,
+  SubmitOrCancel,
   useAction,
+  useCreation,
   useLoad,
   when,
 } from './ui';
 
 const PAGE_SIZE = 20;
+
+const ALL_ORGANIZATIONS: ListLink = { href: '#/organizations', text: 'All organizations' };
 
 interface Organization {
   id: string;
@@ -47,33 +50,15 @@ const roleNames = (roles: RoleRef[]): string => roles.map((role) => role.name).j
 
 export function OrganizationsScreen() {
   const admin = useAdmin();
-  const [search, setSearch] = useState('');
-  const [applied, setApplied] = useState('');
-  const [page, setPage] = useState(1);
-  const organizations = useLoad(
-    () => api<Page<Organization>>('GET', `/admin/organizations${query({ page, limit: PAGE_SIZE, search: applied })}`),
-    [page, applied],
-  );
+  const {
+    list: organizations,
+    page,
+    setPage,
+    searchFor,
+  } = useSearchedPage<Organization>('/admin/organizations', PAGE_SIZE);
   return (
     <Screen title="Organizations">
-      <form
-        class="filters"
-        role="search"
-        onSubmit={(event) => {
-          event.preventDefault();
-          setPage(1);
-          setApplied(search.trim());
-        }}
-      >
-        <LabelledInput
-          id="organization-search"
-          label="Search by slug or name"
-          type="search"
-          value={search}
-          onValue={setSearch}
-        />
-        <button type="submit">Search</button>
-      </form>
+      <SearchForm id="organization-search" label="Search by slug or name" onSearch={searchFor} />
       <Notice error={organizations.error} />
       {organizations.data && (
         <>
@@ -108,20 +93,18 @@ export function OrganizationsScreen() {
 function CreateOrganization({ onCreated }: { onCreated: () => void }) {
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
-  const [created, setCreated] = useState<Organization | null>(null);
-  const action = useAction();
+  const action = useCreation<Organization>();
   const submit = (event: Event) => {
     event.preventDefault();
-    void action
-      .run(async () => {
-        setCreated(await api<Organization>('POST', '/organizations', { name: name.trim(), slug: slug.trim() }));
-      }, `Organization ${name.trim()} created; you are its owner.`)
-      .then((ok) => {
-        if (!ok) return;
+    action.create(
+      () => api<Organization>('POST', '/organizations', { name: name.trim(), slug: slug.trim() }),
+      `Organization ${name.trim()} created; you are its owner.`,
+      () => {
         setName('');
         setSlug('');
         onCreated();
-      });
+      },
+    );
   };
   return (
     <section aria-labelledby="create-organization-title">
@@ -139,18 +122,14 @@ function CreateOrganization({ onCreated }: { onCreated: () => void }) {
         <SubmitField busy={action.busy}>Create organization</SubmitField>
       </form>
       <Notice error={action.error} done={action.done} />
-      {created && action.done && (
-        <p>
-          <a href={`#/organizations/${created.id}`}>Open {created.name}</a>
-        </p>
-      )}
+      {action.created && <OpenCreated href={`#/organizations/${action.created.id}`} name={action.created.name} />}
     </section>
   );
 }
 
 export function OrganizationScreen({ id }: { id: string }) {
   const admin = useAdmin();
-  const organization = useLoad(() => api<Organization>('GET', `/organizations/${id}`), [id]);
+  const record = useLoad(() => api<Organization>('GET', `/organizations/${id}`), [id]);
   // The template's roles to choose from; without roles.view, only the roles members already hold are known.
   const template = useLoad(
     () => (admin.can('roles.view') ? listOrganizationRoles() : Promise.resolve([] as Role[])),
@@ -158,32 +137,42 @@ export function OrganizationScreen({ id }: { id: string }) {
   );
   const mayEdit = admin.can('organizations.edit');
   return (
-    <Screen title={organization.data ? organization.data.name : 'Organization'}>
-      <p>
-        <a href="#/organizations">All organizations</a>
-      </p>
-      <Notice error={organization.error ?? template.error} />
-      {organization.data && (
+    <RecordScreen
+      title={record.data ? record.data.name : 'Organization'}
+      back={ALL_ORGANIZATIONS}
+      record={record}
+      error={template.error}
+    >
+      {(organization) => (
         <>
           <dl class="record">
             <dt>Slug</dt>
             <dd>
-              <code>{organization.data.slug}</code>
+              <code>{organization.slug}</code>
             </dd>
             <dt>Created</dt>
-            <dd>{when(organization.data.created_at)}</dd>
+            <dd>{when(organization.created_at)}</dd>
             <dt>Id</dt>
             <dd>
-              <code>{organization.data.id}</code>
+              <code>{organization.id}</code>
             </dd>
           </dl>
-          {mayEdit && <EditOrganization organization={organization.data} reload={organization.reload} />}
+          {mayEdit && <EditOrganization organization={organization} reload={record.reload} />}
           <Members organizationId={id} roles={template.data ?? []} mayEdit={mayEdit} />
           {mayEdit && <Invitations organizationId={id} roles={template.data ?? []} />}
-          {admin.can('organizations.delete') && <DeleteOrganization organization={organization.data} />}
+          {admin.can('organizations.delete') && (
+            <DeleteSection
+              titleId="delete-organization-title"
+              thing="organization"
+              question={`Delete ${organization.name} (${organization.slug}) and every membership in it?`}
+              deleted={`Organization ${organization.slug} deleted.`}
+              remove={() => api('DELETE', `/organizations/${organization.id}`)}
+              back={ALL_ORGANIZATIONS}
+            />
+          )}
         </>
       )}
-    </Screen>
+    </RecordScreen>
   );
 }
 
@@ -362,12 +351,9 @@ function MemberRoles({
           chosen={chosen}
           onChange={setChosen}
         />
-        <button type="submit" disabled={action.busy}>
+        <SubmitOrCancel busy={action.busy} onCancel={onCancel}>
           Save roles
-        </button>{' '}
-        <button type="button" class="secondary" onClick={onCancel}>
-          Cancel
-        </button>
+        </SubmitOrCancel>
       </form>
       <Notice error={action.error} done={action.done} />
     </section>
@@ -455,37 +441,6 @@ function Invitations({ organizationId, roles }: { organizationId: string; roles:
         </button>
       </form>
       <Notice error={sending.error} done={sending.done} />
-    </section>
-  );
-}
-
-function DeleteOrganization({ organization }: { organization: Organization }) {
-  const action = useAction();
-  const [deleted, setDeleted] = useState(false);
-  return (
-    <section aria-labelledby="delete-organization-title">
-      <h2 id="delete-organization-title">Delete</h2>
-      {deleted ? (
-        <p>
-          <a href="#/organizations">All organizations</a>
-        </p>
-      ) : (
-        <ConfirmButton
-          label="Delete organization"
-          question={`Delete ${organization.name} (${organization.slug}) and every membership in it?`}
-          action="Delete the organization"
-          disabled={action.busy}
-          onConfirm={() =>
-            void action
-              .run(
-                () => api('DELETE', `/organizations/${organization.id}`),
-                `Organization ${organization.slug} deleted.`,
-              )
-              .then((ok) => ok && setDeleted(true))
-          }
-        />
-      )}
-      <Notice error={action.error} done={action.done} />
     </section>
   );
 }

@@ -3,7 +3,8 @@ import { api, type Permission } from './api';
 import { INSTANCE, type DefinitionKind } from './kinds';
 import { useAdmin } from './admin';
 import { DefinitionFields, draftOf, newDefinitionBody } from './definitions';
-import { ActionsHeading, ConfirmButton, Notice, Pager, Screen, Table, useAction, useLoad } from './ui';
+import { ActionsHeading, Pager, Table } from './lists';
+import { ConfirmButton, Notice, Screen, SubmitOrCancel, useAction, useLoad } from './ui';
 
 const PAGE_SIZE = 25;
 
@@ -173,12 +174,9 @@ function EditPermission({
           nameFixed={permission.is_system}
           nameNote={permission.is_system && <p>A system {kind.permission}: it cannot be renamed or deleted.</p>}
         />
-        <button type="submit" disabled={action.busy}>
+        <SubmitOrCancel busy={action.busy} onCancel={onCancel}>
           Save {kind.permission}
-        </button>
-        <button type="button" class="secondary" onClick={onCancel}>
-          Cancel
-        </button>
+        </SubmitOrCancel>
       </form>
       <Notice error={action.error} done={action.done} />
     </section>

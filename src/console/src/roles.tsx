@@ -3,7 +3,9 @@ import { api, type Permission, type Role } from './api';
 import { INSTANCE, type DefinitionKind } from './kinds';
 import { useAdmin } from './admin';
 import { DefinitionFields, draftOf, newDefinitionBody } from './definitions';
-import { ConfirmButton, Notice, Pager, Screen, Table, useAction, useLoad } from './ui';
+import { Pager, Table } from './lists';
+import { RecordScreen } from './records';
+import { ConfirmButton, Notice, Screen, useAction, useLoad } from './ui';
 
 const PAGE_SIZE = 25;
 
@@ -172,28 +174,27 @@ function CreateRole({ kind, onCreated }: { kind: DefinitionKind; onCreated: () =
 
 export function RoleScreen({ id, kind = INSTANCE }: { id: string; kind?: DefinitionKind }) {
   const admin = useAdmin();
-  const role = useLoad(
+  const record = useLoad(
     () => Promise.all([api<Role>('GET', `${kind.rolesPath}/${id}`), kind.listPermissions()]),
     [id, kind],
   );
-  const [role_, permissions] = role.data ?? [null, null];
   return (
-    <Screen title={role_ ? `${kind.Role} ${role_.name}` : kind.Role}>
-      <p>
-        <a href={kind.rolesRoute}>All {kind.role}s</a>
-      </p>
-      <Notice error={role.error} />
-      {role_ && permissions && (
+    <RecordScreen
+      title={record.data ? `${kind.Role} ${record.data[0].name}` : kind.Role}
+      back={{ href: kind.rolesRoute, text: `All ${kind.role}s` }}
+      record={record}
+    >
+      {([role, permissions]) => (
         <RoleEditor
           kind={kind}
-          role={role_}
+          role={role}
           permissions={permissions}
           mayEdit={admin.can('roles.edit')}
           mayDelete={admin.can('roles.delete')}
-          onSaved={role.reload}
+          onSaved={record.reload}
         />
       )}
-    </Screen>
+    </RecordScreen>
   );
 }
 

@@ -77,33 +77,18 @@ export function useAction() {
   return { busy, error, done, run };
 }
 
-export function Pager({
-  page,
-  limit,
-  total,
-  onPage,
-  label,
-}: {
-  page: number;
-  limit: number;
-  total: number;
-  onPage: (page: number) => void;
-  label: string;
-}) {
-  const pages = Math.max(1, Math.ceil(total / limit));
-  return (
-    <nav class="pager" aria-label={`${label} pages`}>
-      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
-        Previous
-      </button>
-      <span aria-live="polite">
-        Page {page} of {pages} ({total} in all)
-      </span>
-      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>
-        Next
-      </button>
-    </nav>
-  );
+/**
+ * Creates a record, one request at a time, keeping the API's answer (for a link to the record)
+ * until the next attempt; `then` runs once the record is made.
+ */
+export function useCreation<T>() {
+  const action = useAction();
+  const [created, setCreated] = useState<T | null>(null);
+  const create = (request: () => Promise<T>, success: string, then: () => void) => {
+    setCreated(null);
+    void action.run(async () => setCreated(await request()), success).then((ok) => ok && then());
+  };
+  return { ...action, created, create };
 }
 
 /** A screen's heading, focused when the screen opens so keyboard and screen-reader users land on it. */
@@ -247,36 +232,24 @@ export function SubmitField({
   );
 }
 
-/** The heading of a column of row actions: read by screen readers, not shown. */
-export function ActionsHeading() {
-  return <span class="visually-hidden">Actions</span>;
-}
-
-/** A table of records: a caption for screen readers, a heading per column, then the rows. */
-export function Table({
-  caption,
-  columns,
+/** A form's submit button and, beside it, the button that leaves the form unsaved. */
+export function SubmitOrCancel({
+  busy,
+  onCancel,
   children,
 }: {
-  caption?: string;
-  columns: ComponentChildren[];
+  busy: boolean;
+  onCancel: () => void;
   children: ComponentChildren;
 }) {
   return (
-    <div class="table-wrap">
-      <table>
-        {caption && <caption class="visually-hidden">{caption}</caption>}
-        <thead>
-          <tr>
-            {columns.map((column, index) => (
-              <th scope="col" key={index}>
-                {column}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>{children}</tbody>
-      </table>
-    </div>
+    <>
+      <button type="submit" disabled={busy}>
+        {children}
+      </button>{' '}
+      <button type="button" class="secondary" onClick={onCancel}>
+        Cancel
+      </button>
+    </>
   );
 }

@@ -1,62 +1,20 @@
 import { useState } from 'preact/hooks';
-import {
-  api,
-  listRoles,
-  offeredOperations,
-  query,
-  type Page,
-  type Role,
-  type RoleRef,
-  type Session,
-  type User,
-} from './api';
+import { api, listRoles, offeredOperations, type Role, type RoleRef, type Session, type User } from './api';
 import { useAdmin } from './admin';
-import {
-  ActionsHeading,
-  ConfirmButton,
-  Field,
-  LabelledInput,
-  Notice,
-  Pager,
-  Screen,
-  SubmitField,
-  Table,
-  useAction,
-  useLoad,
-  when,
-} from './ui';
+import { ActionsHeading, Pager, SearchForm, Table, useSearchedPage } from './lists';
+import { DeleteSection, OpenCreated, RecordScreen, type ListLink } from './records';
+import { ConfirmButton, Field, Notice, Screen, SubmitField, useAction, useCreation, useLoad, when } from './ui';
 
 const PAGE_SIZE = 20;
 
+const ALL_USERS: ListLink = { href: '#/users', text: 'All users' };
+
 export function UsersScreen() {
   const admin = useAdmin();
-  const [search, setSearch] = useState('');
-  const [applied, setApplied] = useState('');
-  const [page, setPage] = useState(1);
-  const users = useLoad(
-    () => api<Page<User>>('GET', `/admin/users${query({ page, limit: PAGE_SIZE, search: applied })}`),
-    [page, applied],
-  );
+  const { list: users, page, setPage, searchFor } = useSearchedPage<User>('/admin/users', PAGE_SIZE);
   return (
     <Screen title="Users">
-      <form
-        class="filters"
-        role="search"
-        onSubmit={(event) => {
-          event.preventDefault();
-          setPage(1);
-          setApplied(search.trim());
-        }}
-      >
-        <LabelledInput
-          id="user-search"
-          label="Search by name, email or mobile"
-          type="search"
-          value={search}
-          onValue={setSearch}
-        />
-        <button type="submit">Search</button>
-      </form>
+      <SearchForm id="user-search" label="Search by name, email or mobile" onSearch={searchFor} />
       <Notice error={users.error} />
       {users.data && (
         <>
@@ -87,28 +45,26 @@ function CreateUser({ onCreated }: { onCreated: () => void }) {
   const [email, setEmail] = useState('');
   const [mobile, setMobile] = useState('');
   const [password, setPassword] = useState('');
-  const [created, setCreated] = useState<User | null>(null);
-  const action = useAction();
+  const action = useCreation<User>();
   const submit = (event: Event) => {
     event.preventDefault();
-    void action
-      .run(async () => {
-        const user = await api<User>('POST', '/admin/users', {
+    action.create(
+      () =>
+        api<User>('POST', '/admin/users', {
           name: name.trim(),
           email: email.trim(),
           password,
           ...(mobile.trim() ? { mobile: mobile.trim() } : {}),
-        });
-        setCreated(user);
-      }, `User ${name.trim()} created.`)
-      .then((ok) => {
-        if (!ok) return;
+        }),
+      `User ${name.trim()} created.`,
+      () => {
         setName('');
         setEmail('');
         setMobile('');
         setPassword('');
         onCreated();
-      });
+      },
+    );
   };
   return (
     <section aria-labelledby="create-user-title">
@@ -144,62 +100,63 @@ function CreateUser({ onCreated }: { onCreated: () => void }) {
         <SubmitField busy={action.busy}>Create user</SubmitField>
       </form>
       <Notice error={action.error} done={action.done} />
-      {created && action.done && (
-        <p>
-          <a href={`#/users/${created.id}`}>Open {created.name}</a>
-        </p>
-      )}
+      {action.created && <OpenCreated href={`#/users/${action.created.id}`} name={action.created.name} />}
     </section>
   );
 }
 
 export function UserScreen({ id }: { id: string }) {
   const admin = useAdmin();
-  const user = useLoad(() => api<User>('GET', `/admin/users/${id}`), [id]);
+  const record = useLoad(() => api<User>('GET', `/admin/users/${id}`), [id]);
   const mayEdit = admin.can('users.edit');
   return (
-    <Screen title={user.data ? user.data.name : 'User'}>
-      <p>
-        <a href="#/users">All users</a>
-      </p>
-      <Notice error={user.error} />
-      {user.data && (
+    <RecordScreen title={record.data ? record.data.name : 'User'} back={ALL_USERS} record={record}>
+      {(user) => (
         <>
           <dl class="record">
             <dt>Email</dt>
             <dd>
-              {user.data.email}
-              {user.data.email_verified === false ? <span class="badge">not verified</span> : null}
-              {user.data.email_verified === true ? <span class="badge ok">verified</span> : null}
+              {user.email}
+              {user.email_verified === false ? <span class="badge">not verified</span> : null}
+              {user.email_verified === true ? <span class="badge ok">verified</span> : null}
             </dd>
             <dt>Mobile</dt>
-            <dd>{user.data.mobile ?? '—'}</dd>
+            <dd>{user.mobile ?? '—'}</dd>
             <dt>Created</dt>
-            <dd>{when(user.data.created_at)}</dd>
+            <dd>{when(user.created_at)}</dd>
             <dt>Id</dt>
             <dd>
-              <code>{user.data.id}</code>
+              <code>{user.id}</code>
             </dd>
-            {'disabled_at' in user.data && (
+            {'disabled_at' in user && (
               <>
                 <dt>State</dt>
                 <dd>
-                  {user.data.disabled_at
-                    ? `Disabled since ${when(user.data.disabled_at)}${user.data.disabled_until ? ` until ${when(user.data.disabled_until)}` : ''}`
+                  {user.disabled_at
+                    ? `Disabled since ${when(user.disabled_at)}${user.disabled_until ? ` until ${when(user.disabled_until)}` : ''}`
                     : 'Active'}
                 </dd>
               </>
             )}
           </dl>
-          {mayEdit && <EditUser user={user.data} reload={user.reload} />}
-          {mayEdit && <Lifecycle user={user.data} reload={user.reload} />}
-          <UserRoles user={user.data} reload={user.reload} />
-          {mayEdit && <SecondFactor user={user.data} />}
+          {mayEdit && <EditUser user={user} reload={record.reload} />}
+          {mayEdit && <Lifecycle user={user} reload={record.reload} />}
+          <UserRoles user={user} reload={record.reload} />
+          {mayEdit && <SecondFactor user={user} />}
           {mayEdit && <UserSessions userId={id} />}
-          {admin.can('users.delete') && <DeleteUser user={user.data} />}
+          {admin.can('users.delete') && (
+            <DeleteSection
+              titleId="delete-user-title"
+              thing="user"
+              question={`Delete ${user.name} (${user.email}) for good?`}
+              deleted={`User ${user.email} deleted.`}
+              remove={() => api('DELETE', `/admin/users/${user.id}`)}
+              back={ALL_USERS}
+            />
+          )}
         </>
       )}
-    </Screen>
+    </RecordScreen>
   );
 }
 
@@ -458,34 +415,6 @@ function SecondFactor({ user }: { user: User }) {
           void action.run(() => api('DELETE', `/admin/users/${user.id}/totp`), 'Authenticator app removed.')
         }
       />
-      <Notice error={action.error} done={action.done} />
-    </section>
-  );
-}
-
-function DeleteUser({ user }: { user: User }) {
-  const action = useAction();
-  const [deleted, setDeleted] = useState(false);
-  return (
-    <section aria-labelledby="delete-user-title">
-      <h2 id="delete-user-title">Delete</h2>
-      {deleted ? (
-        <p>
-          <a href="#/users">All users</a>
-        </p>
-      ) : (
-        <ConfirmButton
-          label="Delete user"
-          question={`Delete ${user.name} (${user.email}) for good?`}
-          action="Delete the user"
-          disabled={action.busy}
-          onConfirm={() =>
-            void action
-              .run(() => api('DELETE', `/admin/users/${user.id}`), `User ${user.email} deleted.`)
-              .then((ok) => ok && setDeleted(true))
-          }
-        />
-      )}
       <Notice error={action.error} done={action.done} />
     </section>
   );

@@ -5,6 +5,8 @@
  * address (never written into the HTML) and posts it only when the reader presses the button, so
  * a mail scanner that fetches the link changes nothing.
  */
+import { LINK_TOKEN_SCRIPT } from './link-token-script.js';
+
 export interface LinkPage {
   /** The page's path, also the prefix of its script. */
   path: string;
@@ -44,9 +46,7 @@ function page(options: {
 `;
   const script = `'use strict';
 (function () {
-  var token = new URLSearchParams(window.location.search).get('token');
-  // The token leaves the address bar (and the history) as soon as it has been read.
-  window.history.replaceState(null, '', window.location.pathname);
+${LINK_TOKEN_SCRIPT}
   var outcome = document.getElementById('outcome');
   var button = document.getElementById('submit');
   if (!token) {
@@ -57,27 +57,19 @@ function page(options: {
   button.addEventListener('click', function () {
     button.disabled = true;
     outcome.textContent = ${JSON.stringify(options.pending)};
-    fetch(${JSON.stringify(options.api)}, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token: token }),
-    })
-      .then(function (response) {
-        return response.json().catch(function () { return null; }).then(function (body) {
-          if (response.ok) {
-            button.hidden = true;
-            outcome.textContent = ${JSON.stringify(options.done)};
-            return;
-          }
-          var error = body && body.error;
-          outcome.textContent = (error && error.message) || 'The link could not be used.';
-          button.disabled = false;
-        });
-      })
-      .catch(function () {
-        outcome.textContent = 'The service could not be reached. Try again.';
-        button.disabled = false;
-      });
+    postToken(${JSON.stringify(options.api)}, function (response, body) {
+      if (response.ok) {
+        button.hidden = true;
+        outcome.textContent = ${JSON.stringify(options.done)};
+        return;
+      }
+      var error = body && body.error;
+      outcome.textContent = (error && error.message) || 'The link could not be used.';
+      button.disabled = false;
+    }).catch(function () {
+      outcome.textContent = 'The service could not be reached. Try again.';
+      button.disabled = false;
+    });
   });
 })();
 `;

@@ -5,6 +5,8 @@
  * the HTML. The address is verified only when the button is pressed, so a mail scanner that
  * fetches the link verifies nothing.
  */
+import { LINK_TOKEN_SCRIPT } from './link-token-script.js';
+
 export { RESET_PAGE_CSP as VERIFY_EMAIL_PAGE_CSP, RESET_PAGE_CSS as VERIFY_EMAIL_PAGE_CSS } from './reset-page.js';
 
 export const VERIFY_EMAIL_PAGE_HTML = `<!doctype html>
@@ -31,9 +33,7 @@ export const VERIFY_EMAIL_PAGE_HTML = `<!doctype html>
 
 export const VERIFY_EMAIL_PAGE_SCRIPT = `'use strict';
 (function () {
-  var token = new URLSearchParams(window.location.search).get('token');
-  // The token leaves the address bar (and the history) as soon as it has been read.
-  window.history.replaceState(null, '', window.location.pathname);
+${LINK_TOKEN_SCRIPT}
   var form = document.getElementById('verify-form');
   var outcome = document.getElementById('outcome');
   var button = document.getElementById('submit');
@@ -46,22 +46,15 @@ export const VERIFY_EMAIL_PAGE_SCRIPT = `'use strict';
     event.preventDefault();
     button.disabled = true;
     outcome.textContent = 'Verifying…';
-    fetch('/api/auth/verify-email', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token: token }),
+    postToken('/api/auth/verify-email', function (response, body) {
+      if (response.ok) {
+        form.hidden = true;
+        outcome.textContent = 'Your email address is verified. You can sign in.';
+        return;
+      }
+      var error = body && body.error;
+      outcome.textContent = (error && error.message) || 'The address could not be verified.';
     })
-      .then(function (response) {
-        return response.json().catch(function () { return null; }).then(function (body) {
-          if (response.ok) {
-            form.hidden = true;
-            outcome.textContent = 'Your email address is verified. You can sign in.';
-            return;
-          }
-          var error = body && body.error;
-          outcome.textContent = (error && error.message) || 'The address could not be verified.';
-        });
-      })
       .catch(function () {
         outcome.textContent = 'The service could not be reached. Try again.';
       })
