@@ -127,12 +127,7 @@ describe('LibraryAuthGuard reading the Authorization header', () => {
     source.loaded = record(['reports.view']);
     source.knownRecord = record(['reports.view']);
     await guard.canActivate(context());
-    for (const authorization of [
-      `Bearer ${token}!`,
-      `Bearer ${token}.x`,
-      `Basic ${token}`,
-      'Bearer ',
-    ]) {
+    for (const authorization of [`Bearer ${token}!`, `Bearer ${token}.x`, `Basic ${token}`, 'Bearer ']) {
       request.headers.authorization = authorization;
       const error = await Promise.resolve()
         .then(() => guard.canActivate(context()))

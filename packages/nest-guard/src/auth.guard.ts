@@ -112,11 +112,7 @@ export class LibraryAuthGuard implements CanActivate {
 
   /** A 401 leaves with the challenge (RFC 9728 §5.1); the error is answered as it was. */
   private challenged(context: ExecutionContext, challenge: string, error: unknown): unknown {
-    if (
-      error instanceof HttpException &&
-      error.getStatus() === HttpStatus.UNAUTHORIZED &&
-      context.getType() === 'http'
-    )
+    if (error instanceof HttpException && error.getStatus() === HttpStatus.UNAUTHORIZED && context.getType() === 'http')
       this.sendChallenge(context, challenge);
     return error;
   }
