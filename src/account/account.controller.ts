@@ -1,10 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
-import { withAuthCookies } from '../sessions/index.js';
-import { AppConfig } from '../config/app-config.js';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post } from '@nestjs/common';
+import { IssuesSession } from '../sessions/index.js';
 import { CurrentUser, Public, RequireFreshAuth } from '@auth-rbac/nest-guard';
 import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js';
-import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
+import { TakesNoBody } from '../common/empty-body.pipe.js';
 import { UuidParam } from '../common/uuid-param.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { AccountSessionsService } from './account-sessions.service.js';
@@ -38,7 +36,6 @@ export class AccountController {
     private readonly emailChange: EmailChangeService,
     private readonly mobileChange: MobileChangeService,
     private readonly reauthentication: ReauthenticationService,
-    private readonly config: AppConfig,
     private readonly deletion: AccountDeletionService,
   ) {}
 
@@ -46,6 +43,7 @@ export class AccountController {
   @Post('reauthenticate')
   @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
+  @IssuesSession()
   @DocumentRoute({
     summary: 'Prove presence again (password, or a code with method sms, totp or recovery) for a fresh sign-in time',
     data: tokensOr(ref('OtpSent')),
@@ -54,15 +52,8 @@ export class AccountController {
       429: 'RATE_LIMITED: the account is locked out, or the SMS cooldown or hourly cap holds.',
     },
   })
-  async reauthenticate(
-    @CurrentUser() user: AuthUser,
-    @Body() dto: ReauthenticateDto,
-    @Client() client: ClientInfo,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    const outcome = await this.reauthentication.handle(user, dto, client);
-    if (!('tokens' in outcome)) return outcome;
-    return withAuthCookies(reply, outcome, this.config);
+  reauthenticate(@CurrentUser() user: AuthUser, @Body() dto: ReauthenticateDto, @Client() client: ClientInfo) {
+    return this.reauthentication.handle(user, dto, client);
   }
 
   @Get()
@@ -81,16 +72,13 @@ export class AccountController {
   /** The holder deletes their own account: everything of it goes, audit events keep its id. */
   @Delete()
   @RequireFreshAuth()
+  @TakesNoBody()
   @DocumentRoute({
     summary: 'Delete your own account (ends every session)',
     data: empty,
     statuses: { 409: 'CONFLICT: the last administrator cannot delete their account.' },
   })
-  delete(
-    @CurrentUser() user: AuthUser,
-    @Body(EmptyBodyPipe) _body: Record<string, never>,
-    @Client() client: ClientInfo,
-  ): Promise<Record<string, never>> {
+  delete(@CurrentUser() user: AuthUser, @Client() client: ClientInfo): Promise<Record<string, never>> {
     return this.deletion.delete(user, client);
   }
 
@@ -171,12 +159,9 @@ export class AccountController {
 
   @Post('sessions/revoke-others')
   @HttpCode(HttpStatus.OK)
+  @TakesNoBody()
   @DocumentRoute({ summary: 'End every session but this one', data: empty })
-  async revokeOtherSessions(
-    @CurrentUser() user: AuthUser,
-    @Body(EmptyBodyPipe) _body: Record<string, never>,
-    @Client() client: ClientInfo,
-  ) {
+  async revokeOtherSessions(@CurrentUser() user: AuthUser, @Client() client: ClientInfo) {
     await this.sessions.revokeOthers({ userId: user.id, keepSessionId: user.sessionId }, user, client);
     return {};
   }
@@ -195,16 +180,13 @@ export class AccountController {
   @RequireFreshAuth()
   @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
+  @TakesNoBody()
   @DocumentRoute({
     summary: 'Start enrolling an authenticator app',
     data: ref('TotpEnrolment'),
     statuses: { 409: 'CONFLICT: an authenticator app is already enrolled.' },
   })
-  startTotp(
-    @CurrentUser() user: AuthUser,
-    @Body(EmptyBodyPipe) _body: Record<string, never>,
-    @Client() client: ClientInfo,
-  ) {
+  startTotp(@CurrentUser() user: AuthUser, @Client() client: ClientInfo) {
     return this.totp.start(user, client);
   }
 
@@ -224,22 +206,20 @@ export class AccountController {
   @Post('recovery-codes')
   @RequireFreshAuth()
   @HttpCode(HttpStatus.OK)
+  @TakesNoBody()
   @DocumentRoute({
     summary: 'Make ten new recovery codes; the earlier ones stop working at once',
     data: ref('RecoveryCodes'),
     statuses: { 404: 'NOT_FOUND: no authenticator app is enrolled.' },
   })
-  regenerateRecoveryCodes(
-    @CurrentUser() user: AuthUser,
-    @Body(EmptyBodyPipe) _body: Record<string, never>,
-    @Client() client: ClientInfo,
-  ) {
+  regenerateRecoveryCodes(@CurrentUser() user: AuthUser, @Client() client: ClientInfo) {
     return this.totp.regenerateRecoveryCodes(user, client);
   }
 
   /** Needs a fresh proof that includes a second factor (`amr` with `otp` or `mfa`). */
   @Delete('totp')
   @RequireFreshAuth()
+  @TakesNoBody()
   @DocumentRoute({
     summary: 'Remove the authenticator app',
     data: empty,
@@ -249,11 +229,7 @@ export class AccountController {
       404: 'NOT_FOUND: no authenticator app is enrolled.',
     },
   })
-  disableTotp(
-    @CurrentUser() user: AuthUser,
-    @Body(EmptyBodyPipe) _body: Record<string, never>,
-    @Client() client: ClientInfo,
-  ) {
+  disableTotp(@CurrentUser() user: AuthUser, @Client() client: ClientInfo) {
     return this.totp.disable(user, client);
   }
 }

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post } from '@nestjs/common';
 import { CurrentUser, RequireFreshAuth, type AuthUser } from '@auth-rbac/nest-guard';
 import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js';
-import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
+import { TakesNoBody } from '../common/empty-body.pipe.js';
 import { UuidParam } from '../common/uuid-param.js';
 import { RegisterPasskeyDto, RenamePasskeyDto } from './account.dto.js';
 import { PasskeyEnrolmentService } from './passkey-enrolment.service.js';
@@ -17,11 +17,12 @@ export class PasskeysController {
   @RequireFreshAuth()
   @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
+  @TakesNoBody()
   @DocumentRoute({
     summary: 'Start adding a passkey: the WebAuthn creation options',
     data: ref('PasskeyCreationOptions'),
   })
-  creationOptions(@CurrentUser() user: AuthUser, @Body(EmptyBodyPipe) _body: Record<string, never>) {
+  creationOptions(@CurrentUser() user: AuthUser) {
     return this.passkeys.creationOptions(user);
   }
 
@@ -80,11 +81,12 @@ export class PasskeysController {
   @Post('reauthenticate/options')
   @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
+  @TakesNoBody()
   @DocumentRoute({
     summary: 'Start proving presence with a passkey: the WebAuthn request options',
     data: ref('PasskeyRequestOptions'),
   })
-  reauthenticationOptions(@CurrentUser() user: AuthUser, @Body(EmptyBodyPipe) _body: Record<string, never>) {
+  reauthenticationOptions(@CurrentUser() user: AuthUser) {
     return this.passkeys.reauthenticationOptions(user);
   }
 }

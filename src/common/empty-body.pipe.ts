@@ -1,4 +1,4 @@
-import { Injectable, type PipeTransform } from '@nestjs/common';
+import { Body, Injectable, type PipeTransform } from '@nestjs/common';
 import { AppException } from './app-exception.js';
 import { EMPTY_JSON_BODY } from './request-parsing.js';
 
@@ -27,3 +27,15 @@ export class EmptyBodyPipe implements PipeTransform {
     return {};
   }
 }
+
+/**
+ * The route takes no body (EmptyBodyPipe), so its handler declares no parameter for one: the body
+ * is bound as one more argument after the handler's own, and is checked after them, as the
+ * parameters' pipes run in their order.
+ */
+export const TakesNoBody =
+  (): MethodDecorator =>
+  (target, key, descriptor): void => {
+    const handler = descriptor.value as (...args: never[]) => unknown;
+    Body(EmptyBodyPipe)(target, key, handler.length);
+  };

@@ -1,8 +1,6 @@
-import { Body, Controller, HttpCode, HttpStatus, Post, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
 import { Public } from '@auth-rbac/nest-guard';
-import { AppConfig } from '../config/app-config.js';
-import { challengeOrSession } from '../sessions/index.js';
+import { IssuesSession } from '../sessions/index.js';
 import { EmailCodeRequestDto, VerifyEmailCodeDto } from './email-code.dto.js';
 import { EmailCodeService } from './email-code.service.js';
 import { Client, type ClientInfo } from '../common/client-info.js';
@@ -11,10 +9,7 @@ import { DocumentRoute, ref, tokensOr } from '../common/route-doc.js';
 /** Sign-in by a code mailed to the account's address (the `email_code` settings flag). */
 @Controller('auth')
 export class EmailCodeController {
-  constructor(
-    private readonly emailCodes: EmailCodeService,
-    private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly emailCodes: EmailCodeService) {}
 
   @Public()
   @Post('email-code')
@@ -31,6 +26,7 @@ export class EmailCodeController {
   @Public()
   @Post('verify-email-code')
   @HttpCode(HttpStatus.OK)
+  @IssuesSession()
   @DocumentRoute({
     summary: 'Sign in with an email and the code mailed to it',
     data: tokensOr(ref('TwoFactorChallenge')),
@@ -39,12 +35,7 @@ export class EmailCodeController {
       403: 'LOGIN_METHOD_DISABLED (flag off, or a privileged account without a second factor); ACCOUNT_DISABLED after a right code.',
     },
   })
-  async verify(
-    @Body() dto: VerifyEmailCodeDto,
-    @Client() client: ClientInfo,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    const outcome = await this.emailCodes.verify(dto.email, dto.code, client);
-    return challengeOrSession(reply, outcome, this.config);
+  verify(@Body() dto: VerifyEmailCodeDto, @Client() client: ClientInfo) {
+    return this.emailCodes.verify(dto.email, dto.code, client);
   }
 }

@@ -1,8 +1,6 @@
-import { Body, Controller, HttpCode, HttpStatus, Post, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
-import { challengeOrSession, withAuthCookies } from '../sessions/index.js';
+import { Body, Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
+import { IssuesSession } from '../sessions/index.js';
 import { Public } from '@auth-rbac/nest-guard';
-import { AppConfig } from '../config/app-config.js';
 import { MobileOtpService } from './mobile-otp.service.js';
 import { SendOtpDto, SendTwoFactorSmsDto, VerifyOtpDto, VerifyTwoFactorDto } from './otp.dto.js';
 import { TwoFactorService } from '../second-factor/index.js';
@@ -16,7 +14,6 @@ export class OtpController {
   constructor(
     private readonly mobileOtp: MobileOtpService,
     private readonly twoFactor: TwoFactorService,
-    private readonly config: AppConfig,
   ) {}
 
   @Post('send-otp')
@@ -32,6 +29,7 @@ export class OtpController {
 
   @Post('verify-otp')
   @HttpCode(HttpStatus.OK)
+  @IssuesSession()
   @DocumentRoute({
     summary: 'Sign in with a mobile and the code texted to it',
     data: tokensOr(ref('TwoFactorChallenge')),
@@ -40,13 +38,8 @@ export class OtpController {
       403: 'LOGIN_METHOD_DISABLED: SMS sign-in is off, or a privileged account without a second factor; ACCOUNT_DISABLED after a right code.',
     },
   })
-  async verifyOtp(
-    @Body() dto: VerifyOtpDto,
-    @Client() client: ClientInfo,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    const outcome = await this.mobileOtp.verify(dto.mobile, dto.otp, client);
-    return challengeOrSession(reply, outcome, this.config);
+  verifyOtp(@Body() dto: VerifyOtpDto, @Client() client: ClientInfo) {
+    return this.mobileOtp.verify(dto.mobile, dto.otp, client);
   }
 
   @Post('otp/send-2fa')
@@ -66,6 +59,7 @@ export class OtpController {
 
   @Post('otp/verify-2fa')
   @HttpCode(HttpStatus.OK)
+  @IssuesSession()
   @DocumentRoute({
     summary: 'Complete a sign-in with its second factor (method sms, totp or recovery)',
     data: ref('TokenPair'),
@@ -74,17 +68,12 @@ export class OtpController {
       403: 'ACCOUNT_DISABLED after a right code.',
     },
   })
-  async verifyTwoFactor(
-    @Body() dto: VerifyTwoFactorDto,
-    @Client() client: ClientInfo,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    const issued = await this.twoFactor.verify(
+  verifyTwoFactor(@Body() dto: VerifyTwoFactorDto, @Client() client: ClientInfo) {
+    return this.twoFactor.verify(
       dto.temp_token,
       { code: dto.code, assertion: dto.assertion as AuthenticationResponseJSON | undefined },
       client,
       dto.method,
     );
-    return withAuthCookies(reply, issued, this.config);
   }
 }

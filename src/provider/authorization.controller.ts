@@ -41,9 +41,8 @@ export class AuthorizationController {
     page: PAGE('The sign-in or consent page.'),
     statuses: { 400: UNKNOWN_CLIENT },
   })
-  async authorizeGet(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const browser = browserState(request);
-    answer(reply, browser, await this.authorization.authorize(request.query, browser));
+  authorizeGet(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return answerStep(request, reply, (browser) => this.authorization.authorize(request.query, browser));
   }
 
   @Post()
@@ -52,9 +51,8 @@ export class AuthorizationController {
     page: PAGE('The sign-in or consent page.'),
     statuses: { 400: UNKNOWN_CLIENT },
   })
-  async authorizePost(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const browser = browserState(request);
-    answer(reply, browser, await this.authorization.authorize(request.body, browser));
+  authorizePost(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return answerStep(request, reply, (browser) => this.authorization.authorize(request.body, browser));
   }
 
   @Post('login')
@@ -68,9 +66,8 @@ export class AuthorizationController {
       429: 'The sign-in page again: the account is locked or the address is over its limit (RATE_LIMITED).',
     },
   })
-  async login(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Client() client: ClientInfo): Promise<void> {
-    const browser = browserState(request);
-    answer(reply, browser, await this.authorization.signIn(formOf(request), browser, client));
+  login(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Client() client: ClientInfo): Promise<void> {
+    return answerStep(request, reply, (browser) => this.authorization.signIn(formOf(request), browser, client));
   }
 
   @Post('verify')
@@ -83,13 +80,8 @@ export class AuthorizationController {
       429: 'The second-factor page again: the account is locked (RATE_LIMITED).',
     },
   })
-  async verify(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @Client() client: ClientInfo,
-  ): Promise<void> {
-    const browser = browserState(request);
-    answer(reply, browser, await this.authorization.verify(formOf(request), browser, client));
+  verify(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Client() client: ClientInfo): Promise<void> {
+    return answerStep(request, reply, (browser) => this.authorization.verify(formOf(request), browser, client));
   }
 
   @Post('send-sms')
@@ -102,9 +94,8 @@ export class AuthorizationController {
       429: 'The second-factor page again: the account is locked, or 3 codes were already texted (RATE_LIMITED).',
     },
   })
-  async sendSms(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const browser = browserState(request);
-    answer(reply, browser, await this.authorization.sendSms(formOf(request), browser));
+  sendSms(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return answerStep(request, reply, (browser) => this.authorization.sendSms(formOf(request), browser));
   }
 
   @Get('passkey.js')
@@ -123,9 +114,8 @@ export class AuthorizationController {
     page: PAGE('The sign-in page, when the browser has no sign-in any more.'),
     statuses: { 400: UNKNOWN_CLIENT },
   })
-  async consent(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const browser = browserState(request);
-    answer(reply, browser, await this.authorization.consent(formOf(request), browser));
+  consent(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return answerStep(request, reply, (browser) => this.authorization.consent(formOf(request), browser));
   }
 
   @Get('end-session')
@@ -138,9 +128,8 @@ export class AuthorizationController {
     },
     statuses: { 400: 'A page: an id_token_hint not issued here, or an unregistered post_logout_redirect_uri.' },
   })
-  async endSessionGet(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const browser = browserState(request);
-    answer(reply, browser, await this.endSessions.endSession(request.query, browser));
+  endSessionGet(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return answerStep(request, reply, (browser) => this.endSessions.endSession(request.query, browser));
   }
 
   @Post('end-session')
@@ -153,15 +142,27 @@ export class AuthorizationController {
     },
     statuses: { 400: 'A page: an expired form, an id_token_hint not issued here, or an unregistered URI.' },
   })
-  async endSessionPost(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const browser = browserState(request);
+  endSessionPost(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const form = formOf(request);
-    const outcome =
+    return answerStep(request, reply, (browser) =>
       form.id_token_hint === undefined
-        ? await this.endSessions.signOut(form, browser)
-        : await this.endSessions.endSession(form, browser);
-    answer(reply, browser, outcome);
+        ? this.endSessions.signOut(form, browser)
+        : this.endSessions.endSession(form, browser),
+    );
   }
+}
+
+/**
+ * One step of the provider's pages: it reads the browser's cookies, and its outcome (a page or a
+ * redirect, and the cookies that go with it) is the answer.
+ */
+async function answerStep(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  step: (browser: BrowserState) => Promise<Outcome | EndSessionOutcome>,
+): Promise<void> {
+  const browser = browserState(request);
+  answer(reply, browser, await step(browser));
 }
 
 function formOf(request: FastifyRequest): Record<string, unknown> {

@@ -31,31 +31,6 @@ export function setAuthCookies(
   });
 }
 
-/**
- * A response that issues a session: sets its tokens' cookies on the reply and answers its body
- * (the token pair), for every route that signs in, rotates or re-authenticates.
- */
-export function withAuthCookies<Response>(
-  reply: FastifyReply,
-  issued: { response: Response; tokens: { accessToken: string; refreshToken: string } },
-  config: AppConfig,
-): Response {
-  setAuthCookies(reply, issued.tokens, config);
-  return issued.response;
-}
-
-/**
- * What a first factor answers: a second-factor challenge as it is (it carries a temp token only:
- * no session, no cookies yet), or the new session's body with its cookies set.
- */
-export function challengeOrSession<Challenge, Response>(
-  reply: FastifyReply,
-  outcome: { challenge: Challenge } | { response: Response; tokens: { accessToken: string; refreshToken: string } },
-  config: AppConfig,
-): Challenge | Response {
-  return 'challenge' in outcome ? outcome.challenge : withAuthCookies(reply, outcome, config);
-}
-
 export function clearAuthCookies(reply: FastifyReply): void {
   void reply.clearCookie(ACCESS_TOKEN_COOKIE, { ...BASE, path: '/' });
   void reply.clearCookie(REFRESH_TOKEN_COOKIE, { ...BASE, path: REFRESH_COOKIE_PATH });

@@ -3,10 +3,9 @@ export {
   READS_REFRESH_COOKIE_KEY,
   REFRESH_TOKEN_COOKIE,
   ReadsRefreshCookie,
-  challengeOrSession,
   clearAuthCookies,
-  withAuthCookies,
 } from './auth-cookies.js';
+export { IssuesSession } from './session-cookies.interceptor.js';
 export {
   afterReauthentication,
   methodsOf,

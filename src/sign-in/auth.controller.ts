@@ -1,17 +1,15 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AllowedBeforeEnrolment } from '../common/before-enrolment.decorator.js';
-import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
-import { AppConfig } from '../config/app-config.js';
+import { TakesNoBody } from '../common/empty-body.pipe.js';
 import type { AuthUser } from '@auth-rbac/nest-guard';
 import { PrincipalService } from '../rbac/index.js';
 import { OrganizationTokensService } from '../organizations/index.js';
 import {
-  challengeOrSession,
   clearAuthCookies,
+  IssuesSession,
   ReadsRefreshCookie,
   REFRESH_TOKEN_COOKIE,
-  withAuthCookies,
   SessionService,
   invalidToken,
 } from '../sessions/index.js';
@@ -27,12 +25,12 @@ export class AuthController {
     private readonly auth: AuthService,
     private readonly sessions: SessionService,
     private readonly principals: PrincipalService,
-    private readonly config: AppConfig,
     private readonly organizations: OrganizationTokensService,
   ) {}
 
   @Public()
   @Post('register')
+  @IssuesSession()
   @DocumentRoute({
     summary: 'Create an account (role user) and sign in',
     data: tokensOr(ref('PendingVerification')),
@@ -41,19 +39,15 @@ export class AuthController {
       409: 'CONFLICT: the email or mobile is taken.',
     },
   })
-  async register(
-    @Body() dto: RegisterDto,
-    @Client() client: ClientInfo,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    const outcome = await this.auth.register(dto, client);
+  register(@Body() dto: RegisterDto, @Client() client: ClientInfo) {
     // Under REQUIRE_EMAIL_VERIFICATION the account waits for its address: no session, no cookies.
-    return 'requires_email_verification' in outcome ? outcome : withAuthCookies(reply, outcome, this.config);
+    return this.auth.register(dto, client);
   }
 
   @Public()
   @Post('login')
   @HttpCode(HttpStatus.OK)
+  @IssuesSession()
   @DocumentRoute({
     summary: 'Sign in with email or mobile and a password',
     data: tokensOr(ref('TwoFactorChallenge')),
@@ -62,15 +56,15 @@ export class AuthController {
       403: 'LOGIN_METHOD_DISABLED: password sign-in is off; ACCOUNT_DISABLED or EMAIL_NOT_VERIFIED (REQUIRE_EMAIL_VERIFICATION), said only after the right password.',
     },
   })
-  async login(@Body() dto: LoginDto, @Client() client: ClientInfo, @Res({ passthrough: true }) reply: FastifyReply) {
-    const outcome = await this.auth.login(dto, client);
-    return challengeOrSession(reply, outcome, this.config);
+  login(@Body() dto: LoginDto, @Client() client: ClientInfo) {
+    return this.auth.login(dto, client);
   }
 
   @Public()
   @ReadsRefreshCookie()
   @Post('refresh')
   @HttpCode(HttpStatus.OK)
+  @IssuesSession()
   @DocumentRoute({
     summary: 'Exchange a refresh token for a new pair (single use)',
     data: ref('TokenPair'),
@@ -79,23 +73,19 @@ export class AuthController {
       403: 'FORBIDDEN: a refresh cookie sent from an origin that is not allowed; ACCOUNT_DISABLED: the session is live but its account is disabled.',
     },
   })
-  async refresh(
-    @Body() dto: RefreshDto,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
+  refresh(@Body() dto: RefreshDto, @Req() request: FastifyRequest) {
     const token = dto.refresh_token ?? request.cookies?.[REFRESH_TOKEN_COOKIE];
     if (!token) throw invalidToken();
-    return withAuthCookies(reply, await this.auth.refresh(token), this.config);
+    return this.auth.refresh(token);
   }
 
   @Post('logout')
   @AllowedBeforeEnrolment()
   @HttpCode(HttpStatus.OK)
+  @TakesNoBody()
   @DocumentRoute({ summary: 'Sign out: revoke the current session and clear the cookies', data: empty })
   async logout(
     @CurrentUser() user: AuthUser,
-    @Body(EmptyBodyPipe) _body: Record<string, never>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Record<string, never>> {
     await this.sessions.revoke(user.sessionId, 'logout');

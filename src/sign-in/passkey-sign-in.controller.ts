@@ -1,11 +1,8 @@
-import { Body, Controller, HttpCode, HttpStatus, Post, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
 import { Public } from '@auth-rbac/nest-guard';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
-import { AppConfig } from '../config/app-config.js';
 import { AuthenticationResponseDto } from '../common/webauthn-json.dto.js';
-import { withAuthCookies } from '../sessions/index.js';
-import type { TokenPairResponse } from '../sessions/index.js';
+import { IssuesSession } from '../sessions/index.js';
 import { PasskeyOptionsDto } from './auth.dto.js';
 import { PasskeySignInService } from './passkey-sign-in.service.js';
 import { Client, type ClientInfo } from '../common/client-info.js';
@@ -15,10 +12,7 @@ import { DocumentRoute, ref } from '../common/route-doc.js';
 @Public()
 @Controller('auth/passkey')
 export class PasskeySignInController {
-  constructor(
-    private readonly signIn: PasskeySignInService,
-    private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly signIn: PasskeySignInService) {}
 
   @Post('options')
   @HttpCode(HttpStatus.OK)
@@ -32,6 +26,7 @@ export class PasskeySignInController {
 
   @Post('verify')
   @HttpCode(HttpStatus.OK)
+  @IssuesSession()
   @DocumentRoute({
     summary: 'Sign in with the answer of a passkey',
     data: ref('TokenPair'),
@@ -39,12 +34,7 @@ export class PasskeySignInController {
       401: 'INVALID_CREDENTIALS, one body for every failure: unknown credential, used or expired challenge, wrong origin or RP ID, bad signature, counter going backwards, no user verification.',
     },
   })
-  async verify(
-    @Body() dto: AuthenticationResponseDto,
-    @Client() client: ClientInfo,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<TokenPairResponse> {
-    const issued = await this.signIn.verify(dto as AuthenticationResponseJSON, client);
-    return withAuthCookies(reply, issued, this.config);
+  verify(@Body() dto: AuthenticationResponseDto, @Client() client: ClientInfo) {
+    return this.signIn.verify(dto as AuthenticationResponseJSON, client);
   }
 }

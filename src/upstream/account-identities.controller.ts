@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Req, Res } from '@nestjs/common';
 import { CurrentUser, RequireFreshAuth, type AuthUser } from '@auth-rbac/nest-guard';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Client, type ClientInfo } from '../common/client-info.js';
-import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
+import { TakesNoBody } from '../common/empty-body.pipe.js';
 import { DocumentRoute, empty, list, type Schema } from '../common/route-doc.js';
 import { UuidParam } from '../common/uuid-param.js';
 import { AccountIdentitiesService } from './account-identities.service.js';
@@ -36,6 +36,7 @@ export class AccountIdentitiesController {
   @Post(':id')
   @RequireFreshAuth()
   @HttpCode(HttpStatus.OK)
+  @TakesNoBody()
   @DocumentRoute({
     summary:
       'Start linking an identity of the provider whose slug is in the path: open authorization_url in this browser (the cookie set here binds the flow to it); its answer links the identity signed in at the upstream',
@@ -49,7 +50,6 @@ export class AccountIdentitiesController {
   async startLink(
     @CurrentUser() user: AuthUser,
     @Param('id') slug: string,
-    @Body(EmptyBodyPipe) _body: Record<string, never>,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {

@@ -8,7 +8,7 @@ import { UserAdministrationService } from './user-administration.service.js';
 import { UserRolesService } from './user-roles.service.js';
 import { CreateUserDto, DisableUserDto, ListUsersQuery, RoleIdsDto, UpdateUserDto } from './users.dto.js';
 import { UserDisablingService } from './user-disabling.service.js';
-import { EmptyBodyPipe } from '../common/empty-body.pipe.js';
+import { TakesNoBody } from '../common/empty-body.pipe.js';
 import { Client, type ClientInfo } from '../common/client-info.js';
 import { DocumentRoute, ref, page, empty } from '../common/route-doc.js';
 
@@ -91,17 +91,13 @@ export class UsersController {
   @Post(':id/enable')
   @HttpCode(HttpStatus.OK)
   @RequirePermissions(Permissions.UsersEdit)
+  @TakesNoBody()
   @DocumentRoute({
     summary: 'Enable a disabled user again',
     data: ref('User'),
     statuses: { 404: 'NOT_FOUND: no such user.' },
   })
-  enable(
-    @CurrentUser() actor: AuthUser,
-    @UuidParam() id: string,
-    @Body(EmptyBodyPipe) _body: Record<string, never>,
-    @Client() client: ClientInfo,
-  ) {
+  enable(@CurrentUser() actor: AuthUser, @UuidParam() id: string, @Client() client: ClientInfo) {
     return this.disabling.enable(id, actor, client);
   }
 
