@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
-import fastifyHelmet from '@fastify/helmet';
+import helmet from 'helmet';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -89,14 +89,18 @@ function corsOf(config: AppConfig, browserOrigins: BrowserOrigins) {
 export async function configureHttpApp(app: NestFastifyApplication): Promise<void> {
   const config = app.get(AppConfig);
   await app.register(fastifyCookie as never);
-  await app.register(
-    fastifyHelmet as never,
-    {
-      // An API serves no documents: nothing may be framed, loaded or run from its responses.
-      contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-      hsts: { maxAge: 31_536_000, includeSubDomains: true },
-    } as never,
-  );
+  // Helmet's middleware, built once: it works its headers out when it is built (the Fastify
+  // plugin builds it anew for every request). Pages set their own Content-Security-Policy on the
+  // reply, which Fastify writes over this one.
+  const securityHeaders = helmet({
+    // An API serves no documents: nothing may be framed, loaded or run from its responses.
+    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    hsts: { maxAge: 31_536_000, includeSubDomains: true },
+  });
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRequest', (request, reply, done) => securityHeaders(request.raw, reply.raw, () => done()));
   await app.register(fastifyCors as never, { delegator: corsOf(config, app.get(BrowserOrigins)) } as never);
   app.setGlobalPrefix('api', {
     exclude: [
