@@ -8,7 +8,6 @@ import { SessionsModule } from '../sessions/index.js';
 import { IntrospectionRequests } from './introspection-requests.js';
 import { IntrospectionController } from './introspection.controller.js';
 import { IntrospectionService } from './introspection.service.js';
-import { KeysRotatedAnnouncer } from './keys-rotated.announcer.js';
 import { PermissionNamesService } from './permission-names.service.js';
 import { SecurityEventStream } from './security-event-stream.js';
 import { SecurityEventsController } from './security-events.controller.js';
@@ -23,7 +22,6 @@ import { SecurityEventsController } from './security-events.controller.js';
     SecurityEventFeed,
     SecurityEventStream,
     PermissionNamesService,
-    KeysRotatedAnnouncer,
   ],
 })
 export class IntrospectionModule {}

@@ -1,5 +1,5 @@
 import { securityEventClaims, type SecurityEventName } from '@auth-rbac/nest-guard/internal';
-import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config/app-config.js';
@@ -16,9 +16,13 @@ const EVENT_ID = /^\d{1,19}$/;
  * event's id. A reader that comes back with `Last-Event-ID` gets every event after it while none
  * of them was deleted (they are kept for an access token's lifetime), else one `reset` first. After the replay an
  * unsigned `ready` (no security content: it only says the reader is caught up), then live events.
+ *
+ * Keys change with a restart (`rotate-keys`, new variables): the first instance to start with a
+ * new signing key tells the readers (`keys-rotated`), so they fetch the key set again. Best
+ * effort: a reader also refetches on a `kid` it does not know.
  */
 @Injectable()
-export class SecurityEventStream implements OnApplicationShutdown {
+export class SecurityEventStream implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('SecurityEvents');
   /** Open streams, ended at shutdown so that readers move to another instance at once. */
   private readonly open = new Set<FastifyReply['raw']>();
@@ -29,6 +33,15 @@ export class SecurityEventStream implements OnApplicationShutdown {
     private readonly keys: SigningKeys,
     private readonly config: AppConfig,
   ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    try {
+      if (await this.events.appendKeysRotatedUnlessTold(this.keys.currentKid))
+        this.logger.log('A new signing key: keys-rotated told to the event stream');
+    } catch (error) {
+      this.logger.warn(`keys-rotated could not be written: ${(error as Error).message}`);
+    }
+  }
 
   onApplicationShutdown(): void {
     for (const raw of this.open) raw.end();
