@@ -31,11 +31,13 @@ export class EmptyBodyPipe implements PipeTransform {
 /**
  * The route takes no body (EmptyBodyPipe), so its handler declares no parameter for one: the body
  * is bound as one more argument after the handler's own, and is checked after them, as the
- * parameters' pipes run in their order.
+ * parameters' pipes run in their order. The handler's own are counted from its declared parameter
+ * types (`Function.length` stops at the first parameter with a default value).
  */
 export const TakesNoBody =
   (): MethodDecorator =>
   (target, key, descriptor): void => {
+    const declared = Reflect.getMetadata('design:paramtypes', target, key) as unknown[] | undefined;
     const handler = descriptor.value as (...args: never[]) => unknown;
-    Body(EmptyBodyPipe)(target, key, handler.length);
+    Body(EmptyBodyPipe)(target, key, declared?.length ?? handler.length);
   };

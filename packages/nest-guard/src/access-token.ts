@@ -182,8 +182,8 @@ export class AccessTokenVerifier {
     return undefined;
   }
 
-  /** `digest`: the token's `tokenDigest`, when the caller has it already. */
-  async verify(token: string, digest = tokenDigest(token)): Promise<VerifiedAccessToken | null> {
+  async verify(token: string): Promise<VerifiedAccessToken | null> {
+    const digest = tokenDigest(token);
     const known = this.remembered(digest);
     if (known) return known;
     const verified = await this.verifyAnew(token, digest);

@@ -144,28 +144,19 @@ export class LibraryAuthGuard implements CanActivate {
     const { authorization } = request.headers;
     const presented = typeof authorization === 'string' ? bearerCredentials(authorization) : null;
     if (presented !== null) {
-      const digest = tokenDigest(presented);
-      const claims = this.verifier.remembered(digest);
+      const claims = this.verifier.remembered(tokenDigest(presented));
       const record = claims && this.principals.known(presented, claims);
       if (record !== undefined) return this.admit(request, route, record, claims!);
-      // Not known at once: read as any token is, its form checked.
-      if (extractAccessToken(request.headers) === presented)
-        return this.checkAfterLookUp(request, route, presented, digest, claims);
     }
+    // Not known at once: read as any token is, its form checked.
     const token = extractAccessToken(request.headers);
     if (!token) throw unauthenticated();
-    return this.checkAfterLookUp(request, route, token, tokenDigest(token), undefined);
+    return this.checkAfterLookUp(request, route, token);
   }
 
   /** The same checks, once the verifier or the source has had to look the token up. */
-  private async checkAfterLookUp(
-    request: GuardedRequest,
-    route: RoutePolicy,
-    token: string,
-    digest: string,
-    remembered: VerifiedAccessToken | undefined,
-  ): Promise<boolean> {
-    const claims = remembered ?? (await this.verifier.verify(token, digest));
+  private async checkAfterLookUp(request: GuardedRequest, route: RoutePolicy, token: string): Promise<boolean> {
+    const claims = await this.verifier.verify(token);
     return this.admit(request, route, await this.principals.load(token, claims), claims);
   }
 
