@@ -87,12 +87,23 @@ export function useTestApp(options: AppFixtureOptions = {}): AppFixture {
     fixture.app = fixture.apps[0];
   });
   afterAll(async () => {
-    await Promise.all(fixture.apps.map((app) => app.close()));
+    await Promise.all(fixture.apps.map(closeWithItsConnections));
     await fixture.sms?.stop();
     await fixture.smtp?.stop();
     await closeDatabase(fixture, database);
   });
   return fixture;
+}
+
+/**
+ * Closes the app and every connection to it: a browser or client the file opened may still hold
+ * a request open (the file's own afterAll, which would close it, runs after this one), and the
+ * app's graceful close would wait for it until the hook's timeout.
+ */
+async function closeWithItsConnections(app: NestFastifyApplication): Promise<void> {
+  const closing = app.close();
+  (app.getHttpServer() as { closeAllConnections?: () => void }).closeAllConnections?.();
+  await closing;
 }
 
 async function openDatabase(fixture: DatabaseFixture, database: 'file' | Template): Promise<void> {
