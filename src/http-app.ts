@@ -7,12 +7,12 @@ import helmet from 'helmet';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Logger as PinoLogger } from 'nestjs-pino';
 import { frameworkErrorHandler, useIntrospectionFormParser, useStrictJsonParser } from './common/request-parsing.js';
 import { AppConfig } from './config/app-config.js';
 import { BrowserOrigins } from './clients/index.js';
 import { setUpOpenApi } from './ops/index.js';
 import { countRequest } from './infra/telemetry/request-metrics.js';
+import { NestLogLines, ServiceLog } from './infra/telemetry/service-log.js';
 
 /** Request ids from a client are kept only when they look like ids, never as free text for logs. */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -170,16 +170,21 @@ export async function createApp(
   return app;
 }
 
-/** Nest's `Logger` (every `new Logger('X').log(...)`) writes through pino (src/infra/telemetry/) from now on. */
-export function useStructuredLogs(app: INestApplication): void {
-  app.useLogger(new QuietStartupLogger(app.get(PinoLogger)));
+/**
+ * Nest's `Logger` (every `new Logger('X').log(...)`) writes through pino (src/infra/telemetry/)
+ * from now on, and every request is logged, its lines carrying its id.
+ */
+export function useStructuredLogs(app: NestFastifyApplication): void {
+  const log = app.get(ServiceLog);
+  log.recordRequests(app.getHttpAdapter().getInstance() as unknown as FastifyInstance);
+  app.useLogger(new QuietStartupLogger(new NestLogLines(log)));
 }
 
 /** Nest's own start-up narration: a line per module and per route (about 80), kept for LOG_LEVEL=debug. */
 const START_UP_NARRATION = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
 
 class QuietStartupLogger implements LoggerService {
-  constructor(private readonly inner: PinoLogger) {}
+  constructor(private readonly inner: NestLogLines) {}
 
   log(message: unknown, ...rest: unknown[]): void {
     const context = rest.at(-1);

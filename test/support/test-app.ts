@@ -19,8 +19,8 @@ export interface TestAppOptions {
   extra?: Pick<ModuleMetadata, 'controllers' | 'providers'>;
   /**
    * The app's logger; by default only errors are printed. A LoggerService receives every level.
-   * `'pino'` is the service's own JSON logger on standard output, as `main.ts` sets it up (its
-   * request logger is built once per test file, by the first app, at that app's LOG_LEVEL).
+   * `'pino'` is the service's own JSON logger on standard output, with its request lines, as
+   * `main.ts` sets it up.
    */
   logger?: LoggerService | LogLevel[] | 'pino';
 }

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
-import { pino, type DestinationStream, type LoggerOptions } from 'pino';
+import { pino } from 'pino';
 import { buildAppConfig } from '../../config/app-config.js';
 import { parseEnvironment } from '../../config/environment.js';
-import { buildLoggerParams, logFormat } from './logging.module.js';
+import { loggerOptions, logFormat } from './logging.module.js';
 import { PRODUCTION_ENVIRONMENT } from '../../../test/support/test-config.js';
 
 const SECRET = 'A-Password-That-Must-Not-Show-91';
@@ -20,10 +20,7 @@ const configFor = (env: Record<string, string>) =>
 
 /** Writes one line through the service's logger options to `output`, as the service would. */
 async function logOne(env: Record<string, string>, output: ReturnType<typeof terminal>): Promise<string> {
-  const [options, destination] = buildLoggerParams(configFor(env), output).pinoHttp as [
-    LoggerOptions,
-    DestinationStream,
-  ];
+  const [options, destination] = loggerOptions(configFor(env), output);
   pino(options, destination).info(
     { context: 'Probe', user: { email: 'ann@example.com', password: SECRET } },
     'hello from the probe',
@@ -41,10 +38,7 @@ describe('log format', () => {
     ['debug', 'debug'],
     ['verbose', 'trace'],
   ])('LOG_LEVEL=%s logs at pino level %s', (logLevel, pinoLevel) => {
-    const [options] = buildLoggerParams(configFor({ LOG_LEVEL: logLevel }), terminal(false)).pinoHttp as [
-      LoggerOptions,
-      DestinationStream,
-    ];
+    const [options] = loggerOptions(configFor({ LOG_LEVEL: logLevel }), terminal(false));
     expect(options.level).toBe(pinoLevel);
   });
 
