@@ -1,5 +1,13 @@
 import { Injectable, type ExecutionContext } from '@nestjs/common';
-import { ThrottlerGuard, type ThrottlerLimitDetail, type ThrottlerModuleOptions } from '@nestjs/throttler';
+import { Reflector } from '@nestjs/core';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerGuard,
+  type ThrottlerLimitDetail,
+  type ThrottlerModuleOptions,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
 import { clientAddressKey } from '../common/client-address.js';
 import { normalizeEmail, normalizeMobile } from '../common/normalize.js';
@@ -66,10 +74,35 @@ export function rateLimitOptions(config: AppConfig): ThrottlerModuleOptions {
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
+  /** Client keys of the addresses seen lately (parsing an address is a tenth of a short request). */
+  private readonly clients = new Map<string, string>();
+
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+  ) {
+    super(options, storage, new RouteMetadata(reflector));
+  }
+
   /** Per client as clientAddressKey counts it: an IPv6 /64 is one client, `::ffff:1.2.3.4` is 1.2.3.4. */
   protected override async getTracker(request: Record<string, unknown>): Promise<string> {
     const ip = (request as unknown as FastifyRequest).ip;
-    return clientAddressKey(ip) ?? ip;
+    let client = this.clients.get(ip);
+    if (client === undefined) {
+      if (this.clients.size >= MAX_REMEMBERED_CLIENTS) this.clients.clear();
+      client = clientAddressKey(ip) ?? ip;
+      this.clients.set(ip, client);
+    }
+    return client;
+  }
+
+  /**
+   * The counter's name: the endpoint (controller and handler), the limit's name and the client
+   * or account. Plain text, in this process's memory; the Redis storage stores its digest.
+   */
+  protected override generateKey(context: ExecutionContext, tracker: string, name: string): string {
+    return `${context.getClass().name}-${context.getHandler().name}-${name}-${tracker}`;
   }
 
   protected override async throwThrottlingException(
@@ -77,5 +110,31 @@ export class RateLimitGuard extends ThrottlerGuard {
     detail: ThrottlerLimitDetail,
   ): Promise<void> {
     throw rateLimited('Too many requests. Try again later.', detail.timeToBlockExpire);
+  }
+}
+
+const MAX_REMEMBERED_CLIENTS = 10_000;
+
+/**
+ * The throttler's reads of a route's limits (`@SkipThrottle`, `@Throttle` and the like, six for
+ * each named limit on every request) answered once per route: decorators set metadata when a
+ * class is defined, never while the service runs.
+ */
+class RouteMetadata extends Reflector {
+  private readonly answers = new Map<unknown, WeakMap<object, Map<object, unknown>>>();
+
+  constructor(private readonly reflector: Reflector) {
+    super();
+  }
+
+  override getAllAndOverride<T = unknown>(metadataKey: unknown, targets: (object | undefined)[]): T {
+    const [handler, classRef] = targets;
+    if (targets.length !== 2 || !handler || !classRef) return this.reflector.getAllAndOverride(metadataKey, targets as never);
+    let byHandler = this.answers.get(metadataKey);
+    if (!byHandler) this.answers.set(metadataKey, (byHandler = new WeakMap()));
+    let byClass = byHandler.get(handler);
+    if (!byClass) byHandler.set(handler, (byClass = new Map()));
+    if (!byClass.has(classRef)) byClass.set(classRef, this.reflector.getAllAndOverride(metadataKey, targets as never));
+    return byClass.get(classRef) as T;
   }
 }

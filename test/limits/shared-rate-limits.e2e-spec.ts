@@ -68,6 +68,17 @@ describe('rate limits shared through Redis by two instances', () => {
     expect(blockMs).toBeLessThanOrEqual(60_000);
   });
 
+  it('keeps no client address or email in Redis: each counter is named by a digest', async () => {
+    const address = uniqueAddress();
+    const email = uniqueEmail('not-in-redis');
+    expect((await login(first, { email, password: WRONG }, address)).status).toBe(401);
+    const keys = await redis.client.keys('ratelimit:*');
+    expect(keys).toContain(loginAccountKeys(email).hits);
+    for (const key of keys) expect(key).toMatch(/^ratelimit:\{[0-9a-f]{64}\}:(hits|block)$/);
+    expect(keys.join(' ')).not.toContain(address);
+    expect(keys.join(' ')).not.toContain(email);
+  });
+
   it('keeps separate budgets per endpoint in Redis too', async () => {
     const address = uniqueAddress();
     await statuses(6, () => login(first, { email: uniqueEmail(), password: WRONG }, address));

@@ -50,8 +50,9 @@ export class RedisRateLimitStorage implements ThrottlerStorage {
   constructor(private readonly redis: Redis) {}
 
   async increment(key: string, ttl: number, limit: number, blockDuration: number): Promise<RateLimitRecord> {
-    // The throttler's keys are already SHA-256 digests: no address or email is stored in Redis.
-    const keys = [`ratelimit:{${key}}:hits`, `ratelimit:{${key}}:block`];
+    // Redis holds the key's SHA-256 digest, never the address or the email in it.
+    const digest = createHash('sha256').update(key).digest('hex');
+    const keys = [`ratelimit:{${digest}}:hits`, `ratelimit:{${digest}}:block`];
     const args = [ttl, limit, blockDuration];
     let reply: unknown;
     try {
