@@ -26,13 +26,12 @@ import { SignInModule } from './sign-in/index.js';
 import { SettingsModule } from './settings/index.js';
 import { SessionsModule } from './sessions/index.js';
 import { UsersModule } from './users/index.js';
-import { AdminListConcurrencyInterceptor } from './middleware/admin-list-concurrency.interceptor.js';
+import { AdminListConcurrencyGuard } from './middleware/admin-list-concurrency.guard.js';
 import { AllExceptionsFilter } from './middleware/all-exceptions.filter.js';
 import { CookieOriginGuard } from './middleware/cookie-origin.guard.js';
 import { EnvelopeInterceptor } from './middleware/envelope.interceptor.js';
 import { LimitsModule } from './middleware/limits.module.js';
 import { PersonOnlyGuard } from './middleware/person-only.guard.js';
-import { PrivilegeRefusalAuditInterceptor } from './middleware/privilege-refusal-audit.interceptor.js';
 import { RateLimitGuard } from './middleware/rate-limit.guard.js';
 import { SecondFactorEnrolmentGuard } from './middleware/second-factor-enrolment.guard.js';
 import { ServiceAuthGuardModule } from './middleware/service-guard.js';
@@ -86,18 +85,19 @@ import { AppValidationPipe } from './middleware/validation.pipe.js';
     { provide: APP_GUARD, useClass: PersonOnlyGuard },
     // After the caller is known: REQUIRE_2FA_FOR_PRIVILEGED confines an account without a second factor.
     { provide: APP_GUARD, useClass: SecondFactorEnrolmentGuard },
-    // Interceptors, outermost first: the `{success, data}` envelope; the audit of a refusal by the
-    // privilege policy; the cap on a caller's concurrent admin list requests.
+    // Last, once every other guard has let the request through: the cap on a caller's concurrent
+    // admin list requests.
+    { provide: APP_GUARD, useClass: AdminListConcurrencyGuard },
+    // The one interceptor: the `{success, data}` envelope.
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: PrivilegeRefusalAuditInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: AdminListConcurrencyInterceptor },
     // Every body and parameter is validated; unknown fields are refused.
     {
       provide: APP_PIPE,
       inject: [AppConfig],
       useFactory: (config: AppConfig) => new AppValidationPipe(config.defaultPhoneRegion),
     },
-    // Every error leaves as `{success: false, error}`; anything unexpected as INTERNAL_ERROR.
+    // Every error leaves as `{success: false, error}`; anything unexpected as INTERNAL_ERROR; a
+    // refusal by the privilege policy is audited on its way out.
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     FirstStartSeeder,
   ],
