@@ -78,7 +78,7 @@ describe('AccessTokenVerifier', () => {
       kind: 'person',
       sessionId: payload.sid,
       email: payload.email,
-      digest: createHash('sha256').update(token).digest('base64url'),
+      digest: createHash('sha256').update(token).digest('hex'),
       expiresAt: expect.any(Number),
       issuedAt: expect.any(Number),
     });
