@@ -21,7 +21,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     let error = exception;
     if (exception instanceof PrivilegeRefusal && host.getType() === 'http') {
       // Answered only once the row is written; if it cannot be, the answer is that failure.
-      error = await this.recordRefusal(exception, request).then(() => exception, (failure: unknown) => failure);
+      error = await this.recordRefusal(exception, request).then(
+        () => exception,
+        (failure: unknown) => failure,
+      );
     }
     const { status, body, headers } = toErrorResponse(error, String(request.id));
     if (headers) void reply.headers(headers);

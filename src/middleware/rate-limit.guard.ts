@@ -89,7 +89,11 @@ export class RateLimitGuard extends ThrottlerGuard {
   override async onModuleInit(): Promise<void> {
     await super.onModuleInit();
     // The request path below leaves out what this service never configures, rather than ignore it.
-    const options = this.options as { throttlers: ThrottlerOptions[]; ignoreUserAgents?: unknown; setHeaders?: boolean };
+    const options = this.options as {
+      throttlers: ThrottlerOptions[];
+      ignoreUserAgents?: unknown;
+      setHeaders?: boolean;
+    };
     if (options.setHeaders !== false || options.ignoreUserAgents || this.throttlers.some((t) => t.ignoreUserAgents))
       throw new Error('RateLimitGuard: setHeaders must be false and ignoreUserAgents unset.');
   }
@@ -110,8 +114,7 @@ export class RateLimitGuard extends ThrottlerGuard {
       const tracker = await limit.getTracker(request, context);
       const key = limit.generateKey(context, tracker, limit.name);
       const record = await this.storageService.increment(key, ttl, max, blockDuration ?? ttl, limit.name);
-      if (record.isBlocked)
-        await this.throwThrottlingException(context, { limit: max, ttl, key, tracker, ...record });
+      if (record.isBlocked) await this.throwThrottlingException(context, { limit: max, ttl, key, tracker, ...record });
     }
     return true;
   }
