@@ -177,40 +177,7 @@ export async function createApp(
 export function useStructuredLogs(app: NestFastifyApplication): void {
   const log = app.get(ServiceLog);
   log.recordRequests(app.getHttpAdapter().getInstance() as unknown as FastifyInstance);
-  app.useLogger(new QuietStartupLogger(new NestLogLines(log)));
-}
-
-/** Nest's own start-up narration: a line per module and per route (about 80), kept for LOG_LEVEL=debug. */
-const START_UP_NARRATION = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
-
-class QuietStartupLogger implements LoggerService {
-  constructor(private readonly inner: NestLogLines) {}
-
-  log(message: unknown, ...rest: unknown[]): void {
-    const context = rest.at(-1);
-    if (typeof context === 'string' && START_UP_NARRATION.has(context)) this.inner.debug(message, ...rest);
-    else this.inner.log(message, ...rest);
-  }
-
-  error(message: unknown, ...rest: unknown[]): void {
-    this.inner.error(message, ...rest);
-  }
-
-  warn(message: unknown, ...rest: unknown[]): void {
-    this.inner.warn(message, ...rest);
-  }
-
-  debug(message: unknown, ...rest: unknown[]): void {
-    this.inner.debug(message, ...rest);
-  }
-
-  verbose(message: unknown, ...rest: unknown[]): void {
-    this.inner.verbose(message, ...rest);
-  }
-
-  fatal(message: unknown, ...rest: unknown[]): void {
-    this.inner.fatal(message, ...rest);
-  }
+  app.useLogger(new NestLogLines(log));
 }
 
 export type { INestApplication };

@@ -75,4 +75,12 @@ describe('ServiceLog', () => {
     expect(line).toMatchObject({ level: 50, context: 'Probe', err: { message: 'went wrong', type: 'Error' } });
     expect(String((line.err as { stack: string }).stack)).toContain('went wrong');
   });
+
+  it("writes Nest's start-up narration at debug, other lines at their own level", () => {
+    const { log, lines } = recorded('info');
+    const nest = new NestLogLines(log);
+    nest.log('Mapped {/api/auth/me, GET} route', 'RouterExplorer');
+    nest.log('Nest application successfully started', 'NestApplication');
+    expect(lines()).toEqual([expect.objectContaining({ level: 30, context: 'NestApplication' })]);
+  });
 });

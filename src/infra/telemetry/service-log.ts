@@ -55,7 +55,7 @@ export class ServiceLog {
    */
   private requestLine(request: FastifyRequest, reply: FastifyReply): void {
     const statusCode = reply.statusCode;
-    const url = request.raw.url ?? request.url;
+    const url = request.url;
     const level: Level =
       statusCode === 503 ? 'warn' : statusCode >= 500 ? 'error' : url.startsWith('/health') ? 'debug' : 'info';
     if (!this.root.isLevelEnabled(level)) return;
@@ -94,9 +94,13 @@ const PINO_METHOD: Record<NestLevel, Level> = {
   fatal: 'fatal',
 };
 
+/** Nest's own start-up narration: a line per module and per route (about 80), kept for LOG_LEVEL=debug. */
+const START_UP_NARRATION = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
 /**
  * Nest's `Logger` (every `new Logger('X').log(...)`) through the service's log: the last extra
- * argument is the context, an object message is merged into the line, an Error is `err`.
+ * argument is the context, an object message is merged into the line, an Error is `err`; Nest's
+ * start-up narration is written at debug.
  */
 export class NestLogLines implements LoggerService {
   constructor(private readonly serviceLog: ServiceLog) {}
@@ -110,7 +114,8 @@ export class NestLogLines implements LoggerService {
   }
 
   log(message: unknown, ...rest: unknown[]): void {
-    this.write('log', message, rest);
+    const context = rest.at(-1);
+    this.write(typeof context === 'string' && START_UP_NARRATION.has(context) ? 'debug' : 'log', message, rest);
   }
 
   warn(message: unknown, ...rest: unknown[]): void {
