@@ -11,10 +11,11 @@ import {
 } from '@auth-rbac/nest-guard/internal';
 import { Injectable, Logger } from '@nestjs/common';
 import { errors, exportJWK, jwtVerify, SignJWT, type JWK, type JWTPayload } from 'jose';
-import { createPrivateKey, createSecretKey, generateKeyPairSync, hkdfSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createSecretKey, generateKeyPairSync, hkdfSync, KeyObject } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { AppConfig, ConfigurationError } from '../config/app-config.js';
+import { signHs256 } from './hs256.js';
 
 /** The three JWTs of the service, told apart by their header's `typ` and their `aud`. */
 export type TokenUse = 'access' | 'refresh' | '2fa';
@@ -187,10 +188,17 @@ export class SigningKeys implements KeySource {
       use === 'access'
         ? [this.algorithm, this.kid, this.signingKey]
         : [this.internalKey.algorithm, this.internalKey.kid, this.internalKey.key];
+    const header = { alg: algorithm, typ: TOKEN_HEADER_TYPES[use], kid };
+    const tokenAudience = use === 'access' ? audience : audienceOf(this.issuer, use);
+    // HMAC keys are signed in process (see signHs256); asymmetric ones by jose.
+    if (algorithm === 'HS256' && key instanceof KeyObject) {
+      const payload = { ...claims, iss: this.issuer, aud: tokenAudience, iat: now, exp: now + ttlSeconds };
+      return Promise.resolve(signHs256(header, payload, key));
+    }
     return new SignJWT(claims)
-      .setProtectedHeader({ alg: algorithm, typ: TOKEN_HEADER_TYPES[use], kid })
+      .setProtectedHeader(header)
       .setIssuer(this.issuer)
-      .setAudience(use === 'access' ? audience : audienceOf(this.issuer, use))
+      .setAudience(tokenAudience)
       .setIssuedAt(now)
       .setExpirationTime(now + ttlSeconds)
       .sign(joseKey(key));
