@@ -31,4 +31,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
 # Applies pending migrations (DB_MIGRATIONS_RUN, default true), then serves. Node's options are
 # those of `npm run start:prod` (README, "Performance": the heap and the embedded database's memory).
 # Admin commands need no compiler: docker run ... auth-service npm run cli -- seed
-CMD ["node", "--max-semi-space-size=4", "--heap-growing-percent=20", "--liftoff-only", "dist/src/main.js"]
+CMD ["node", "--no-maglev", "--max-semi-space-size=4", "--heap-growing-percent=20", "--liftoff-only", "dist/src/main.js"]
