@@ -30,14 +30,17 @@ export interface ClientPrincipalRow {
 export class ClientTokensRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** A new token row; rows expired for a day are removed on the way (they can verify nothing). */
   async insert(clientId: string, expiresAt: Date): Promise<string> {
-    await this.dataSource.query(`DELETE FROM client_tokens WHERE expires_at < now() - interval '1 day'`);
     const [row]: Pick<ClientTokenRow, 'id'>[] = await this.dataSource.query(
       `INSERT INTO client_tokens (client_id, expires_at) VALUES ($1, $2) RETURNING id`,
       [clientId, expiresAt],
     );
     return row.id;
+  }
+
+  /** Removes the rows expired for a day: they can verify nothing. */
+  async deleteLongExpired(): Promise<void> {
+    await this.dataSource.query(`DELETE FROM client_tokens WHERE expires_at < now() - interval '1 day'`);
   }
 
   /**
