@@ -23,15 +23,15 @@ export interface IssuedServiceToken {
   expiresIn: number;
 }
 
+/** How often the grant removes rows expired for a day (ClientTokensRepository.deleteLongExpired). */
+const CLIENT_TOKEN_SWEEP_INTERVAL_MS = 10 * 60_000;
+
 /**
  * The client-credentials grant's service access tokens: `sub` and `client_id` the client,
  * `token_type: "access"`, `sid` the token's own row (so a revocation ends it at once on every
  * instance), ACCESS_TOKEN_EXPIRY long, no refresh token (RFC 6749 §4.4.3). Its permissions are
  * those of the client's roles at the time of each request, read with the token's row.
  */
-/** How often the grant removes rows expired for a day (ClientTokensRepository.deleteLongExpired). */
-export const CLIENT_TOKEN_SWEEP_INTERVAL_MS = 10 * 60_000;
-
 @Injectable()
 export class ClientTokensService {
   /** When this process last removed long-expired rows; 0: the first grant does. */
