@@ -12,6 +12,14 @@ export function accountStatusColumns(alias: string): string {
 }
 
 /**
+ * `isDisabled`'s rule as an SQL condition over `users` aliased `alias`: true while the account may
+ * sign in (never disabled, or disabled until a moment that has passed, by the database's clock).
+ */
+export function maySignInSql(alias: string): string {
+  return `(${alias}.disabled_at IS NULL OR (${alias}.disabled_until IS NOT NULL AND ${alias}.disabled_until <= now()))`;
+}
+
+/**
  * Whether the account is disabled now. A disabling with an end (`disabled_until`) ends by itself
  * when that moment has passed: compared with the clock at every check, so no job re-enables it.
  */

@@ -1,5 +1,5 @@
 export { AccountChangesRepository } from './account-changes.repository.js';
-export { assertMaySignIn, isDisabled, type AccountStatus } from './account-status.js';
+export { assertMaySignIn, isDisabled, maySignInSql, type AccountStatus } from './account-status.js';
 export { IdentityModule } from './identity.module.js';
 export { NewAccountFields } from './new-account-fields.js';
 export { PasswordHasher } from './password-hasher.js';

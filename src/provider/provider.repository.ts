@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { maySignInSql } from '../identity/index.js';
 
 /** A browser's sign-in at the provider, as its cookie finds it, with the session it is bound to. */
 export interface BrowserSessionRow {
@@ -52,7 +53,7 @@ export class ProviderRepository {
          JOIN sessions s ON s.id = b.session_id
          JOIN users u ON u.id = s.user_id
         WHERE b.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()
-          AND (u.disabled_at IS NULL OR (u.disabled_until IS NOT NULL AND u.disabled_until <= now()))`,
+          AND ${maySignInSql('u')}`,
       [tokenHash],
     );
     return row ?? null;

@@ -175,69 +175,60 @@ export class SessionService {
    * Strict rotation: the current refresh token buys a new pair once; any earlier one revokes the
    * session. Answers the new tokens and the user's current record (for the response).
    *
-   * The common case costs two statements and no transaction: read the session with its user,
-   * then a compare-and-set UPDATE that succeeds only if nothing moved in between. Anything else
-   * (a replay, a parallel refresh that won, a revoked session, an email changed meanwhile) takes
-   * the locked path, which decides exactly as before.
-   */
-  /**
+   * The common case is one statement and no transaction: the next refresh token is signed from
+   * the presented one's claims (its session's end is among them), then a compare-and-set UPDATE
+   * moves the session on only if nothing moved since that token was issued, writes the audit
+   * event, and answers what the access token needs. Anything else (a replay, a parallel refresh
+   * that won, a revoked or ended session, a disabled account, an email changed meanwhile, a token
+   * issued before it carried `session_exp`) takes the locked path, which decides exactly as before.
+   *
    * With `organizationId` (the token endpoint's `organization_id`, its membership checked by the
    * caller before): the new access token is that organization's, of the same session.
    */
   async rotate(refreshToken: string, organizationId?: string): Promise<{ tokens: IssuedTokens; user: PublicUser }> {
     const claims = await this.tokens.verify(refreshToken, 'refresh');
-    const presentedHash = sha256Hex(refreshToken);
-    const state = await this.sessions.findRotationState(claims.sid);
-    if (
-      state &&
-      !state.revoked &&
-      state.userId === claims.sub &&
-      state.generation === claims.gen &&
-      new Date(state.expiresAt).getTime() > Date.now() &&
-      digestsEqual(presentedHash, state.refreshTokenHash)
-    ) {
-      assertMaySignIn({ disabledAt: state.disabledAt, disabledUntil: state.disabledUntil });
-      const identity = { userId: state.userId, email: state.email, sessionId: claims.sid };
-      const expiresAt = new Date(state.expiresAt);
-      // Both tokens at once; the access token is thrown away in the rare case the swap loses.
-      const [accessToken, nextRefresh] = await Promise.all([
-        this.tokens.signAccess(
-          identity,
-          { time: new Date(state.authTime), methods: methodsOf(state.amr) },
-          grantClaimsOf(state),
-          organizationId,
-        ),
-        this.tokens.signRefresh(identity, state.generation + 1, expiresAt),
-      ]);
-      const event = refreshEvent({ userId: state.userId, sessionId: claims.sid });
-      const rotated = await this.sessions.advanceGeneration(
-        {
-          sessionId: claims.sid,
-          generation: state.generation,
-          presentedHash,
-          nextHash: sha256Hex(nextRefresh),
-          email: state.email,
-        },
-        this.audit.rowOf(event),
-      );
-      if (rotated) {
-        this.audit.announce(event);
-        return {
-          tokens: {
-            accessToken,
-            refreshToken: nextRefresh,
-            sessionId: claims.sid,
-            userId: state.userId,
-          },
-          user: { id: state.userId, name: state.name, email: state.email, mobile: state.mobile },
-        };
-      }
-    }
+    const rotated = await this.rotateInOneStatement(refreshToken, claims, organizationId);
+    if (rotated) return rotated;
     const tokens = await this.rotateLocked(refreshToken, claims, organizationId);
     const user = await this.users.findProfile(tokens.userId);
     if (!user) throw invalidToken();
     await this.audit.record(refreshEvent(tokens));
     return { tokens, user };
+  }
+
+  /** The common case of `rotate`; null when the locked path must decide. */
+  private async rotateInOneStatement(
+    refreshToken: string,
+    claims: RefreshClaims,
+    organizationId?: string,
+  ): Promise<{ tokens: IssuedTokens; user: PublicUser } | null> {
+    if (claims.session_exp === undefined) return null;
+    const identity = { userId: claims.sub, email: claims.email, sessionId: claims.sid };
+    const nextRefresh = await this.tokens.signRefresh(identity, claims.gen + 1, new Date(claims.session_exp * 1000));
+    const event = refreshEvent({ userId: claims.sub, sessionId: claims.sid });
+    const session = await this.sessions.advanceGeneration(
+      {
+        sessionId: claims.sid,
+        userId: claims.sub,
+        generation: claims.gen,
+        presentedHash: sha256Hex(refreshToken),
+        nextHash: sha256Hex(nextRefresh),
+        email: claims.email,
+      },
+      this.audit.rowOf(event),
+    );
+    if (!session) return null;
+    this.audit.announce(event);
+    const accessToken = await this.tokens.signAccess(
+      identity,
+      { time: new Date(session.authTime), methods: methodsOf(session.amr) },
+      grantClaimsOf(session),
+      organizationId,
+    );
+    return {
+      tokens: { accessToken, refreshToken: nextRefresh, sessionId: claims.sid, userId: claims.sub },
+      user: { id: claims.sub, name: session.name, email: claims.email, mobile: session.mobile },
+    };
   }
 
   private async rotateLocked(

@@ -3,6 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { SessionRevocationReason } from '../infra/database/entities/session.entity.js';
 import { auditEventInsert, type AuditRow } from '../audit/index.js';
 import { revocationEvents } from '../events/index.js';
+import { maySignInSql } from '../identity/index.js';
 import { clearFailuresStatement } from '../lockout/index.js';
 import { SessionEndings, type EndedSession } from './session-endings.js';
 
@@ -49,7 +50,13 @@ export type LiveSessionRow = Pick<SessionRow, 'id' | 'createdAt' | 'lastUsedAt' 
   clientName: string | null;
 };
 
-/** What a refresh needs to know of a session and its user, read in one round trip. */
+/** What a rotation's new access token and its response need of the session and its user. */
+export type RotatedSession = Pick<SessionRow, 'authTime' | 'amr' | 'clientId' | 'scope' | 'audience'> & {
+  name: string;
+  mobile: string | null;
+};
+
+/** A session and its user as the token endpoint reads them before a refresh grant (whom the session was issued to). */
 export type RotationState = Pick<
   SessionRow,
   'userId' | 'generation' | 'refreshTokenHash' | 'expiresAt' | 'authTime' | 'amr' | 'clientId' | 'scope' | 'audience'
@@ -189,33 +196,39 @@ export class SessionsRepository {
   }
 
   /**
-   * Compare-and-set of one rotation: moves the session from `generation` (whose refresh token
-   * hashes to `presentedHash`) to the next, only while it is live and its user's email is still
-   * the one the new tokens carry. The row lock of the UPDATE orders parallel refreshes: the
-   * second finds the generation moved on and changes nothing. Answers whether it rotated.
+   * Compare-and-set of one rotation, in one statement: moves the session from `generation` (whose
+   * refresh token hashes to `presentedHash`) to the next, only while it is live, belongs to
+   * `userId`, and its user may sign in and still has the email the new tokens carry; the audit
+   * event is written only if the row moved (the insert selects from the update's result). The row
+   * lock of the UPDATE orders parallel refreshes: the second finds the generation moved on and
+   * changes nothing. Answers what the new access token needs of the session and its user, or null
+   * when nothing moved (the caller then decides on the locked path).
    */
   async advanceGeneration(
     rotation: {
       sessionId: string;
+      userId: string;
       generation: number;
       presentedHash: string;
       nextHash: string;
       email: string;
     },
     event: AuditRow,
-  ): Promise<boolean> {
-    // The event is written only if the row moved: the insert selects from the update's result.
-    const audit = auditEventInsert(event, 6);
-    const written: unknown[] = await this.dataSource.query(
+  ): Promise<RotatedSession | null> {
+    const audit = auditEventInsert(event, 7);
+    const [row]: RotatedSession[] = await this.dataSource.query(
       `WITH advanced AS (
-         UPDATE sessions s SET generation = s.generation + 1, refresh_token_hash = $4, last_used_at = now(), updated_at = now()
-          WHERE s.id = $1 AND s.generation = $2 AND s.refresh_token_hash = $3
+         UPDATE sessions s SET generation = s.generation + 1, refresh_token_hash = $5, last_used_at = now(), updated_at = now()
+           FROM users u
+          WHERE s.id = $1 AND s.user_id = $2 AND s.generation = $3 AND s.refresh_token_hash = $4
             AND s.revoked_at IS NULL AND s.expires_at > now()
-            AND EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.email = $5)
-         RETURNING s.id)
-       ${audit.sql} FROM advanced RETURNING id`,
+            AND u.id = s.user_id AND u.email = $6 AND ${maySignInSql('u')}
+         RETURNING s.auth_time AS "authTime", s.amr, s.client_id AS "clientId", s.scope, s.audience, u.name, u.mobile),
+       written AS (${audit.sql} FROM advanced)
+       SELECT * FROM advanced`,
       [
         rotation.sessionId,
+        rotation.userId,
         rotation.generation,
         rotation.presentedHash,
         rotation.nextHash,
@@ -223,7 +236,7 @@ export class SessionsRepository {
         ...audit.params,
       ],
     );
-    return written.length === 1;
+    return row ?? null;
   }
 
   /**

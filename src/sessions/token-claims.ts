@@ -32,6 +32,12 @@ export interface RefreshClaims extends BaseClaims {
   sid: string;
   /** The session generation this refresh token belongs to. */
   gen: number;
+  /**
+   * The session's absolute end (seconds since the epoch), which caps every refresh token of the
+   * session: the next one is signed from this token alone, before the rotation's one statement.
+   * Absent from refresh tokens issued before it was added (they take the locked path once).
+   */
+  session_exp?: number;
 }
 
 export type ClaimsOf<T extends TokenType> = T extends 'access'

@@ -65,6 +65,7 @@ export class TokenService {
       sid: identity.sessionId,
       gen: generation,
       jti: randomUUID(),
+      session_exp: Math.floor(sessionExpiresAt.getTime() / 1000),
     };
     return this.keys.sign(claims, Math.max(1, Math.min(this.config.jwt.refreshTokenTtl, untilSessionEnd)), 'refresh');
   }

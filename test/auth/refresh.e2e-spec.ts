@@ -1,4 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createHmac } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import {
   decodeJwt,
@@ -11,6 +12,7 @@ import {
   type TokenPair,
 } from '../support/auth-factory.js';
 import { useTestApp } from '../support/fixture.js';
+import { TEST_JWT_SECRET } from '../support/test-config.js';
 
 interface SessionRow {
   generation: number;
@@ -143,6 +145,46 @@ describe('POST /api/auth/refresh: rotation and reuse detection', () => {
     expect(working.length).toBeLessThanOrEqual(1);
     expect(working).toHaveLength(0);
     expect((await me(app, winners[0].body.data.access_token)).status).toBe(401);
+  });
+
+  it("carries the session's end in every refresh token (session_exp), and never signs one past it", async () => {
+    const user = await registerUser(app);
+    const sid = decodeJwt(user.tokens.access_token).payload.sid;
+    const [{ end }]: { end: number }[] = await db.query(
+      `SELECT floor(extract(epoch FROM expires_at))::int AS end FROM sessions WHERE id = $1`,
+      [sid],
+    );
+    let current = user.tokens.refresh_token;
+    for (let i = 0; i < 3; i += 1) {
+      const claims = decodeJwt(current).payload as { session_exp: number; exp: number };
+      expect(claims.session_exp).toBe(end);
+      expect(claims.exp).toBeLessThanOrEqual(end);
+      const res = await refresh(app, current);
+      expect(res.status).toBe(200);
+      current = res.body.data.refresh_token;
+    }
+  });
+
+  it('rotates a refresh token issued before it carried session_exp, and its successor carries it', async () => {
+    const user = await registerUser(app);
+    const sid = decodeJwt(user.tokens.access_token).payload.sid;
+    // The token as the service signed it before: the same header and claims, without session_exp,
+    // and the session's row holding its hash.
+    const { header, payload } = decodeJwt(user.tokens.refresh_token);
+    const { session_exp: sessionEnd, ...olderClaims } = payload as Record<string, unknown>;
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+    const signingInput = `${encode(header)}.${encode(olderClaims)}`;
+    const older = `${signingInput}.${createHmac('sha256', TEST_JWT_SECRET).update(signingInput).digest('base64url')}`;
+    await db.query(`UPDATE sessions SET refresh_token_hash = $2 WHERE id = $1`, [sid, sha256Hex(older)]);
+
+    const res = await refresh(app, older);
+    expect(res.status).toBe(200);
+    expect((decodeJwt(res.body.data.refresh_token).payload as { session_exp: number }).session_exp).toBe(sessionEnd);
+    expect((await refresh(app, res.body.data.refresh_token)).status).toBe(200);
+    // Used once, it is a replay like any other.
+    const replay = await refresh(app, older);
+    expect(replay.status).toBe(401);
+    expect(replay.body.error.code).toBe('REFRESH_TOKEN_REUSED');
   });
 
   it('does not revoke the session when a token of the wrong type is presented', async () => {

@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
-import { login, loginTokens, logout, me, refresh, registerUser } from '../support/auth-factory.js';
+import { decodeJwt, login, loginTokens, logout, me, refresh, registerUser } from '../support/auth-factory.js';
 import request from 'supertest';
 import { callerWithRoles } from '../support/rbac-factory.js';
 import { useTestApp } from '../support/fixture.js';
@@ -71,18 +71,62 @@ describe('database statements of sign-in and refresh', () => {
     expect(event).toEqual({ type: 'login.success', target_type: 'session', target_id: expect.any(String) });
   });
 
-  it('rotates a refresh token with two statements and no transaction', async () => {
+  it('rotates a refresh token with one statement and no transaction', async () => {
     const user = await registerUser(app);
     await outboxSettled(user.id);
     counter.reset();
     const res = await refresh(app, user.tokens.refresh_token);
     expect(res.status).toBe(200);
     expect(res.body.data.user).toEqual({ id: user.id, name: user.name, email: user.email, mobile: null });
-    expect(counter.statements).toHaveLength(2);
+    expect(counter.statements).toHaveLength(1);
     expect(counter.statements.join('\n')).not.toMatch(/START TRANSACTION|FOR UPDATE/i);
     // The rotation's audit event is written by the compare-and-set itself, only when it moved.
-    expect(counter.statements[1]).toMatch(/UPDATE sessions[\s\S]*INSERT INTO audit_events[\s\S]*FROM advanced/);
+    expect(counter.statements[0]).toMatch(/UPDATE sessions[\s\S]*INSERT INTO audit_events[\s\S]*FROM advanced/);
     expect((await me(app, res.body.data.access_token)).status).toBe(200);
+    const [event] = await fixture.db.query(
+      `SELECT type, target_type, target_id FROM audit_events WHERE actor_id = $1 AND type = 'refresh'`,
+      [user.id],
+    );
+    expect(event).toEqual({ type: 'refresh', target_type: 'session', target_id: expect.any(String) });
+  });
+
+  it("carries a changed name and mobile into the refresh's answer, and an email changed meanwhile into the new tokens", async () => {
+    const user = await registerUser(app);
+    await fixture.db.query(`UPDATE users SET name = 'Renamed Person', mobile = '+4915100000077' WHERE id = $1`, [
+      user.id,
+    ]);
+    const renamed = await refresh(app, user.tokens.refresh_token);
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.data.user).toEqual({
+      id: user.id,
+      name: 'Renamed Person',
+      email: user.email,
+      mobile: '+4915100000077',
+    });
+    const newEmail = `moved-${user.email}`;
+    await fixture.db.query(`UPDATE users SET email = $2 WHERE id = $1`, [user.id, newEmail]);
+    const moved = await refresh(app, renamed.body.data.refresh_token);
+    expect(moved.status).toBe(200);
+    expect(moved.body.data.user.email).toBe(newEmail);
+    expect(decodeJwt(moved.body.data.access_token).payload.email).toBe(newEmail);
+    expect(decodeJwt(moved.body.data.refresh_token).payload.email).toBe(newEmail);
+    // The next rotation, with the new email in the token, is the one-statement kind again.
+    counter.reset();
+    expect((await refresh(app, moved.body.data.refresh_token)).status).toBe(200);
+    expect(counter.statements).toHaveLength(1);
+  });
+
+  it('refuses a disabled account at refresh without moving its session, and rotates it again once re-enabled', async () => {
+    const user = await registerUser(app);
+    await fixture.db.query(`UPDATE users SET disabled_at = now() WHERE id = $1`, [user.id]);
+    const refused = await refresh(app, user.tokens.refresh_token);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('ACCOUNT_DISABLED');
+    const sid = decodeJwt(user.tokens.access_token).payload.sid;
+    const [session] = await fixture.db.query(`SELECT generation, revoked_at FROM sessions WHERE id = $1`, [sid]);
+    expect(session).toEqual({ generation: 0, revoked_at: null });
+    await fixture.db.query(`UPDATE users SET disabled_at = NULL WHERE id = $1`, [user.id]);
+    expect((await refresh(app, user.tokens.refresh_token)).status).toBe(200);
   });
 
   it('answers who-am-I from the caller cache without a statement, and sees a role change and a disabled account at once', async () => {

@@ -61,13 +61,19 @@ describe('refresh rotation on a real database', () => {
   describe('the compare-and-set', () => {
     it('moves the session to its next generation once, with one audit event', async () => {
       const s = await newSession();
-      const rotation = { sessionId: s.sessionId, generation: 0, presentedHash: sha256(s.token), email: s.email };
+      const rotation = {
+        sessionId: s.sessionId,
+        userId: s.userId,
+        generation: 0,
+        presentedHash: sha256(s.token),
+        email: s.email,
+      };
       expect(
         await sessions.advanceGeneration(
           { ...rotation, nextHash: sha256('next') },
           refreshEvent(s.userId, s.sessionId),
         ),
-      ).toBe(true);
+      ).not.toBeNull();
       expect(await sessionRow(s.sessionId)).toEqual({
         generation: 1,
         refresh_token_hash: sha256('next'),
@@ -78,15 +84,21 @@ describe('refresh rotation on a real database', () => {
 
     it('of two concurrent rotations of one refresh token, exactly one wins', async () => {
       const s = await newSession();
-      const rotation = { sessionId: s.sessionId, generation: 0, presentedHash: sha256(s.token), email: s.email };
+      const rotation = {
+        sessionId: s.sessionId,
+        userId: s.userId,
+        generation: 0,
+        presentedHash: sha256(s.token),
+        email: s.email,
+      };
       const nextHashes = Array.from({ length: 4 }, (_, i) => sha256(`next-${i}`));
       const outcomes = await Promise.all(
         nextHashes.map((nextHash) =>
           sessions.advanceGeneration({ ...rotation, nextHash }, refreshEvent(s.userId, s.sessionId)),
         ),
       );
-      expect(outcomes.filter(Boolean)).toHaveLength(1);
-      const winner = nextHashes[outcomes.indexOf(true)];
+      expect(outcomes.filter((outcome) => outcome !== null)).toHaveLength(1);
+      const winner = nextHashes[outcomes.findIndex((outcome) => outcome !== null)];
       expect(await sessionRow(s.sessionId)).toEqual({
         generation: 1,
         refresh_token_hash: winner,
@@ -99,17 +111,23 @@ describe('refresh rotation on a real database', () => {
     it('refuses a token of an earlier generation, and a wrong token of the current one', async () => {
       const s = await newSession();
       const event = refreshEvent(s.userId, s.sessionId);
-      const first = { sessionId: s.sessionId, generation: 0, presentedHash: sha256(s.token), email: s.email };
-      expect(await sessions.advanceGeneration({ ...first, nextHash: sha256('gen-1') }, event)).toBe(true);
+      const first = {
+        sessionId: s.sessionId,
+        userId: s.userId,
+        generation: 0,
+        presentedHash: sha256(s.token),
+        email: s.email,
+      };
+      expect(await sessions.advanceGeneration({ ...first, nextHash: sha256('gen-1') }, event)).not.toBeNull();
       // The used token again: the generation has moved on.
-      expect(await sessions.advanceGeneration({ ...first, nextHash: sha256('replay') }, event)).toBe(false);
+      expect(await sessions.advanceGeneration({ ...first, nextHash: sha256('replay') }, event)).toBeNull();
       // The current generation with a token that is not its own.
       expect(
         await sessions.advanceGeneration(
           { ...first, generation: 1, presentedHash: sha256(s.token), nextHash: sha256('forged') },
           event,
         ),
-      ).toBe(false);
+      ).toBeNull();
       expect(await sessionRow(s.sessionId)).toEqual({
         generation: 1,
         refresh_token_hash: sha256('gen-1'),
@@ -127,17 +145,92 @@ describe('refresh rotation on a real database', () => {
       ]);
       const renamed = await newSession();
       await fixture.db.query(`UPDATE users SET email = $2 WHERE id = $1`, [renamed.userId, `new-${renamed.email}`]);
+      const disabled = await newSession();
+      await fixture.db.query(`UPDATE users SET disabled_at = now() WHERE id = $1`, [disabled.userId]);
+      const disabledForAnHour = await newSession();
+      await fixture.db.query(
+        `UPDATE users SET disabled_at = now(), disabled_until = now() + interval '1 hour' WHERE id = $1`,
+        [disabledForAnHour.userId],
+      );
 
-      for (const s of [revoked, expired, renamed]) {
-        const rotation = { sessionId: s.sessionId, generation: 0, presentedHash: sha256(s.token), email: s.email };
+      for (const s of [revoked, expired, renamed, disabled, disabledForAnHour]) {
+        const rotation = {
+          sessionId: s.sessionId,
+          userId: s.userId,
+          generation: 0,
+          presentedHash: sha256(s.token),
+          email: s.email,
+        };
         expect(
           await sessions.advanceGeneration(
             { ...rotation, nextHash: sha256('next') },
             refreshEvent(s.userId, s.sessionId),
           ),
-        ).toBe(false);
+        ).toBeNull();
         expect((await sessionRow(s.sessionId)).generation).toBe(0);
       }
+    });
+
+    it("answers what the new access token needs: the session's proof of presence and the user's name and mobile", async () => {
+      const s = await newSession();
+      await fixture.db.query(`UPDATE users SET name = 'Ada Rotation', mobile = '+4915100000042' WHERE id = $1`, [
+        s.userId,
+      ]);
+      const [{ authTime }]: { authTime: Date }[] = await fixture.db.query(
+        `SELECT auth_time AS "authTime" FROM sessions WHERE id = $1`,
+        [s.sessionId],
+      );
+      const answer = await sessions.advanceGeneration(
+        {
+          sessionId: s.sessionId,
+          userId: s.userId,
+          generation: 0,
+          presentedHash: sha256(s.token),
+          nextHash: sha256('next'),
+          email: s.email,
+        },
+        refreshEvent(s.userId, s.sessionId),
+      );
+      expect(answer).toEqual({
+        authTime,
+        amr: ['pwd'],
+        clientId: null,
+        scope: null,
+        audience: null,
+        name: 'Ada Rotation',
+        mobile: '+4915100000042',
+      });
+    });
+
+    it("rotates once a disabling with an end has passed, and never another user's session", async () => {
+      const s = await newSession();
+      await fixture.db.query(
+        `UPDATE users SET disabled_at = now() - interval '2 hours', disabled_until = now() - interval '1 hour' WHERE id = $1`,
+        [s.userId],
+      );
+      const other = await newSession();
+      const rotation = {
+        sessionId: s.sessionId,
+        userId: s.userId,
+        generation: 0,
+        presentedHash: sha256(s.token),
+        email: s.email,
+      };
+      // The same session, named with another user's id (and that user's email): nothing moves.
+      expect(
+        await sessions.advanceGeneration(
+          { ...rotation, userId: other.userId, email: other.email, nextHash: sha256('stolen') },
+          refreshEvent(other.userId, s.sessionId),
+        ),
+      ).toBeNull();
+      expect(await refreshEvents(s.sessionId)).toBe(0);
+      expect(
+        await sessions.advanceGeneration(
+          { ...rotation, nextHash: sha256('next') },
+          refreshEvent(s.userId, s.sessionId),
+        ),
+      ).not.toBeNull();
+      expect((await sessionRow(s.sessionId)).generation).toBe(1);
     });
   });
 
@@ -191,6 +284,7 @@ describe('refresh rotation on a real database', () => {
         await sessions.advanceGeneration(
           {
             sessionId: s.sessionId,
+            userId: s.userId,
             generation: 1,
             presentedHash: sha256('gen-1'),
             nextHash: sha256('x'),
@@ -198,7 +292,7 @@ describe('refresh rotation on a real database', () => {
           },
           refreshEvent(s.userId, s.sessionId),
         ),
-      ).toBe(false);
+      ).toBeNull();
     });
   });
 
