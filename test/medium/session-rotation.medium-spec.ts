@@ -33,6 +33,15 @@ describe('refresh rotation on a real database', () => {
     return { userId, sessionId, email, token };
   }
 
+  /** The rotation a session's first refresh token asks for, before its next hash is chosen. */
+  const rotationOf = (s: { sessionId: string; userId: string; token: string; email: string }) => ({
+    sessionId: s.sessionId,
+    userId: s.userId,
+    generation: 0,
+    presentedHash: sha256(s.token),
+    email: s.email,
+  });
+
   const refreshEvent = (userId: string, sessionId: string): AuditRow => ({
     type: 'refresh',
     actorId: userId,
@@ -61,13 +70,7 @@ describe('refresh rotation on a real database', () => {
   describe('the compare-and-set', () => {
     it('moves the session to its next generation once, with one audit event', async () => {
       const s = await newSession();
-      const rotation = {
-        sessionId: s.sessionId,
-        userId: s.userId,
-        generation: 0,
-        presentedHash: sha256(s.token),
-        email: s.email,
-      };
+      const rotation = rotationOf(s);
       expect(
         await sessions.advanceGeneration(
           { ...rotation, nextHash: sha256('next') },
@@ -84,13 +87,7 @@ describe('refresh rotation on a real database', () => {
 
     it('of two concurrent rotations of one refresh token, exactly one wins', async () => {
       const s = await newSession();
-      const rotation = {
-        sessionId: s.sessionId,
-        userId: s.userId,
-        generation: 0,
-        presentedHash: sha256(s.token),
-        email: s.email,
-      };
+      const rotation = rotationOf(s);
       const nextHashes = Array.from({ length: 4 }, (_, i) => sha256(`next-${i}`));
       const outcomes = await Promise.all(
         nextHashes.map((nextHash) =>
@@ -111,13 +108,7 @@ describe('refresh rotation on a real database', () => {
     it('refuses a token of an earlier generation, and a wrong token of the current one', async () => {
       const s = await newSession();
       const event = refreshEvent(s.userId, s.sessionId);
-      const first = {
-        sessionId: s.sessionId,
-        userId: s.userId,
-        generation: 0,
-        presentedHash: sha256(s.token),
-        email: s.email,
-      };
+      const first = rotationOf(s);
       expect(await sessions.advanceGeneration({ ...first, nextHash: sha256('gen-1') }, event)).not.toBeNull();
       // The used token again: the generation has moved on.
       expect(await sessions.advanceGeneration({ ...first, nextHash: sha256('replay') }, event)).toBeNull();
@@ -154,13 +145,7 @@ describe('refresh rotation on a real database', () => {
       );
 
       for (const s of [revoked, expired, renamed, disabled, disabledForAnHour]) {
-        const rotation = {
-          sessionId: s.sessionId,
-          userId: s.userId,
-          generation: 0,
-          presentedHash: sha256(s.token),
-          email: s.email,
-        };
+        const rotation = rotationOf(s);
         expect(
           await sessions.advanceGeneration(
             { ...rotation, nextHash: sha256('next') },
@@ -181,14 +166,7 @@ describe('refresh rotation on a real database', () => {
         [s.sessionId],
       );
       const answer = await sessions.advanceGeneration(
-        {
-          sessionId: s.sessionId,
-          userId: s.userId,
-          generation: 0,
-          presentedHash: sha256(s.token),
-          nextHash: sha256('next'),
-          email: s.email,
-        },
+        { ...rotationOf(s), nextHash: sha256('next') },
         refreshEvent(s.userId, s.sessionId),
       );
       expect(answer).toEqual({
@@ -209,13 +187,7 @@ describe('refresh rotation on a real database', () => {
         [s.userId],
       );
       const other = await newSession();
-      const rotation = {
-        sessionId: s.sessionId,
-        userId: s.userId,
-        generation: 0,
-        presentedHash: sha256(s.token),
-        email: s.email,
-      };
+      const rotation = rotationOf(s);
       // The same session, named with another user's id (and that user's email): nothing moves.
       expect(
         await sessions.advanceGeneration(
