@@ -6,6 +6,7 @@ import type { AppException } from '../common/app-exception.js';
 import type { UserWithPassword } from '../identity/index.js';
 import { lockoutDecision } from './lockout-decision.js';
 import { LoginFailuresRepository, type AttemptCount } from './login-failures.repository.js';
+import { IntervalGate } from '../common/interval-gate.js';
 
 /** Stale rows (no attempt for LOCKOUT_SECONDS, no live lock) are swept at most this often per process. */
 const SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -32,7 +33,7 @@ export function lockoutSubject(userId: string | null, identifier: { email?: stri
 @Injectable()
 export class LoginLockout {
   private readonly logger = new Logger('LoginLockout');
-  private lastSweep = Date.now();
+  private readonly sweeps = new IntervalGate(SWEEP_INTERVAL_MS, 'after an interval');
 
   constructor(
     private readonly failures: LoginFailuresRepository,
@@ -128,8 +129,7 @@ export class LoginLockout {
   }
 
   private async sweepIfDue(): Promise<void> {
-    if (Date.now() - this.lastSweep < SWEEP_INTERVAL_MS) return;
-    this.lastSweep = Date.now();
+    if (!this.sweeps.due()) return;
     await this.failures.deleteStale(this.config.limits.lockoutSeconds);
   }
 }

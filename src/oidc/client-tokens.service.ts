@@ -6,6 +6,7 @@ import { AppConfig } from '../config/app-config.js';
 import { isUuid, SigningKeys } from '../sessions/index.js';
 import { ClientTokensRepository } from './client-tokens.repository.js';
 import type { SessionRef } from '../common/session-ref.js';
+import { IntervalGate } from '../common/interval-gate.js';
 
 /** A client id: letters, digits, dots, dashes, underscores (as `create-client` and SERVICE_CLIENTS allow). */
 const CLIENT_ID = /^[A-Za-z0-9._-]{1,100}$/;
@@ -34,8 +35,8 @@ const CLIENT_TOKEN_SWEEP_INTERVAL_MS = 10 * 60_000;
  */
 @Injectable()
 export class ClientTokensService {
-  /** When this process last removed long-expired rows; 0: the first grant does. */
-  private lastSweep = 0;
+  /** Long-expired rows are removed by the first grant of a process, then at most every interval. */
+  private readonly sweeps = new IntervalGate(CLIENT_TOKEN_SWEEP_INTERVAL_MS, 'at once');
 
   constructor(
     private readonly keys: SigningKeys,
@@ -53,10 +54,7 @@ export class ClientTokensService {
     // Not on every grant: the planner scans the whole table for that DELETE until it has
     // statistics, so a grant slowed with every live token (1,013 → 701 grants a second over four
     // rounds of five seconds).
-    if (Date.now() - this.lastSweep >= CLIENT_TOKEN_SWEEP_INTERVAL_MS) {
-      this.lastSweep = Date.now();
-      await this.tokens.deleteLongExpired();
-    }
+    if (this.sweeps.due()) await this.tokens.deleteLongExpired();
     const sid = await this.tokens.insert(clientId, new Date(Date.now() + ttl * 1000));
     const accessToken = await this.keys.sign(
       { sub: clientId, client_id: clientId, token_type: 'access', sid, jti: randomUUID() },

@@ -12,6 +12,7 @@ import { OutboxRepository, type ClaimedMessage, type OutboxChannel, type OutboxK
 import { outboxDeliveries } from '../telemetry/service-metrics.js';
 import { RecipientLimiter } from './recipient-limiter.js';
 import { HttpMessages } from './http-messages.js';
+import { IntervalGate } from '../../common/interval-gate.js';
 
 /** What is sealed in a row. A null recipient is a stand-in that is dropped, never sent. */
 export interface OutboxPayload {
@@ -55,7 +56,8 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
   private stopped = true;
   /** The earliest retry scheduled by the last drain, so a short backoff does not wait for the poll. */
   private nextRetryAt = Infinity;
-  private lastSweep = 0;
+  /** Finished messages are removed on a drain at most every SWEEP_INTERVAL_MS, the first drain included. */
+  private readonly sweeps = new IntervalGate(SWEEP_INTERVAL_MS, 'at once');
   private failing = false;
 
   constructor(
@@ -222,8 +224,7 @@ export class Outbox implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async sweepIfDue(): Promise<void> {
-    if (Date.now() - this.lastSweep < SWEEP_INTERVAL_MS) return;
-    this.lastSweep = Date.now();
+    if (!this.sweeps.due()) return;
     await this.repository.deleteFinishedBefore(KEEP_FINISHED_SECONDS);
   }
 }
