@@ -146,8 +146,8 @@ export class CodeExchangeService implements OnModuleInit {
     } catch {
       throw invalidGrant('The refresh token is invalid, expired or revoked.');
     }
-    const state = await this.sessionRows.findRotationState(sessionId);
-    const issuedTo = state?.clientId ?? null;
+    const holder = await this.sessionRows.findHolder(sessionId);
+    const issuedTo = holder?.clientId ?? null;
     // A client uses only the grants it was registered with.
     if (!client.grantTypes.includes('refresh_token'))
       throw new OAuthError(400, 'unauthorized_client', 'This client is not allowed the refresh_token grant.');
@@ -158,12 +158,12 @@ export class CodeExchangeService implements OnModuleInit {
     const organizationId = parameter(request, 'organization_id', 64);
     if (
       organizationId !== undefined &&
-      (!state || !isUuid(organizationId) || !(await this.organizations.isMember(organizationId, state.userId)))
+      (!holder || !isUuid(organizationId) || !(await this.organizations.isMember(organizationId, holder.userId)))
     )
       throw new OAuthError(400, 'invalid_request', 'organization_id names no organization of this user.');
     return {
       ...(await rotateRefreshToken(this.sessions, refreshToken, this.config.jwt.accessTokenTtl, organizationId)),
-      ...(state?.scope ? { scope: state.scope } : {}),
+      ...(holder?.scope ? { scope: holder.scope } : {}),
     };
   }
 

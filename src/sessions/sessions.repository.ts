@@ -56,18 +56,8 @@ export type RotatedSession = Pick<SessionRow, 'authTime' | 'amr' | 'clientId' | 
   mobile: string | null;
 };
 
-/** A session and its user as the token endpoint reads them before a refresh grant (whom the session was issued to). */
-export type RotationState = Pick<
-  SessionRow,
-  'userId' | 'generation' | 'refreshTokenHash' | 'expiresAt' | 'authTime' | 'amr' | 'clientId' | 'scope' | 'audience'
-> & {
-  revoked: boolean;
-  email: string;
-  name: string;
-  mobile: string | null;
-  disabledAt: Date | null;
-  disabledUntil: Date | null;
-};
+/** What the token endpoint reads of a session before a refresh grant: whose it is, and whom it was issued to. */
+export type SessionHolder = Pick<SessionRow, 'userId' | 'clientId' | 'scope'>;
 
 /** What a session issued to a client of the OpenID provider carries into its tokens. */
 export interface SessionGrant {
@@ -182,14 +172,9 @@ export class SessionsRepository {
     );
   }
 
-  async findRotationState(sessionId: string): Promise<RotationState | null> {
-    const [row]: RotationState[] = await this.dataSource.query(
-      `SELECT s.user_id AS "userId", s.generation, s.refresh_token_hash AS "refreshTokenHash",
-              s.expires_at AS "expiresAt", s.revoked_at IS NOT NULL AS revoked, s.auth_time AS "authTime", s.amr,
-              s.client_id AS "clientId", s.scope, s.audience,
-              u.email, u.name, u.mobile, u.disabled_at AS "disabledAt", u.disabled_until AS "disabledUntil"
-         FROM sessions s JOIN users u ON u.id = s.user_id
-        WHERE s.id = $1`,
+  async findHolder(sessionId: string): Promise<SessionHolder | null> {
+    const [row]: SessionHolder[] = await this.dataSource.query(
+      `SELECT user_id AS "userId", client_id AS "clientId", scope FROM sessions WHERE id = $1`,
       [sessionId],
     );
     return row ?? null;
