@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { UserIdentityRow, UserRow } from '../identity/index.js';
+import { maySignInSql, type UserIdentityRow, type UserRow } from '../identity/index.js';
 import { underAdminStatementTimeout } from '../infra/database/admin-statement-timeout.js';
 
 /** A user as administrators see them: never a password or hash. */
@@ -14,7 +14,7 @@ export type AdminUserRow = UserIdentityRow &
 
 /** The columns of the admin user record beside id, name, email and mobile, over `users` aliased `u`. */
 const adminStatusColumns = (u: string) => `${u}.email_verified_at IS NOT NULL AS "emailVerified",
-       (${u}.disabled_at IS NOT NULL AND (${u}.disabled_until IS NULL OR ${u}.disabled_until > now())) AS disabled,
+       NOT ${maySignInSql(u)} AS disabled,
        ${u}.disabled_at AS "disabledAt", ${u}.disabled_until AS "disabledUntil", ${u}.disabled_reason AS "disabledReason"`;
 
 /** The roles of the user `p.id`, by name: a correlated subquery run once per row of a page. */
