@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { userWithPasswordSql, type UserWithPassword } from '../identity/index.js';
+import { queryNamed } from '../infra/database/named-statements.js';
 
 /**
  * A row of `login_failures`, the one shape the table's statements answer in: every column aliased
@@ -70,7 +71,9 @@ export class LoginFailuresRepository {
     unknownSubject: string,
     windowSeconds: number,
   ): Promise<AttemptCount & { account: UserWithPassword | null }> {
-    const [row]: (AttemptCount & { account: UserWithPassword | null })[] = await this.dataSource.query(
+    // Every sign-in sends it: prepared once per connection (two variants, by email or by mobile).
+    const [row] = await queryNamed<AttemptCount & { account: UserWithPassword | null }>(
+      this.dataSource,
       `WITH account AS (${userWithPasswordSql(column)}),
             counted AS (${countAttemptSql(`coalesce((SELECT 'user:' || id FROM account), $3)`)})
        SELECT counted.failures, counted."retryAfter", (SELECT to_jsonb(account) FROM account) AS account FROM counted`,

@@ -5,6 +5,7 @@ import { auditEventInsert, type AuditRow } from '../audit/index.js';
 import { revocationEvents } from '../events/index.js';
 import { maySignInSql } from '../identity/index.js';
 import { clearFailuresStatement } from '../lockout/index.js';
+import { queryNamed } from '../infra/database/named-statements.js';
 import { SessionEndings, type EndedSession } from './session-endings.js';
 
 /** Which live sessions a revocation ends: one session, or every session of a user but one. */
@@ -135,7 +136,8 @@ export class SessionsRepository {
     // Data-modifying statements in WITH all run, referenced or not, in the one statement.
     const last = parts.pop()!;
     const sql = parts.length === 0 ? last : `WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(', ')} ${last}`;
-    await this.dataSource.query(sql, params);
+    // Every sign-in sends it: prepared once per connection (four variants at most).
+    await queryNamed(this.dataSource, sql, params);
   }
 
   /** The session row, locked until the caller's transaction ends (the refresh's slow path). */
@@ -201,7 +203,9 @@ export class SessionsRepository {
     event: AuditRow,
   ): Promise<RotatedSession | null> {
     const audit = auditEventInsert(event, 7);
-    const [row]: RotatedSession[] = await this.dataSource.query(
+    // Every refresh sends it: prepared once per connection.
+    const [row] = await queryNamed<RotatedSession>(
+      this.dataSource,
       `WITH advanced AS (
          UPDATE sessions s SET generation = s.generation + 1, refresh_token_hash = $5, last_used_at = now(), updated_at = now()
            FROM users u

@@ -35,9 +35,20 @@ export function createDatabase(template: Template = 'seeded'): Promise<TestDatab
   return testDatabases().create(template);
 }
 
-/** A data source on `url` with the service's own options, migrations not run. */
+/**
+ * A data source on `url` with the service's own options, migrations not run; its hot statements
+ * are prepared under a name on a PostgreSQL server, as the service's are (never on the embedded one).
+ */
 export function testDataSource(url: string): DataSource {
-  return new DataSource(buildDataSourceOptions({ url, poolSize: 4, connectTimeoutMs: 5000, migrationsRun: false }));
+  return new DataSource(
+    buildDataSourceOptions({
+      url,
+      poolSize: 4,
+      connectTimeoutMs: 5000,
+      migrationsRun: false,
+      namedStatements: process.env.TEST_DATABASE_KIND === 'server',
+    }),
+  );
 }
 
 /** Runs `work` against a new database made from `template`, then drops it. */

@@ -1,6 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
 import { entities } from './entities/index.js';
 import { migrations } from './migrations/index.js';
+import { NAMED_STATEMENTS } from './named-statements.js';
 import { logPoolError, TypeOrmNestLogger } from './typeorm-logger.js';
 
 export interface ConnectionSettings {
@@ -8,11 +9,13 @@ export interface ConnectionSettings {
   poolSize: number;
   connectTimeoutMs: number;
   migrationsRun: boolean;
+  /** A PostgreSQL server's (not the embedded database's): see `queryNamed` (named-statements.ts). */
+  namedStatements?: boolean;
 }
 
 /** One set of options for every PostgreSQL the service talks to, server or embedded. */
 export function buildDataSourceOptions(settings: ConnectionSettings): DataSourceOptions {
-  return {
+  const options: DataSourceOptions = {
     type: 'postgres',
     url: settings.url,
     entities,
@@ -38,4 +41,5 @@ export function buildDataSourceOptions(settings: ConnectionSettings): DataSource
     // A dead idle connection must not end the process; the pool replaces it on demand.
     poolErrorHandler: logPoolError,
   };
+  return Object.assign(options, { [NAMED_STATEMENTS]: settings.namedStatements === true });
 }
