@@ -44,6 +44,8 @@ export abstract class AppConfig {
     migrationsRun: boolean;
     poolSize: number;
     connectTimeoutMs: number;
+    /** DB_PREPARED_STATEMENTS: see src/infra/database/named-statements.ts. */
+    preparedStatements: boolean;
   };
   abstract readonly redisUrl?: string;
   /** The only instance on its database: without Redis, caches are invalidated in process. */
@@ -179,6 +181,7 @@ export function buildAppConfig(env: Environment): AppConfig {
       migrationsRun: env.DB_MIGRATIONS_RUN,
       poolSize: env.DB_POOL_SIZE,
       connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
+      preparedStatements: env.DB_PREPARED_STATEMENTS,
     },
     redisUrl: env.REDIS_URL,
     singleInstance: env.SINGLE_INSTANCE,

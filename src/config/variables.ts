@@ -300,6 +300,14 @@ export const VARIABLES = {
       'the database is unreachable), milliseconds.',
     rules: [int, IsInt(), Min(100)],
   }),
+  DB_PREPARED_STATEMENTS: withDefault(true, {
+    section: 'database',
+    description:
+      'On a PostgreSQL server, send the few statements of every sign-in and refresh as prepared statements, ' +
+      'parsed once per connection. false sends them unnamed, for a pooler that does not keep prepared ' +
+      'statements per client (PgBouncer in transaction mode before 1.21, or without max_prepared_statements).',
+    rules: [bool, IsBoolean()],
+  }),
   REDIS_URL: optional<string>({
     section: 'shared',
     description:

@@ -6,9 +6,10 @@ import { fileDatabase } from '../support/test-database.js';
 
 /**
  * The hot statements of sign-in and refresh are prepared under a name on a PostgreSQL server (one
- * session per connection), and never on the embedded database, whose connections all share
- * PGlite's one session. One connection, so that what the statement left behind is visible to the
- * next statement of the test.
+ * session per connection), and never on PGlite, whose connections all share one session: the data
+ * source is marked as the service marks one on a `DATABASE_URL`, and on the embedded runs (PGlite
+ * served over a socket) `queryNamed` must recognise the server and send them unnamed. One
+ * connection, so that what the statement left behind is visible to the next statement of the test.
  */
 describe('statements prepared under a name', () => {
   let db: DataSource;
@@ -22,7 +23,7 @@ describe('statements prepared under a name', () => {
         poolSize: 1,
         connectTimeoutMs: 5000,
         migrationsRun: false,
-        namedStatements: kind === 'server',
+        namedStatements: true,
       }),
     );
     await db.initialize();
@@ -51,6 +52,30 @@ describe('statements prepared under a name', () => {
       expect(names[0]).toMatch(/^auth_\d+$/);
     } else {
       expect(names).toEqual([]);
+    }
+  });
+
+  it('runs on every connection of a pool at once, each preparing its own or none', async () => {
+    const pooled = new DataSource(
+      buildDataSourceOptions({
+        url: (await fileDatabase()).url,
+        poolSize: 3,
+        connectTimeoutMs: 5000,
+        migrationsRun: false,
+        namedStatements: true,
+      }),
+    );
+    await pooled.initialize();
+    try {
+      const text = `SELECT $1::int * 2 AS twice, pg_sleep(0.02), '${randomUUID()}' AS tag`;
+      for (let round = 0; round < 3; round += 1) {
+        const answers = await Promise.all(
+          [1, 2, 3, 4, 5, 6].map((value) => queryNamed<{ twice: number }>(pooled, text, [value])),
+        );
+        expect(answers.map(([row]) => row!.twice)).toEqual([2, 4, 6, 8, 10, 12]);
+      }
+    } finally {
+      await pooled.destroy();
     }
   });
 

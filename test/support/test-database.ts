@@ -36,8 +36,9 @@ export function createDatabase(template: Template = 'seeded'): Promise<TestDatab
 }
 
 /**
- * A data source on `url` with the service's own options, migrations not run; its hot statements
- * are prepared under a name on a PostgreSQL server, as the service's are (never on the embedded one).
+ * A data source on `url` with the service's own options for a `DATABASE_URL`, migrations not run:
+ * its hot statements are prepared under a name where the server gives each connection its own
+ * session (not on the embedded runs' PGlite, which `queryNamed` recognises).
  */
 export function testDataSource(url: string): DataSource {
   return new DataSource(
@@ -46,7 +47,7 @@ export function testDataSource(url: string): DataSource {
       poolSize: 4,
       connectTimeoutMs: 5000,
       migrationsRun: false,
-      namedStatements: process.env.TEST_DATABASE_KIND === 'server',
+      namedStatements: true,
     }),
   );
 }

@@ -32,7 +32,7 @@ class DatabaseEndpointModule {}
           poolSize: config.database.poolSize,
           connectTimeoutMs: config.database.connectTimeoutMs,
           migrationsRun: config.database.migrationsRun,
-          namedStatements: !endpoint.embedded,
+          namedStatements: config.database.preparedStatements && !endpoint.embedded,
         }),
         // Fail fast at start instead of retrying for half a minute.
         retryAttempts: 2,

@@ -3,13 +3,34 @@ import { QueryFailedError, type DataSource } from 'typeorm';
 
 /**
  * Set by `buildDataSourceOptions` on the options of a data source whose statements may be
- * prepared under a name: a PostgreSQL server's, where each pooled connection is its own session.
- * Never the embedded database's: every connection to it shares PGlite's one session, so a name
- * one connection prepared would already exist when the next tried to prepare it.
- * A symbol, so that it stays out of what TypeORM hands to `pg`, and survives the spread of the
- * options into Nest's TypeORM module.
+ * prepared under a name: a PostgreSQL server's, where each pooled connection is its own session
+ * (unless `DB_PREPARED_STATEMENTS=false`). Never the embedded database's: every connection to it
+ * shares PGlite's one session, so a name one connection prepared would already exist when the next
+ * tried to prepare it. A symbol, so that it stays out of what TypeORM hands to `pg`, and survives
+ * the spread of the options into Nest's TypeORM module.
  */
 export const NAMED_STATEMENTS = Symbol('named statements');
+
+/**
+ * Whether the server behind a data source gives each connection its own session, asked once per
+ * data source: a `DATABASE_URL` may also point at PGlite served over a socket (another process's
+ * embedded database, as the test suite's embedded runs do), which answers every connection from
+ * one session and says so in `version()`. Asked through the pool directly, outside TypeORM's
+ * logger, so that it is no request's statement; a failure is asked again next time.
+ */
+const ownSessions = new WeakMap<DataSource, Promise<boolean>>();
+
+function eachConnectionItsOwnSession(dataSource: DataSource, pool: Pool): Promise<boolean> {
+  let answer = ownSessions.get(dataSource);
+  if (!answer) {
+    answer = pool
+      .query<{ version: string }>('SELECT version() AS version')
+      .then(({ rows }) => !/PGlite/i.test(rows[0]?.version ?? 'PGlite'));
+    ownSessions.set(dataSource, answer);
+    answer.catch(() => ownSessions.delete(dataSource));
+  }
+  return answer;
+}
 
 /** Distinct statements prepared under a name; beyond them, statements run unnamed as before. */
 const MAX_NAMED = 32;
@@ -30,7 +51,8 @@ const names = new Map<string, string>();
  * docs/operations.md).
  */
 export async function queryNamed<T>(dataSource: DataSource, text: string, values: unknown[]): Promise<T[]> {
-  const name = nameOf(dataSource, text);
+  const pool = (dataSource.driver as unknown as { master: Pool }).master;
+  const name = await nameOf(dataSource, pool, text);
   if (!name) {
     const runner = dataSource.createQueryRunner();
     try {
@@ -40,7 +62,6 @@ export async function queryNamed<T>(dataSource: DataSource, text: string, values
     }
   }
   dataSource.logger.logQuery(text, values);
-  const pool = (dataSource.driver as unknown as { master: Pool }).master;
   try {
     return (await pool.query({ name, text, values })).rows as T[];
   } catch (error) {
@@ -49,8 +70,10 @@ export async function queryNamed<T>(dataSource: DataSource, text: string, values
   }
 }
 
-function nameOf(dataSource: DataSource, text: string): string | undefined {
+async function nameOf(dataSource: DataSource, pool: Pool, text: string): Promise<string | undefined> {
   if (!(dataSource.options as { [NAMED_STATEMENTS]?: boolean })[NAMED_STATEMENTS]) return undefined;
+  // Unanswered (the database away): unnamed, where the statement itself then fails as it would.
+  if (!(await eachConnectionItsOwnSession(dataSource, pool).catch(() => false))) return undefined;
   let name = names.get(text);
   if (name === undefined && names.size < MAX_NAMED) {
     name = `auth_${names.size + 1}`;
