@@ -67,8 +67,12 @@ describe('re-normalising stored emails and mobiles', () => {
         ]),
       );
       expect(warnings).toHaveLength(3);
-      // Ids only: no email or number is written to the log.
-      expect(warnings.join('\n')).not.toMatch(/@|\+49|0049/);
+      // Ids only: no email or number is written to the log. The ids are taken out first: a random
+      // uuid may hold "0049" among its hex digits.
+      const withoutIds = warnings
+        .join('\n')
+        .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>');
+      expect(withoutIds).not.toMatch(/@|\+49|0049|17622222222|7700900123/);
     }));
 
   it('changes nothing on a database already normalised', () =>
