@@ -31,6 +31,15 @@ function countAttemptSql(subject: string): string {
           RETURNING failures, ceil(extract(epoch FROM locked_until - now()))::int AS "retryAfter"`;
 }
 
+/**
+ * A condition that is always true and, evaluated once in a statement that runs as its own
+ * transaction, lets that transaction's commit return before its write-ahead log is flushed
+ * (`set_config(..., true)` is local to the transaction: the pooled connection's next statement
+ * commits synchronously again). A condition of the statement's last step rather than a query of
+ * its own, so that PostgreSQL cannot leave it out, and nothing is answered unless it ran.
+ */
+const COMMIT_WITHOUT_FLUSH = `set_config('synchronous_commit', 'off', true) = 'off'`;
+
 /** Ends the count of the subject `$n` names: a statement of its own, or part of a sign-in's (the session's insert). */
 export function clearFailuresStatement(subjectParam: string): string {
   return `DELETE FROM login_failures WHERE subject = ${subjectParam}`;
@@ -72,11 +81,17 @@ export class LoginFailuresRepository {
     windowSeconds: number,
   ): Promise<AttemptCount & { account: UserWithPassword | null }> {
     // Every sign-in sends it: prepared once per connection (two variants, by email or by mobile).
+    // Its commit does not wait for the write-ahead log to reach the disk (`synchronous_commit`
+    // off for this statement's transaction only): every way a sign-in goes on from here commits
+    // another write synchronously before anything is answered (the session, the failure's audit
+    // event, the refusal's, the second factor's challenge), and that flush carries this count
+    // with it. See decision 066.
     const [row] = await queryNamed<AttemptCount & { account: UserWithPassword | null }>(
       this.dataSource,
       `WITH account AS (${userWithPasswordSql(column)}),
             counted AS (${countAttemptSql(`coalesce((SELECT 'user:' || id FROM account), $3)`)})
-       SELECT counted.failures, counted."retryAfter", (SELECT to_jsonb(account) FROM account) AS account FROM counted`,
+       SELECT counted.failures, counted."retryAfter", (SELECT to_jsonb(account) FROM account) AS account FROM counted
+        WHERE ${COMMIT_WITHOUT_FLUSH}`,
       [value, windowSeconds, unknownSubject],
     );
     return row!;

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { buildAppConfig } from '../../src/config/app-config.js';
 import { parseEnvironment } from '../../src/config/environment.js';
 import { lockoutDecision } from '../../src/lockout/lockout-decision.js';
 import { LoginFailuresRepository } from '../../src/lockout/login-failures.repository.js';
 import { LoginLockout } from '../../src/lockout/login-lockout.service.js';
+import { buildDataSourceOptions } from '../../src/infra/database/data-source-options.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
+import { fileDatabase } from '../support/test-database.js';
 import { insertUser, useMediumDatabase } from './medium-database.js';
 
 const WINDOW = 900;
@@ -189,6 +192,54 @@ describe('login failures on a real database', () => {
       const counted = await failures.countSignIn('mobile', '+14155550000', unknown, WINDOW);
       expect(counted.account).toBeNull();
       expect(await row(unknown)).toEqual({ failures: 1, locked: false });
+    });
+
+    /**
+     * The count's commit does not wait for the log's flush (a synchronous write follows it on every
+     * way a sign-in goes on), but only its own: one connection, so that the statements after it
+     * would show a setting it left behind on the connection.
+     */
+    describe('its commit', () => {
+      let single: DataSource;
+      let onOne: LoginFailuresRepository;
+      beforeAll(async () => {
+        single = new DataSource(
+          buildDataSourceOptions({
+            url: (await fileDatabase()).url,
+            poolSize: 1,
+            connectTimeoutMs: 5000,
+            migrationsRun: false,
+            namedStatements: true,
+          }),
+        );
+        await single.initialize();
+        onOne = new LoginFailuresRepository(single);
+      });
+      afterAll(async () => {
+        if (single?.isInitialized) await single.destroy();
+      });
+      const synchronousCommit = async () =>
+        ((await single.query(`SHOW synchronous_commit`)) as { synchronous_commit: string }[])[0]!.synchronous_commit;
+
+      it('does not wait for the flush in the transaction the statement runs in', async () => {
+        const before = await synchronousCommit();
+        await single.query('BEGIN');
+        try {
+          await onOne.countSignIn('email', `nobody-${randomUUID()}@example.com`, `unknown:${randomUUID()}`, WINDOW);
+          expect(await synchronousCommit()).toBe('off');
+        } finally {
+          await single.query('ROLLBACK');
+        }
+        expect(await synchronousCommit()).toBe(before);
+      });
+
+      it('leaves the connection committing as before once its own transaction has ended', async () => {
+        const before = await synchronousCommit();
+        const unknown = `unknown:${randomUUID()}`;
+        await onOne.countSignIn('email', `nobody-${randomUUID()}@example.com`, unknown, WINDOW);
+        expect(await synchronousCommit()).toBe(before);
+        expect(await row(unknown)).toEqual({ failures: 1, locked: false });
+      });
     });
   });
 
