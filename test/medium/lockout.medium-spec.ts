@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { buildAppConfig } from '../../src/config/app-config.js';
 import { parseEnvironment } from '../../src/config/environment.js';
 import { lockoutDecision } from '../../src/lockout/lockout-decision.js';
 import { LoginFailuresRepository } from '../../src/lockout/login-failures.repository.js';
 import { LoginLockout } from '../../src/lockout/login-lockout.service.js';
-import { buildDataSourceOptions } from '../../src/infra/database/data-source-options.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
-import { fileDatabase } from '../support/test-database.js';
+import { fileDatabase, testDataSource } from '../support/test-database.js';
 import { insertUser, useMediumDatabase } from './medium-database.js';
 
 const WINDOW = 900;
@@ -203,15 +202,7 @@ describe('login failures on a real database', () => {
       let single: DataSource;
       let onOne: LoginFailuresRepository;
       beforeAll(async () => {
-        single = new DataSource(
-          buildDataSourceOptions({
-            url: (await fileDatabase()).url,
-            poolSize: 1,
-            connectTimeoutMs: 5000,
-            migrationsRun: false,
-            namedStatements: true,
-          }),
-        );
+        single = testDataSource((await fileDatabase()).url, 1);
         await single.initialize();
         onOne = new LoginFailuresRepository(single);
       });

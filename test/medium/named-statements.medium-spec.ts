@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, QueryFailedError } from 'typeorm';
-import { buildDataSourceOptions } from '../../src/infra/database/data-source-options.js';
 import { queryNamed } from '../../src/infra/database/named-statements.js';
-import { fileDatabase } from '../support/test-database.js';
+import { fileDatabase, testDataSource } from '../support/test-database.js';
 
 /**
  * The hot statements of sign-in and refresh are prepared under a name on a PostgreSQL server (one
@@ -17,15 +16,7 @@ describe('statements prepared under a name', () => {
   beforeAll(async () => {
     const database = await fileDatabase();
     kind = database.kind;
-    db = new DataSource(
-      buildDataSourceOptions({
-        url: database.url,
-        poolSize: 1,
-        connectTimeoutMs: 5000,
-        migrationsRun: false,
-        namedStatements: true,
-      }),
-    );
+    db = testDataSource(database.url, 1);
     await db.initialize();
   });
   afterAll(async () => {
@@ -56,15 +47,7 @@ describe('statements prepared under a name', () => {
   });
 
   it('runs on every connection of a pool at once, each preparing its own or none', async () => {
-    const pooled = new DataSource(
-      buildDataSourceOptions({
-        url: (await fileDatabase()).url,
-        poolSize: 3,
-        connectTimeoutMs: 5000,
-        migrationsRun: false,
-        namedStatements: true,
-      }),
-    );
+    const pooled = testDataSource((await fileDatabase()).url, 3);
     await pooled.initialize();
     try {
       const text = `SELECT $1::int * 2 AS twice, pg_sleep(0.02), '${randomUUID()}' AS tag`;

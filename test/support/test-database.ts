@@ -36,15 +36,16 @@ export function createDatabase(template: Template = 'seeded'): Promise<TestDatab
 }
 
 /**
- * A data source on `url` with the service's own options for a `DATABASE_URL`, migrations not run:
+ * A data source on `url` with the service's own options for a `DATABASE_URL` (a pool of `poolSize`
+ * connections), migrations not run:
  * its hot statements are prepared under a name where the server gives each connection its own
  * session (not on the embedded runs' PGlite, which `queryNamed` recognises).
  */
-export function testDataSource(url: string): DataSource {
+export function testDataSource(url: string, poolSize = 4): DataSource {
   return new DataSource(
     buildDataSourceOptions({
       url,
-      poolSize: 4,
+      poolSize,
       connectTimeoutMs: 5000,
       migrationsRun: false,
       namedStatements: true,
