@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { fileDatabase, testDataSource } from '../support/test-database.js';
 
-/** The pool size of `testDataSource`. */
+/** Connections in a medium test file's pool, all opened before its tests. */
 const POOL_SIZE = 4;
 
 /** A data source on the test file's database (a copy of the migrated, seeded template). */
@@ -18,7 +18,7 @@ export interface MediumDatabase {
 export function useMediumDatabase(): MediumDatabase {
   const fixture = {} as MediumDatabase;
   beforeAll(async () => {
-    fixture.db = testDataSource((await fileDatabase()).url);
+    fixture.db = testDataSource((await fileDatabase()).url, POOL_SIZE);
     await fixture.db.initialize();
     // Every connection of the pool opened now, so statements started together run together
     // rather than behind a connection's set-up.
