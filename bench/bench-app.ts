@@ -3,6 +3,7 @@
  * build (never in the service): a bare route, the same route behind a guard that only verifies
  * the access token's signature, and a raw Argon2id verify with the service's parameters.
  */
+import { restoreDateTimeFormat } from '../src/infra/runtime/date-time-formats-on-first-use.js';
 import 'reflect-metadata';
 import {
   CanActivate,
@@ -29,6 +30,8 @@ import { AppConfig, loadAppConfig } from '../src/config/app-config.js';
 import { createApp } from '../src/http-app.js';
 import { insertBulkUsers } from '../test/support/bulk-users.js';
 import { DataSource } from 'typeorm';
+
+restoreDateTimeFormat();
 
 /** Baseline B's guard: the signature (with the service's own keys, algorithm pinned) and expiry, nothing else. */
 @Injectable()

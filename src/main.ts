@@ -1,3 +1,5 @@
+// First: the date formats that Nest and others build as their modules load wait for a first use.
+import { restoreDateTimeFormat } from './infra/runtime/date-time-formats-on-first-use.js';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { AppModule } from './app.module.js';
@@ -6,6 +8,8 @@ import { createApp } from './http-app.js';
 import { oneLine, StartupLogger } from './infra/telemetry/startup-logger.js';
 import { logStartupBanner } from './startup-banner.js';
 import { checkTokenSigning } from './startup-self-check.js';
+
+restoreDateTimeFormat();
 
 async function bootstrap(): Promise<void> {
   // JSON from the first line: Nest's own logger (coloured, with stacks) is never used. Lines

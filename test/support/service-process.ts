@@ -17,13 +17,15 @@ export interface RunningService {
  * Starts the built service (`node dist/src/main.js`) as a user would, in `cwd`, with only the
  * given environment, and waits until it says where it listens (at most `startMs`; a service
  * that has not said so by then is killed, so it holds no port or data folder after the test).
+ * `nodeOptions` go before the entry point (an `--import` that watches the process, say).
  */
 export async function startService(
   cwd: string,
   env: Record<string, string>,
   startMs = 45_000,
+  nodeOptions: string[] = [],
 ): Promise<RunningService> {
-  return launch([MAIN], cwd, env, startMs);
+  return launch([...nodeOptions, MAIN], cwd, env, startMs);
 }
 
 /**
