@@ -18,6 +18,7 @@ import { actsAsOwner, OrganizationAccess, organizationNotFound } from './organiz
 import { OrganizationChanges } from './organization-changes.js';
 import { OrganizationRolesRepository } from './organization-roles.repository.js';
 import { OrganizationsRepository } from './organizations.repository.js';
+import { byName } from '../common/by-name.js';
 
 export interface InvitationResponse {
   id: string;
@@ -189,7 +190,7 @@ export class InvitationsService {
     const organization = await this.organizations.findById(joined.organizationId);
     return {
       organization: organization && { id: organization.id, slug: organization.slug, name: organization.name },
-      roles: joined.roles.map(({ id, name }) => ({ id, name })).sort((a, b) => a.name.localeCompare(b.name)),
+      roles: joined.roles.map(({ id, name }) => ({ id, name })).sort(byName),
     };
   }
 }

@@ -19,6 +19,7 @@ import {
 import { OrganizationChanges } from './organization-changes.js';
 import { OrganizationRolesRepository, type OrganizationRoleRow } from './organization-roles.repository.js';
 import { OrganizationsRepository } from './organizations.repository.js';
+import { byName } from '../common/by-name.js';
 
 export interface MemberResponse {
   user_id: string;
@@ -243,5 +244,4 @@ export class MembersService {
 
 const ids = (roles: RoleRef[]) => roles.map((role) => role.id);
 const hasOwner = (roles: RoleRef[]) => roles.some((role) => role.name === OrganizationRoles.Owner);
-const refs = (roles: RoleRef[]) =>
-  roles.map(({ id, name }) => ({ id, name })).sort((a, b) => a.name.localeCompare(b.name));
+const refs = (roles: RoleRef[]) => roles.map(({ id, name }) => ({ id, name })).sort(byName);

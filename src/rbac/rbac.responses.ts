@@ -1,5 +1,6 @@
 import type { PermissionResponse, RoleResponse } from './role-and-permission-responses.js';
 import type { PermissionRow, RoleWithPermissionsRow } from './roles.repository.js';
+import { byName } from '../common/by-name.js';
 
 export type { PermissionResponse, RoleResponse };
 
@@ -25,8 +26,6 @@ export function toRoleResponse(role: RoleWithPermissionsRow): RoleResponse {
     is_system: role.isSystem,
     created_at: role.createdAt,
     updated_at: role.updatedAt,
-    permissions: role.permissions
-      .map((permission) => ({ id: permission.id, name: permission.name }))
-      .sort((a, b) => a.name.localeCompare(b.name)),
+    permissions: role.permissions.map((permission) => ({ id: permission.id, name: permission.name })).sort(byName),
   };
 }

@@ -18,6 +18,7 @@ import type { AuthUser } from '@auth-rbac/nest-guard';
 import { SystemRoles } from '@auth-rbac/nest-guard/internal';
 import { UsersRepository } from '../identity/index.js';
 import { Transactions } from '../infra/database/transactions.js';
+import { byName } from '../common/by-name.js';
 
 type RoleRef = { id: string; name: string };
 
@@ -104,7 +105,7 @@ export class UserRolesService {
       { type: 'user', id: userId },
       { roles: roles.map((role) => role.name).sort() },
     );
-    return { roles: roles.map(({ id, name }) => ({ id, name })).sort((a, b) => a.name.localeCompare(b.name)) };
+    return { roles: roles.map(({ id, name }) => ({ id, name })).sort(byName) };
   }
 
   /**
