@@ -6,14 +6,17 @@ import { startService, type RunningService } from '../support/service-process.js
 import { TEST_JWT_SECRET } from '../support/test-config.js';
 import { createDatabase, type TestDatabase } from '../support/test-database.js';
 
-const WATCH = path.resolve(import.meta.dirname, '../support/watch-date-formats.mjs');
+const WATCH_DATE_FORMATS = path.resolve(import.meta.dirname, '../support/watch-date-formats.mjs');
+const WATCH_PACKAGES = path.resolve(import.meta.dirname, '../support/watch-package-loads.mjs');
 
 /**
- * Nest builds two `Intl.DateTimeFormat`s as it is imported, for a console logger the service never
- * prints through; each pages ICU's date data into the process for its life. The built service
- * builds them on their first use, which never comes: none is built from the start to the stop.
+ * What the built service never uses stays out of its memory. Nest builds two `Intl.DateTimeFormat`s
+ * as it is imported, for a console logger the service never prints through; each pages ICU's date
+ * data into the process for its life. The service builds them on their first use, which never
+ * comes: none is built from the start to the stop. pino-pretty renders lines for a development
+ * terminal only, and is loaded only there.
  */
-describe('the built service and ICU date formats', () => {
+describe('the built service, ICU date formats and the readable log rendering', () => {
   let database: TestDatabase;
   let cwd: string;
   let service: RunningService | undefined;
@@ -29,7 +32,7 @@ describe('the built service and ICU date formats', () => {
     if (cwd) rmSync(cwd, { recursive: true, force: true });
   });
 
-  it('builds no date format while it starts, signs a user up and in, answers who-am-I and stops', async () => {
+  it('builds no date format and loads no pino-pretty while it starts, signs a user up and in, answers who-am-I and stops', async () => {
     service = await startService(
       cwd,
       {
@@ -40,9 +43,10 @@ describe('the built service and ICU date formats', () => {
         APP_ENV: 'test',
         ARGON2_MEMORY_KIB: '1024',
         ARGON2_ITERATIONS: '1',
+        WATCHED_PACKAGES: 'pino-pretty',
       },
       60_000,
-      [`--import=${WATCH}`],
+      [`--import=${WATCH_DATE_FORMATS}`, `--import=${WATCH_PACKAGES}`],
     );
     const base = service.baseUrl;
     const body = registrationBody() as { email: string; password: string };
@@ -65,5 +69,8 @@ describe('the built service and ICU date formats', () => {
     expect(await stopped.stop('SIGTERM')).toBe('SIGTERM');
     expect(stopped.output()).toContain('watching date formats');
     expect(stopped.output()).not.toContain('date format built');
+    // Its lines are JSON (not a development terminal): the readable rendering is never loaded.
+    expect(stopped.output()).toContain('watching package loads');
+    expect(stopped.output()).not.toContain('package loaded: pino-pretty');
   }, 120_000);
 });

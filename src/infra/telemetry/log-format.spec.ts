@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { PassThrough } from 'node:stream';
 import { pino } from 'pino';
 import { buildAppConfig } from '../../config/app-config.js';
@@ -64,6 +65,18 @@ describe('log format', () => {
       user: { email: 'ann@example.com', password: '[Redacted]' },
     });
     expect(text).not.toContain(SECRET);
+  });
+
+  it('leaves pino-pretty unloaded when the lines are JSON, and loads it for a development terminal', () => {
+    const require = createRequire(import.meta.url);
+    const pretty = require.resolve('pino-pretty');
+    delete require.cache[pretty];
+    loggerOptions(configFor(PRODUCTION_ENVIRONMENT), terminal(true));
+    loggerOptions(configFor({ APP_ENV: 'test' }), terminal(true));
+    loggerOptions(configFor({ APP_ENV: 'development' }), terminal(false));
+    expect(require.cache[pretty]).toBeUndefined();
+    loggerOptions(configFor({ APP_ENV: 'development' }), terminal(true));
+    expect(require.cache[pretty]).toBeDefined();
   });
 
   it('writes readable lines on a development terminal, with the same secrets censored', async () => {

