@@ -1,8 +1,14 @@
-import { getCountries, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/core';
-// The core API with its metadata imported by package path: the same as the default entry, which
-// imports its JSON by a relative path that the test runner's `.js` mapping would break.
-import metadata from 'libphonenumber-js/min/metadata';
+import type { CountryCode, MetadataJson } from 'libphonenumber-js/core';
+import { createRequire } from 'node:module';
 import { domainToASCII } from 'node:url';
+
+// libphonenumber-js's CommonJS build, which class-validator (its phone-number rules) loads in every
+// process: importing the ES module build would hold a second copy of the library (1.7 MB of heap).
+// The core API with the small metadata, each by package path.
+const require = createRequire(import.meta.url);
+const { getCountries, isSupportedCountry, parsePhoneNumberFromString } =
+  require('libphonenumber-js/core') as typeof import('libphonenumber-js/core');
+const metadata = require('libphonenumber-js/min/metadata') as MetadataJson;
 
 /**
  * Identity normalisation: one person, one account. Every email, mobile, name and password that
