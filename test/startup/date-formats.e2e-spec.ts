@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { registrationBody } from '../support/auth-factory.js';
+import { registrationBody, uniqueMobile } from '../support/auth-factory.js';
 import { startService, type RunningService } from '../support/service-process.js';
 import { TEST_JWT_SECRET } from '../support/test-config.js';
 import { createDatabase, type TestDatabase } from '../support/test-database.js';
@@ -14,9 +14,10 @@ const WATCH_PACKAGES = path.resolve(import.meta.dirname, '../support/watch-packa
  * as it is imported, for a console logger the service never prints through; each pages ICU's date
  * data into the process for its life. The service builds them on their first use, which never
  * comes: none is built from the start to the stop. pino-pretty renders lines for a development
- * terminal only, and is loaded only there.
+ * terminal only, and is loaded only there. libphonenumber-js is loaded once, as the CommonJS build
+ * that class-validator loads: its ES module build would be a second copy of the library.
  */
-describe('the built service, ICU date formats and the readable log rendering', () => {
+describe('the built service, ICU date formats, the readable log rendering and the phone-number library', () => {
   let database: TestDatabase;
   let cwd: string;
   let service: RunningService | undefined;
@@ -32,7 +33,7 @@ describe('the built service, ICU date formats and the readable log rendering', (
     if (cwd) rmSync(cwd, { recursive: true, force: true });
   });
 
-  it('builds no date format and loads no pino-pretty while it starts, signs a user up and in, answers who-am-I and stops', async () => {
+  it('builds no date format, loads no pino-pretty and one phone-number library while it starts, signs a user up with a mobile and in, answers who-am-I and stops', async () => {
     service = await startService(
       cwd,
       {
@@ -43,13 +44,13 @@ describe('the built service, ICU date formats and the readable log rendering', (
         APP_ENV: 'test',
         ARGON2_MEMORY_KIB: '1024',
         ARGON2_ITERATIONS: '1',
-        WATCHED_PACKAGES: 'pino-pretty',
+        WATCHED_PACKAGES: 'pino-pretty,libphonenumber-js/build,libphonenumber-js/es6',
       },
       60_000,
       [`--import=${WATCH_DATE_FORMATS}`, `--import=${WATCH_PACKAGES}`],
     );
     const base = service.baseUrl;
-    const body = registrationBody() as { email: string; password: string };
+    const body = registrationBody({ mobile: uniqueMobile() }) as { email: string; password: string };
     const json = { 'content-type': 'application/json' };
     expect(
       (await fetch(`${base}/api/auth/register`, { method: 'POST', headers: json, body: JSON.stringify(body) })).status,
@@ -72,5 +73,8 @@ describe('the built service, ICU date formats and the readable log rendering', (
     // Its lines are JSON (not a development terminal): the readable rendering is never loaded.
     expect(stopped.output()).toContain('watching package loads');
     expect(stopped.output()).not.toContain('package loaded: pino-pretty');
+    // The sign-up's mobile was parsed by the CommonJS build, and no ES module copy was loaded.
+    expect(stopped.output()).toContain('package loaded: libphonenumber-js/build');
+    expect(stopped.output()).not.toContain('package loaded: libphonenumber-js/es6');
   }, 120_000);
 });
