@@ -3,6 +3,7 @@
  * build (never in the service): a bare route, the same route behind a guard that only verifies
  * the access token's signature, and a raw Argon2id verify with the service's parameters.
  */
+// First, as in main.ts: the date formats built while the modules load wait for a first use.
 import { restoreDateTimeFormat } from '../src/infra/runtime/date-time-formats-on-first-use.js';
 import 'reflect-metadata';
 import {

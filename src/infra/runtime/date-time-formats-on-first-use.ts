@@ -38,9 +38,14 @@ function DateTimeFormat(locales?: string | readonly string[], options?: Intl.Dat
 DateTimeFormat.prototype = BuiltIn.prototype;
 DateTimeFormat.supportedLocalesOf = BuiltIn.supportedLocalesOf.bind(BuiltIn);
 
-Object.defineProperty(Intl, 'DateTimeFormat', { value: DateTimeFormat, writable: true, configurable: true });
+/** Makes `constructor` the global `Intl.DateTimeFormat`, with the built-in's property attributes. */
+function install(constructor: unknown): void {
+  Object.defineProperty(Intl, 'DateTimeFormat', { value: constructor, writable: true, configurable: true });
+}
+
+install(DateTimeFormat);
 
 /** Puts the built-in `Intl.DateTimeFormat` back: formats built from now on are built at once. */
 export function restoreDateTimeFormat(): void {
-  Object.defineProperty(Intl, 'DateTimeFormat', { value: BuiltIn, writable: true, configurable: true });
+  install(BuiltIn);
 }

@@ -67,7 +67,9 @@ describe('log format', () => {
     expect(text).not.toContain(SECRET);
   });
 
-  it('leaves pino-pretty unloaded when the lines are JSON, and loads it for a development terminal', () => {
+  // Node's module cache: what the code requires on demand. A static import would not show here
+  // (the test runner loads ES modules itself); the built service's start-up test watches for that.
+  it('requires pino-pretty only for a development terminal, never for JSON lines', () => {
     const require = createRequire(import.meta.url);
     const pretty = require.resolve('pino-pretty');
     delete require.cache[pretty];
