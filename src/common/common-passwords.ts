@@ -16,13 +16,9 @@ class SortedPasswordList {
 
   constructor(passwords: string[]) {
     const sorted = [...passwords].sort();
-    this.text = sorted.map((password) => `${password}\n`).join('');
+    this.text = `${sorted.join('\n')}\n`;
     this.starts = new Uint32Array(sorted.length + 1);
-    for (let i = 0, at = 0; i < sorted.length; i++) {
-      this.starts[i] = at;
-      at += sorted[i].length + 1;
-    }
-    this.starts[sorted.length] = this.text.length;
+    for (let i = 0; i < sorted.length; i++) this.starts[i + 1] = this.starts[i] + sorted[i].length + 1;
   }
 
   has(candidate: string): boolean {
